@@ -1,0 +1,160 @@
+// Package agents is the registry of the coding agents clawd supports: for
+// each one its id, where its settings live, which hook events it fires, how a
+// hook payload maps onto clawd's normalized Event, and the exact "no decision"
+// answer it expects on stdout. It is pure data and functions: no I/O.
+package agents
+
+import (
+	"time"
+)
+
+// Kind is the normalized name of something that happened in an agent
+// session. Every agent's hook events map onto this one vocabulary, so the
+// state machine, the event stream and later automations never need to know
+// which agent spoke.
+type Kind string
+
+// The normalized event kinds.
+const (
+	KindSessionStart      Kind = "session.start"
+	KindSessionEnd        Kind = "session.end"
+	KindSetup             Kind = "session.setup"
+	KindPromptSubmit      Kind = "prompt.submit"
+	KindPromptExpansion   Kind = "prompt.expansion"
+	KindToolStart         Kind = "tool.start"
+	KindToolEnd           Kind = "tool.end"
+	KindToolFailure       Kind = "tool.failure"
+	KindToolBatch         Kind = "tool.batch"
+	KindPermissionRequest Kind = "permission.request"
+	KindPermissionDenied  Kind = "permission.denied"
+	KindQuestion          Kind = "question.asked"
+	KindQuestionAnswered  Kind = "question.answered"
+	KindNotification      Kind = "notification"
+	KindSubagentStart     Kind = "subagent.start"
+	KindSubagentStop      Kind = "subagent.stop"
+	KindCompactStart      Kind = "compact.start"
+	KindCompactEnd        Kind = "compact.end"
+	KindTurnEnd           Kind = "turn.end"
+	KindTurnFailure       Kind = "turn.failure"
+	KindCwdChange         Kind = "cwd.change"
+	KindModelSwitch       Kind = "model.switch"
+	KindModelSwitched     Kind = "model.switched"
+	KindConfigChange      Kind = "config.change"
+	KindFileChange        Kind = "file.change"
+	KindDirectoryAdd      Kind = "directory.add"
+	KindInstructionsLoad  Kind = "instructions.load"
+	KindMessage           Kind = "message.display"
+	KindWorktreeCreate    Kind = "worktree.create"
+	KindWorktreeRemove    Kind = "worktree.remove"
+	KindTaskCreate        Kind = "task.create"
+	KindTaskComplete      Kind = "task.complete"
+	KindTeammateIdle      Kind = "teammate.idle"
+	// KindState is an event that carries an explicit display state instead
+	// of a lifecycle fact: what a custom script posting the original app's
+	// POST /state body sends.
+	KindState Kind = "state"
+)
+
+var kinds = map[Kind]bool{}
+
+func init() {
+	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindPromptSubmit,
+		KindPromptExpansion, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
+		KindPermissionRequest, KindPermissionDenied, KindQuestion, KindQuestionAnswered,
+		KindNotification, KindSubagentStart, KindSubagentStop, KindCompactStart,
+		KindCompactEnd, KindTurnEnd, KindTurnFailure, KindCwdChange, KindModelSwitch,
+		KindModelSwitched, KindConfigChange, KindFileChange, KindDirectoryAdd,
+		KindInstructionsLoad, KindMessage, KindWorktreeCreate, KindWorktreeRemove,
+		KindTaskCreate, KindTaskComplete, KindTeammateIdle, KindState} {
+		kinds[k] = true
+	}
+}
+
+// Valid reports whether k is one of the normalized kinds.
+func (k Kind) Valid() bool { return kinds[k] }
+
+// TitleSource says where a session title came from. A title from the agent
+// (a rename, an AI title) always wins over one derived from a prompt.
+type TitleSource string
+
+// Title sources.
+const (
+	TitleFromAgent  TitleSource = "agent"
+	TitleFromPrompt TitleSource = "prompt"
+)
+
+// Event is one normalized thing that happened in an agent session. It is
+// what `clawd hook` sends to the runtime and what `clawd events` prints.
+//
+// It deliberately carries no prompt text, tool input or output, assistant
+// messages or file contents: only ids, tool names, paths, a derived title and
+// short enum-like words reported by the agent. These events end up in
+// terminals, logs and screenshots.
+type Event struct {
+	Agent     string    `json:"agent"`
+	Kind      Kind      `json:"kind"`
+	SessionID string    `json:"session_id"`
+	Time      time.Time `json:"time"`
+	// HookEvent is the agent's own name for the event (Claude's
+	// hook_event_name), kept for logs and debugging.
+	HookEvent string `json:"hook_event,omitempty"`
+
+	Cwd        string `json:"cwd,omitempty"`
+	ProjectDir string `json:"project_dir,omitempty"`
+
+	ToolName  string `json:"tool_name,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	// ToolUseIDs lists the calls a batch event closes.
+	ToolUseIDs []string `json:"tool_use_ids,omitempty"`
+	// InputHash fingerprints the tool input (agent + tool + input) so a
+	// permission request, which has no tool_use_id in Claude Code 2.1.328,
+	// can be tied to the PreToolUse that announced the same call.
+	InputHash string `json:"input_hash,omitempty"`
+
+	SubagentID   string `json:"subagent_id,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
+
+	Title       string      `json:"title,omitempty"`
+	TitleSource TitleSource `json:"title_source,omitempty"`
+
+	// Source is SessionStart's source (startup, resume, clear, compact),
+	// the compaction trigger, or where a setting changed.
+	Source string `json:"source,omitempty"`
+	// Reason is why a session ended (clear, prompt_input_exit, other, ...).
+	Reason string `json:"reason,omitempty"`
+	// NotificationType is the agent's notification kind
+	// (permission_prompt, idle_prompt, elicitation_dialog, ...).
+	NotificationType string `json:"notification_type,omitempty"`
+	// ErrorKind classifies a failed turn (rate_limit, overloaded, ...).
+	ErrorKind string `json:"error_kind,omitempty"`
+	// Action is how a question was answered (accept, decline, cancel).
+	Action string `json:"action,omitempty"`
+	// State is the explicit display state of a KindState event.
+	State string `json:"state,omitempty"`
+
+	PermissionMode string `json:"permission_mode,omitempty"`
+	// Interrupt is set when a tool failure was the person interrupting it.
+	Interrupt bool `json:"interrupt,omitempty"`
+	// BackgroundTasks counts background work (subagents, shells) still
+	// running when a turn or subagent stopped.
+	BackgroundTasks int `json:"background_tasks,omitempty"`
+
+	// Headless marks sessions nobody watches (claude -p, SDK hosts).
+	Headless bool `json:"headless,omitempty"`
+	// AgentPID is the agent's own process, for liveness checks.
+	AgentPID int `json:"agent_pid,omitempty"`
+	// Truncated is set when the payload was larger than the hook's stdin
+	// cap and only the fields before the cut could be read.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Limits on the fields of an Event, enforced by Validate and by the
+// decoders, so one odd payload cannot bloat the runtime's memory or a
+// terminal line.
+const (
+	MaxIDLen    = 256
+	MaxPathLen  = 4096
+	MaxWordLen  = 64
+	MaxTitleLen = 40
+	MaxBatchIDs = 256
+)

@@ -1,0 +1,93 @@
+package agents
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Env reads an environment variable of the hook process.
+type Env func(key string) string
+
+// HookSpec is one hook event an installer registers for an agent.
+type HookSpec struct {
+	// Event is the agent's own event name, the settings key.
+	Event string
+	// Timeout is the agent-side timeout written next to the command, in
+	// seconds.
+	Timeout int
+	// Blocking events wait for a decision from the person.
+	Blocking bool
+}
+
+// Agent describes one supported coding agent.
+type Agent struct {
+	// ID is the short name used on the command line: `clawd hook claude`.
+	ID string
+	// Name is the agent's product name for people.
+	Name string
+	// Aliases are other names accepted for ID (the original app's ids).
+	Aliases []string
+	// Hooks are the events clawd registers, in settings order.
+	Hooks []HookSpec
+	// Decode turns one hook payload into a normalized event. hookEvent is
+	// the event name given on the command line, if any.
+	Decode func(payload []byte, hookEvent string, env Env, now time.Time) (Event, error)
+	// NoDecision is what the hook prints for an event when clawd has no
+	// decision to give: the agent then carries on as if clawd were absent.
+	NoDecision func(hookEvent string) []byte
+}
+
+// registry holds every supported agent, in display order.
+var registry = []*Agent{Claude}
+
+// All returns the supported agents.
+func All() []*Agent { return append([]*Agent(nil), registry...) }
+
+// Lookup finds an agent by id or alias, case-insensitively. It returns nil
+// for an unknown name.
+func Lookup(name string) *Agent {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, a := range registry {
+		if a.ID == name {
+			return a
+		}
+		for _, al := range a.Aliases {
+			if al == name {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// Hook returns the spec of an event clawd registers, or false.
+func (a *Agent) Hook(event string) (HookSpec, bool) {
+	for _, h := range a.Hooks {
+		if h.Event == event {
+			return h, true
+		}
+	}
+	return HookSpec{}, false
+}
+
+// Fingerprint hashes a tool call's identity: agent, tool name and input.
+// The input is compacted first, so the same call pretty-printed or not
+// hashes the same. The hash, not the input, is what leaves the hook.
+func Fingerprint(agent, tool string, input []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, input); err != nil {
+		buf.Reset()
+		buf.Write(input)
+	}
+	h := sha256.New()
+	h.Write([]byte(agent))
+	h.Write([]byte{0})
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write(buf.Bytes())
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

@@ -1,0 +1,99 @@
+// Package cmd is clawd's command line: one file per subcommand, all output
+// through the injected writers.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/internal/clawdhome"
+)
+
+// env is what every subcommand gets instead of globals: the process's
+// streams, environment, clock and binary path, all replaceable in tests.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	now            func() time.Time
+	// executable returns the absolute path of the running clawd binary,
+	// which installers write into agent settings.
+	executable func() (string, error)
+}
+
+// home returns the clawd home folder.
+func (e *env) home() string { return clawdhome.Dir(e.getenv) }
+
+// exitError carries a process exit code with an error message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitCode wraps err so Main exits with code.
+func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+// Main runs clawd with args (args[0] is the program name) and returns the
+// process exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{
+		stdin:      stdin,
+		stdout:     stdout,
+		stderr:     stderr,
+		getenv:     os.Getenv,
+		now:        time.Now,
+		executable: executablePath,
+	}
+	return run(ctx, e, args)
+}
+
+func run(ctx context.Context, e *env, args []string) int {
+	root := newRootCmd(e)
+	err := root.Run(ctx, args)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if msg := ee.err.Error(); msg != "" {
+			fmt.Fprintln(e.stderr, "clawd: "+msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(e.stderr, "clawd: "+err.Error())
+	return 1
+}
+
+func newRootCmd(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "clawd",
+		Usage: "see and answer every AI coding agent on this machine",
+		Description: "clawd watches Claude Code (and, later, other agents) through their own hooks.\n" +
+			"Run `clawd install claude` once, keep `clawd serve` running, and use\n" +
+			"`clawd status` or `clawd events` to see what every session is doing.",
+		Version:        versionString(),
+		Reader:         e.stdin,
+		Writer:         e.stdout,
+		ErrWriter:      e.stderr,
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		Suggest:        true,
+		Commands: []*cli.Command{
+			newServeCmd(e),
+			newStatusCmd(e),
+			newEventsCmd(e),
+			newInstallCmd(e),
+			newUninstallCmd(e),
+			newHookCmd(e),
+			newVersionCmd(e),
+		},
+	}
+}
