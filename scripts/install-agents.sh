@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# install-agents.sh installs the agent CLIs that the end-to-end tests drive,
+# into a cache folder outside the repository (so a fresh clone stays clean and
+# later runs are fast):
+#
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/claude   Claude Code (npm)
+#
+# and tmux (apt) when it is missing: the interactive tests run the CLI under it.
+# Silent when everything is already there. Prints progress to stderr otherwise.
+set -euo pipefail
+
+CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
+CLAUDE_VERSION=2.1.328
+
+say() { echo "install-agents: $*" >&2; }
+
+# claude_bin prints the working claude executable under $1, if there is one
+# with the expected version.
+claude_bin() {
+  local dir=$1 bin
+  for bin in "$dir/node_modules/.bin/claude" "$dir"/node_modules/@anthropic-ai/claude-code-*/claude; do
+    [ -x "$bin" ] || continue
+    if "$bin" --version 2>/dev/null | grep -q "^$CLAUDE_VERSION\b"; then
+      echo "$bin"
+      return 0
+    fi
+  done
+  return 1
+}
+
+install_claude() {
+  local dir="$CACHE/claude"
+  if [ -x "$dir/node_modules/.bin/claude" ] &&
+    "$dir/node_modules/.bin/claude" --version 2>/dev/null | grep -q "^$CLAUDE_VERSION\b"; then
+    return 0
+  fi
+  command -v npm >/dev/null || { say "npm not found: install Node.js (>= 20) first"; exit 1; }
+  say "installing @anthropic-ai/claude-code@$CLAUDE_VERSION into $dir (~25 s, ~360 MB)"
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || (cd "$dir" && npm init -y >/dev/null)
+  # The version is pinned on purpose: the tests assert on hook payloads and
+  # debug-log lines of this exact version. No fallback to latest.
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error \
+    "@anthropic-ai/claude-code@$CLAUDE_VERSION" >&2)
+  # The package's postinstall links the native binary over bin/claude.exe.
+  # Where install scripts did not run (--ignore-scripts, root without
+  # unsafe-perm), link the platform package's binary in its place.
+  if ! "$dir/node_modules/.bin/claude" --version >/dev/null 2>&1; then
+    local native
+    native="$(claude_bin "$dir")" || { say "claude $CLAUDE_VERSION installed but does not run"; exit 1; }
+    say "postinstall did not run; linking $native"
+    ln -sf "$native" "$dir/node_modules/.bin/claude"
+  fi
+  claude_bin "$dir" >/dev/null || { say "claude $CLAUDE_VERSION does not run after install"; exit 1; }
+}
+
+install_tmux() {
+  command -v tmux >/dev/null && return 0
+  command -v apt-get >/dev/null || { say "tmux is missing and apt-get is not available: install tmux"; exit 1; }
+  local sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo -n)
+  say "installing tmux (apt)"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tmux >&2
+}
+
+install_claude
+install_tmux
