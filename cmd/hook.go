@@ -1,7 +1,188 @@
 package cmd
 
-import "github.com/urfave/cli/v3"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/rotlog"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// Limits of the hook process. The agent waits for the hook on every event,
+// so a non-blocking event must finish fast whatever the runtime does.
+const (
+	// maxHookInput caps what the hook reads from stdin. Claude Code's
+	// payloads are kilobytes; a Write of a huge file or a large tool
+	// response can reach megabytes. Past the cap the hook decodes only the
+	// fields before the cut (session, event, tool name come first), marks
+	// the event truncated, and drains the rest of stdin unread so the
+	// agent's write never fails.
+	maxHookInput = 4 << 20
+	// hookStdinTimeout bounds waiting for the agent to finish writing.
+	hookStdinTimeout = 2 * time.Second
+	// hookPostTimeout bounds delivery of a non-blocking event, discovery
+	// included: loopback answers in well under a millisecond, a wedged
+	// runtime costs at most this.
+	hookPostTimeout = 400 * time.Millisecond
+	// hookLogMax is the size at which hook.log is rotated.
+	hookLogMax = 1 << 20
+)
+
+type hookOptions struct {
+	agent string
+	event string
+}
 
 func newHookCmd(e *env) *cli.Command {
-	return &cli.Command{Name: "hook", Usage: "TODO"}
+	o := &hookOptions{}
+	return &cli.Command{
+		Name:      "hook",
+		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
+		ArgsUsage: "AGENT [EVENT]",
+		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
+			"and prints the agent's answer. It fails open: whatever goes wrong, it exits 0 with the\n" +
+			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.",
+		Arguments: []cli.Argument{
+			&cli.StringArg{Name: "agent", Destination: &o.agent},
+			&cli.StringArg{Name: "event", Destination: &o.event},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+			defer stop()
+			runHook(ctx, e, o)
+			return nil // never a non-zero exit: exit 2 would block the agent
+		},
+	}
+}
+
+// runHook does the work of `clawd hook`. It never fails: every problem
+// ends in the agent's no-decision output and a log line.
+func runHook(ctx context.Context, e *env, o *hookOptions) {
+	home := e.home()
+	logw := &rotlog.Writer{Path: filepath.Join(home, "logs", "hook.log"), MaxBytes: hookLogMax}
+	log := logw.Logger(slog.LevelInfo).With("agent", o.agent, "pid", os.Getpid())
+
+	a := agents.Lookup(o.agent)
+	if a == nil {
+		log.Warn("unknown agent; nothing forwarded")
+		return
+	}
+	noDecision := func(event string) {
+		if ctx.Err() != nil {
+			return // killed by the agent: it no longer reads our answer
+		}
+		if out := a.NoDecision(event); len(out) > 0 {
+			e.stdout.Write(out)
+		}
+	}
+
+	payload, truncated, err := readHookInput(ctx, e.stdin)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("read stdin", "err", err)
+		}
+		noDecision(o.event)
+		return
+	}
+	decode := a.Decode
+	if truncated && a == agents.Claude {
+		decode = agents.DecodeClaudeTruncated
+	}
+	ev, err := decode(payload, o.event, e.getenv, e.now())
+	if err != nil {
+		log.Warn("decode payload", "event", o.event, "bytes", len(payload), "truncated", truncated, "err", err)
+		noDecision(o.event)
+		return
+	}
+	if truncated {
+		log.Info("payload over the stdin cap; forwarded the fields before the cut",
+			"event", ev.HookEvent, "session", ev.SessionID, "cap", maxHookInput)
+	}
+	pctx, cancel := context.WithTimeout(ctx, hookPostTimeout)
+	defer cancel()
+	if err := postEvent(pctx, home, ev); err != nil && ctx.Err() == nil {
+		log.Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
+	}
+	// Until the permission broker answers, every event gets no decision.
+	noDecision(ev.HookEvent)
+}
+
+// readHookInput reads the payload from stdin up to maxHookInput bytes. It
+// reports truncated when there was more, which it then drains in the
+// background.
+func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
+	type result struct {
+		b         []byte
+		truncated bool
+		err       error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		var buf bytes.Buffer
+		_, err := io.CopyN(&buf, stdin, maxHookInput+1)
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		if err == nil && buf.Len() > maxHookInput {
+			go io.Copy(io.Discard, stdin)
+			ch <- result{buf.Bytes()[:maxHookInput], true, nil}
+			return
+		}
+		ch <- result{buf.Bytes(), false, err}
+	}()
+	t := time.NewTimer(hookStdinTimeout)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.b, r.truncated, r.err
+	case <-t.C:
+		return nil, false, errors.New("stdin not closed in time")
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+}
+
+// postEvent delivers ev to the runtime: straight to the port in
+// runtime.json, else to the first port of the range that identifies as
+// clawd.
+func postEvent(ctx context.Context, home string, ev agents.Event) error {
+	var firstErr error
+	for _, c := range client.Candidates(home) {
+		cl := client.New(c.Port, c.Token, client.Options{})
+		var err error
+		if !c.FromInfo {
+			err = cl.Ping(ctx)
+		}
+		if err == nil {
+			err = cl.PostEvent(ctx, ev)
+		}
+		if err == nil {
+			return nil
+		}
+		var apiErr *client.APIError
+		if errors.As(err, &apiErr) {
+			return err // a clawd answered and refused: no point probing on
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if firstErr == nil {
+		firstErr = client.ErrNotRunning
+	}
+	return firstErr
 }

@@ -1,7 +1,166 @@
 package cmd
 
-import "github.com/urfave/cli/v3"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+type statusOptions struct {
+	json  bool
+	watch bool
+}
 
 func newStatusCmd(e *env) *cli.Command {
-	return &cli.Command{Name: "status", Usage: "TODO"}
+	o := &statusOptions{}
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show every live agent session: agent, title, folder, state, age",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the snapshot as JSON", Destination: &o.json},
+			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing changes until interrupted", Destination: &o.watch},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return runStatus(ctx, e, o)
+		},
+	}
+}
+
+func runStatus(ctx context.Context, e *env, o *statusOptions) error {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	if !o.watch {
+		snap, err := c.Sessions(ctx)
+		if err != nil {
+			return exitCode(1, fmt.Errorf("read sessions: %w", err))
+		}
+		if o.json {
+			return printJSON(e.stdout, snap, true)
+		}
+		renderStatus(e.stdout, snap, e.now(), e.getenv("HOME"))
+		return nil
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	tty := isTerminal(e.stdout)
+	var last []byte
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		snap, err := c.Sessions(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return exitCode(1, fmt.Errorf("the runtime stopped: %w", err))
+		}
+		cur, _ := json.Marshal(snap)
+		switch {
+		case o.json:
+			if string(cur) != string(last) {
+				fmt.Fprintf(e.stdout, "%s\n", cur)
+			}
+		case tty:
+			// Redraw every tick: the ages move on.
+			fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
+			renderStatus(e.stdout, snap, e.now(), e.getenv("HOME"))
+		case string(cur) != string(last):
+			fmt.Fprintf(e.stdout, "--- %s\n", e.now().Format("15:04:05"))
+			renderStatus(e.stdout, snap, e.now(), e.getenv("HOME"))
+		}
+		last = cur
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+func printJSON(w io.Writer, v any, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(v)
+}
+
+func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string) {
+	fmt.Fprintf(w, "display: %s\n", snap.DisplayState)
+	if len(snap.Sessions) == 0 {
+		fmt.Fprintln(w, "no sessions")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tSTATE\tTITLE\tFOLDER\tAGE")
+	for _, s := range snap.Sessions {
+		state := s.State
+		if s.Headless {
+			state += " (headless)"
+		}
+		title := s.Title
+		if title == "" {
+			title = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Agent, state, title, shortPath(s.Cwd, home), age(now, s.UpdatedAt))
+	}
+	tw.Flush()
+}
+
+// shortPath shows a folder with the home directory as ~.
+func shortPath(p, home string) string {
+	if p == "" {
+		return "-"
+	}
+	if home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel == "." {
+				return "~"
+			}
+			return "~" + string(filepath.Separator) + rel
+		}
+	}
+	return p
+}
+
+// age says how long ago t was, coarsely.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 5*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,182 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// Body caps. An event is small: ids, paths and a title. The original app's
+// POST /state body is smaller still.
+const (
+	maxEventBody = 64 << 10
+	maxStateBody = 8 << 10
+)
+
+// Handler returns the runtime's HTTP handler: every route behind the guard,
+// every response marked with clawd's identity header.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/health", s.handleHealth)
+	mux.HandleFunc("POST /api/v1/events", s.handlePostEvent)
+	mux.HandleFunc("GET /api/v1/events", s.handleStream)
+	mux.HandleFunc("GET /api/v1/sessions", s.handleSessions)
+	// The original app's routes, for scripts written against it.
+	mux.HandleFunc("GET /state", s.handleHealth)
+	mux.HandleFunc("POST /state", s.handlePostState)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
+	})
+	guarded := s.guard(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(client.IdentityHeader, client.IdentityValue)
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// readBody reads a capped JSON body into v, answering the error itself.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", limit))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+		return false
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		writeError(w, http.StatusBadRequest, "bad json: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"ok":      true,
+		"app":     "clawd",
+		"version": s.cfg.Version,
+		"pid":     os.Getpid(),
+		"port":    s.port,
+	})
+}
+
+func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
+	var e agents.Event
+	if !readBody(w, r, maxEventBody, &e) {
+		return
+	}
+	if e.Agent != "" {
+		if a := agents.Lookup(e.Agent); a != nil {
+			e.Agent = a.ID
+		}
+	}
+	if err := e.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.Ingest(e)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Snapshot())
+}
+
+// handleStream follows the event stream: newline-delimited JSON by default,
+// Server-Sent Events when the client accepts text/event-stream. A
+// heartbeat (an empty line, or an SSE comment) goes out every 15 s so both
+// ends notice a dead connection.
+func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+
+	sub := s.bus.subscribe(4096)
+	defer s.bus.unsubscribe(sub)
+	heartbeat := time.NewTicker(15 * time.Second)
+	defer heartbeat.Stop()
+	write := func(line []byte) error {
+		var err error
+		if sse {
+			_, err = fmt.Fprintf(w, "data: %s\n\n", line)
+		} else {
+			_, err = fmt.Fprintf(w, "%s\n", line)
+		}
+		return err
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case <-heartbeat.C:
+			hb := "\n"
+			if sse {
+				hb = ": ping\n\n"
+			}
+			if _, err := io.WriteString(w, hb); err != nil {
+				return
+			}
+			fl.Flush()
+		case line := <-sub.ch:
+			if n := s.bus.takeDropped(sub); n > 0 {
+				lag, _ := json.Marshal(map[string]any{"kind": "stream.lagged", "dropped": n})
+				if write(lag) != nil {
+					return
+				}
+			}
+			if write(line) != nil {
+				return
+			}
+			// Drain what is already queued before flushing once.
+			for more := true; more; {
+				select {
+				case line = <-sub.ch:
+					if write(line) != nil {
+						return
+					}
+				default:
+					more = false
+				}
+			}
+			fl.Flush()
+		}
+	}
+}

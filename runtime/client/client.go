@@ -1,0 +1,248 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// ErrNotRunning means no clawd runtime answered: no runtime.json and no
+// clawd on the port range, or nothing listening where they point.
+var ErrNotRunning = errors.New("clawd is not running")
+
+// Client talks to one runtime.
+type Client struct {
+	base  string
+	token string
+	hc    *http.Client
+}
+
+// Options tunes Discover.
+type Options struct {
+	// DialTimeout bounds each TCP connect; loopback refuses at once, so it
+	// only matters for a wedged machine.
+	DialTimeout time.Duration
+	// ProbeTimeout bounds each identity probe of the fallback port scan.
+	ProbeTimeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.DialTimeout == 0 {
+		o.DialTimeout = 200 * time.Millisecond
+	}
+	if o.ProbeTimeout == 0 {
+		o.ProbeTimeout = 200 * time.Millisecond
+	}
+	return o
+}
+
+func newHTTPClient(o Options) *http.Client {
+	d := &net.Dialer{Timeout: o.DialTimeout}
+	return &http.Client{Transport: &http.Transport{
+		DialContext:         d.DialContext,
+		Proxy:               nil, // loopback only: never through a proxy
+		MaxIdleConnsPerHost: 4,
+		DisableCompression:  true,
+	}}
+}
+
+// New returns a client for a runtime on 127.0.0.1:port.
+func New(port int, token string, o Options) *Client {
+	return &Client{
+		base:  "http://127.0.0.1:" + strconv.Itoa(port),
+		token: token,
+		hc:    newHTTPClient(o.withDefaults()),
+	}
+}
+
+// Candidate is one place a runtime may be: the port from runtime.json first,
+// then the fixed range. Verified is false until a request got clawd's
+// identity header back.
+type Candidate struct {
+	Port  int
+	Token string
+	// FromInfo marks the port read from runtime.json. Ports of the range
+	// must prove they are clawd (Ping) before anything is sent to them.
+	FromInfo bool
+}
+
+// Candidates lists where to look for the runtime, runtime.json's port first.
+func Candidates(home string) []Candidate {
+	var out []Candidate
+	seen := map[int]bool{}
+	if in, err := ReadInfo(home); err == nil {
+		out = append(out, Candidate{Port: in.Port, Token: in.Token, FromInfo: true})
+		seen[in.Port] = true
+	}
+	for _, p := range Ports {
+		if !seen[p] {
+			out = append(out, Candidate{Port: p})
+		}
+	}
+	return out
+}
+
+// Discover finds a running runtime: runtime.json's port if it answers with
+// clawd's identity, else the first port of the range that does.
+func Discover(ctx context.Context, home string, o Options) (*Client, error) {
+	o = o.withDefaults()
+	hc := newHTTPClient(o)
+	for _, c := range Candidates(home) {
+		cl := &Client{base: "http://127.0.0.1:" + strconv.Itoa(c.Port), token: c.Token, hc: hc}
+		pctx, cancel := context.WithTimeout(ctx, o.ProbeTimeout)
+		err := cl.Ping(pctx)
+		cancel()
+		if err == nil {
+			return cl, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	return nil, ErrNotRunning
+}
+
+// Base returns the runtime's base URL.
+func (c *Client) Base() string { return c.base }
+
+// Ping checks that a clawd runtime answers at the client's address.
+func (c *Client) Ping(ctx context.Context) error {
+	resp, err := c.do(ctx, http.MethodGet, "/api/v1/health", nil)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	return nil
+}
+
+// ErrNotClawd means something answered that is not a clawd runtime.
+var ErrNotClawd = errors.New("the server is not clawd")
+
+// APIError is a non-2xx answer of the runtime.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("runtime answered %d", e.Status)
+	}
+	return fmt.Sprintf("runtime answered %d: %s", e.Status, e.Message)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Header.Get(IdentityHeader) != IdentityValue {
+		resp.Body.Close()
+		return nil, ErrNotClawd
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		var e struct {
+			Error string `json:"error"`
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		json.Unmarshal(b, &e)
+		return nil, &APIError{Status: resp.StatusCode, Message: e.Error}
+	}
+	return resp, nil
+}
+
+// PostEvent sends one normalized event.
+func (c *Client) PostEvent(ctx context.Context, e agents.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(ctx, http.MethodPost, "/api/v1/events", b)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	return resp.Body.Close()
+}
+
+// Sessions fetches the session snapshot.
+func (c *Client) Sessions(ctx context.Context) (Snapshot, error) {
+	var s Snapshot
+	resp, err := c.do(ctx, http.MethodGet, "/api/v1/sessions", nil)
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	err = json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&s)
+	return s, err
+}
+
+// StreamEvents follows the runtime's event stream, calling fn with each
+// event record, until ctx ends, the runtime closes the stream or fn returns
+// an error.
+func (c *Client) StreamEvents(ctx context.Context, fn func(raw []byte, rec EventRecord) error) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/events", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/x-ndjson")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get(IdentityHeader) != IdentityValue {
+		return ErrNotClawd
+	}
+	if resp.StatusCode != http.StatusOK {
+		return &APIError{Status: resp.StatusCode}
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // heartbeat
+		}
+		var rec EventRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("bad stream line: %w", err)
+		}
+		if err := fn(line, rec); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return ctx.Err()
+}

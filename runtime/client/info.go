@@ -1,0 +1,88 @@
+// Package client finds a running `clawd serve` and talks to its API. The
+// hook, the CLI and the tray all use it.
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clawdhq/clawd/internal/atomicfile"
+)
+
+// Ports is the range the runtime listens on: the first free one wins.
+var Ports = []int{23333, 23334, 23335, 23336, 23337}
+
+// IdentityHeader is set on every runtime response, so a client never
+// mistakes another local server for clawd.
+const IdentityHeader = "X-Clawd-Server"
+
+// IdentityValue is the IdentityHeader's value.
+const IdentityValue = "clawd"
+
+// Info is runtime.json: how clients reach the running runtime.
+type Info struct {
+	Port      int       `json:"port"`
+	PID       int       `json:"pid"`
+	Version   string    `json:"version"`
+	Token     string    `json:"token"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// InfoFile is the file name of the runtime info in the clawd home.
+const InfoFile = "runtime.json"
+
+// ErrNoInfo means runtime.json does not exist.
+var ErrNoInfo = errors.New("runtime.json not found")
+
+// ReadInfo reads runtime.json from the clawd home.
+func ReadInfo(home string) (Info, error) {
+	path := filepath.Join(home, InfoFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Info{}, ErrNoInfo
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	var in Info
+	if err := json.Unmarshal(b, &in); err != nil {
+		return Info{}, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if in.Port <= 0 || in.Port > 65535 {
+		return Info{}, fmt.Errorf("parse %s: bad port %d", path, in.Port)
+	}
+	return in, nil
+}
+
+// WriteInfo writes runtime.json, readable by the owner only: it holds the
+// API token.
+func WriteInfo(home string, in Info) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(home, InfoFile), append(b, '\n'), 0o600, false, nil)
+}
+
+// RemoveInfo deletes runtime.json if it still describes process pid, so a
+// runtime that lost a race never deletes its successor's file.
+func RemoveInfo(home string, pid int) error {
+	in, err := ReadInfo(home)
+	if err != nil {
+		if errors.Is(err, ErrNoInfo) {
+			return nil
+		}
+		return err
+	}
+	if in.PID != pid {
+		return nil
+	}
+	return os.Remove(filepath.Join(home, InfoFile))
+}

@@ -1,0 +1,101 @@
+package runtime
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/statemachine"
+)
+
+// stateBody is the original app's POST /state body. Custom scripts written
+// for Clawd-on-desk send it; fields clawd has no use for (svg,
+// display_svg, editor, pid_chain, host) are accepted and ignored.
+type stateBody struct {
+	State     string          `json:"state"`
+	SessionID string          `json:"session_id"`
+	Event     string          `json:"event"`
+	AgentID   string          `json:"agent_id"`
+	Cwd       string          `json:"cwd"`
+	AgentPID  json.RawMessage `json:"agent_pid"`
+	ClaudePID json.RawMessage `json:"claude_pid"`
+	Headless  bool            `json:"headless"`
+}
+
+var compatStates = map[string]bool{}
+
+func init() {
+	for _, s := range []statemachine.State{statemachine.Sleeping, statemachine.Idle,
+		statemachine.Thinking, statemachine.Working, statemachine.Juggling,
+		statemachine.Carrying, statemachine.Attention, statemachine.Sweeping,
+		statemachine.Notification, statemachine.Waiting, statemachine.Error} {
+		compatStates[string(s)] = true
+	}
+}
+
+func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
+	var b stateBody
+	if !readBody(w, r, maxStateBody, &b) {
+		return
+	}
+	if !compatStates[b.State] {
+		writeError(w, http.StatusBadRequest, "unknown state "+quoteClip(b.State)+
+			"; known: idle, thinking, working, juggling, sweeping, error, attention, notification, carrying, sleeping, waiting")
+		return
+	}
+	agentID := b.AgentID
+	if agentID == "" {
+		agentID = "claude-code" // the original app's default
+	}
+	a := agents.Lookup(agentID)
+	if a == nil {
+		writeError(w, http.StatusBadRequest, "unknown agent_id "+quoteClip(agentID))
+		return
+	}
+	e := agents.Event{
+		Agent:     a.ID,
+		Kind:      agents.KindState,
+		State:     b.State,
+		SessionID: b.SessionID,
+		Time:      s.cfg.Now().UTC(),
+		Cwd:       b.Cwd,
+		Headless:  b.Headless,
+		AgentPID:  firstPID(b.AgentPID, b.ClaudePID),
+	}
+	if e.SessionID == "" {
+		e.SessionID = "default"
+	}
+	if a == agents.Claude && b.Event != "" {
+		if k, ok := agents.ClaudeKind(b.Event); ok {
+			e.Kind, e.HookEvent, e.State = k, b.Event, ""
+			if k == agents.KindSessionEnd && b.State == string(statemachine.Sweeping) {
+				e.Reason = "clear"
+			}
+		}
+	}
+	if err := e.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	rec := s.Ingest(e)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "state": rec.State, "display_state": rec.DisplayState})
+}
+
+// firstPID returns the first positive integer among the raw JSON values.
+func firstPID(raws ...json.RawMessage) int {
+	for _, raw := range raws {
+		var f float64
+		if json.Unmarshal(raw, &f) == nil && f > 0 && f < 1<<31 {
+			return int(f)
+		}
+	}
+	return 0
+}
+
+func quoteClip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
+}

@@ -1,0 +1,293 @@
+// Package runtime is `clawd serve`: the loopback HTTP server that hooks post
+// events to, the session store fed into the state machine, and the read API
+// the CLI, the tray and the dashboard follow.
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Home is the clawd home, where runtime.json is written.
+	Home    string
+	Version string
+	Logger  *slog.Logger
+	// Now and Alive are the clock and the process liveness check; tests
+	// replace them.
+	Now   func() time.Time
+	Alive func(pid int) bool
+	// Machine tunes the state machine.
+	Machine statemachine.Options
+	// LivenessEvery is how often agent processes are checked (default 10 s).
+	LivenessEvery time.Duration
+	// Token is the API token; New makes a random one when empty.
+	Token string
+}
+
+// Server is the runtime. Create it with New.
+type Server struct {
+	cfg  Config
+	log  *slog.Logger
+	port int // set by Serve; read by the Host guard
+
+	mu  sync.Mutex
+	m   *statemachine.Machine
+	seq uint64
+
+	bus  *bus
+	wake chan struct{}
+	done chan struct{} // closed when shutting down: ends streams
+}
+
+// New returns a runtime server.
+func New(cfg Config) *Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Alive == nil {
+		cfg.Alive = pidAlive
+	}
+	if cfg.LivenessEvery == 0 {
+		cfg.LivenessEvery = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Token == "" {
+		cfg.Token = newToken()
+	}
+	return &Server{
+		cfg:  cfg,
+		log:  cfg.Logger,
+		m:    statemachine.New(cfg.Machine),
+		bus:  newBus(),
+		wake: make(chan struct{}, 1),
+		done: make(chan struct{}),
+	}
+}
+
+func newToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return hex.EncodeToString(b)
+}
+
+// Token returns the API token clients must present for guarded routes.
+func (s *Server) Token() string { return s.cfg.Token }
+
+// ErrPortsBusy means every port of the range is taken.
+var ErrPortsBusy = errors.New("ports 23333-23337 are all in use")
+
+// Listen opens the runtime's listener on 127.0.0.1: on port if it is not
+// negative (0 = any free port), else on the first free port of the range.
+func Listen(port int) (net.Listener, error) {
+	if port >= 0 {
+		return net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	}
+	for _, p := range client.Ports {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err == nil {
+			return ln, nil
+		}
+	}
+	return nil, ErrPortsBusy
+}
+
+// ErrAlreadyRunning means another runtime answers for this clawd home.
+type ErrAlreadyRunning struct{ Info client.Info }
+
+func (e *ErrAlreadyRunning) Error() string {
+	return fmt.Sprintf("clawd serve is already running (pid %d, port %d)", e.Info.PID, e.Info.Port)
+}
+
+// Run is `clawd serve` minus the tray: it refuses to start next to a live
+// runtime of the same home, listens, writes runtime.json, serves until ctx
+// ends, then shuts down and removes runtime.json. ready, when not nil, gets
+// the runtime info once clients can connect.
+func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) error {
+	if in, err := client.ReadInfo(s.cfg.Home); err == nil {
+		c := client.New(in.Port, in.Token, client.Options{})
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		err := c.Ping(pctx)
+		cancel()
+		if err == nil {
+			return &ErrAlreadyRunning{Info: in}
+		}
+	}
+	ln, err := Listen(port)
+	if err != nil {
+		return err
+	}
+	info := client.Info{
+		Port:      ln.Addr().(*net.TCPAddr).Port,
+		PID:       os.Getpid(),
+		Version:   s.cfg.Version,
+		Token:     s.cfg.Token,
+		StartedAt: s.cfg.Now().UTC(),
+	}
+	if err := client.WriteInfo(s.cfg.Home, info); err != nil {
+		ln.Close()
+		return fmt.Errorf("write runtime.json: %w", err)
+	}
+	defer func() {
+		if err := client.RemoveInfo(s.cfg.Home, info.PID); err != nil {
+			s.log.Warn("remove runtime.json", "err", err)
+		}
+	}()
+	s.log.Info("listening", "addr", ln.Addr().String(), "home", s.cfg.Home, "version", s.cfg.Version)
+	if ready != nil {
+		ready(info)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx ends, then shuts down cleanly.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.port = ln.Addr().(*net.TCPAddr).Port
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	clockCtx, stopClock := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.runClock(clockCtx)
+	}()
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	close(s.done)
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil && err == nil {
+		err = serr
+	}
+	stopClock()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	s.log.Info("stopped")
+	return err
+}
+
+// runClock drives the time-based rules of the state machine: one-shot
+// returns, minimum display times, stale sessions and agent liveness.
+func (s *Server) runClock(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	live := time.NewTicker(s.cfg.LivenessEvery)
+	defer live.Stop()
+	for {
+		s.mu.Lock()
+		next := s.m.NextWake()
+		s.mu.Unlock()
+		d := time.Hour
+		if !next.IsZero() {
+			d = max(next.Sub(s.cfg.Now()), 0)
+		}
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-timer.C:
+			s.tick(nil)
+		case <-live.C:
+			s.tick(s.cfg.Alive)
+		}
+	}
+}
+
+func (s *Server) tick(alive func(int) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.m.Tick(s.cfg.Now(), alive) {
+		if r.Removed {
+			s.log.Info("session gone", "agent", r.Session.Agent, "session", r.Session.ID)
+		}
+	}
+}
+
+// Ingest applies one validated event and publishes it to the stream.
+func (s *Server) Ingest(e agents.Event) client.EventRecord {
+	s.mu.Lock()
+	res := s.m.Apply(e, s.cfg.Now())
+	s.seq++
+	rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
+	if res.Removed || res.Ignored && e.Kind == agents.KindSessionEnd {
+		rec.State = string(statemachine.Sleeping)
+		if e.Reason == "clear" {
+			rec.State = string(statemachine.Sweeping)
+		}
+	}
+	if s.bus.active() {
+		if b, err := json.Marshal(rec); err == nil {
+			s.bus.publish(b)
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return rec
+}
+
+// Snapshot returns the display state and every session.
+func (s *Server) Snapshot() client.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := client.Snapshot{DisplayState: string(s.m.Display()), Sessions: []client.SessionView{}}
+	for _, ss := range s.m.Sessions() {
+		snap.Sessions = append(snap.Sessions, client.SessionView{
+			Agent:       ss.Agent,
+			SessionID:   ss.ID,
+			State:       string(ss.State),
+			BaseState:   string(ss.BaseState),
+			Title:       ss.Title,
+			TitleSource: string(ss.TitleSource),
+			Cwd:         ss.Cwd,
+			ProjectDir:  ss.ProjectDir,
+			Headless:    ss.Headless,
+			AgentPID:    ss.AgentPID,
+			Tool:        ss.Tool,
+			Subagents:   ss.Subagents,
+			Pending:     ss.Pending,
+			LastEvent:   string(ss.LastKind),
+			StartedAt:   ss.StartedAt,
+			UpdatedAt:   ss.UpdatedAt,
+		})
+	}
+	return snap
+}
