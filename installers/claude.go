@@ -1,0 +1,79 @@
+package installers
+
+import (
+	"errors"
+	"path/filepath"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// Claude installs clawd's hooks into Claude Code's user settings file.
+type Claude struct {
+	// Path is the settings file (see ClaudeSettingsPath).
+	Path string
+
+	// beforeCheck runs just before the file is re-read ahead of the
+	// rename; tests use it to change the file under the installer's feet.
+	beforeCheck func()
+}
+
+// NewClaude returns the installer for the settings file getenv points at.
+func NewClaude(getenv func(string) string) (*Claude, error) {
+	p, err := ClaudeSettingsPath(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &Claude{Path: p}, nil
+}
+
+// ClaudeSettingsPath returns Claude Code's user settings file:
+// $CLAUDE_CONFIG_DIR/settings.json when that is set, else
+// ~/.claude/settings.json (HOME, or USERPROFILE on Windows).
+func ClaudeSettingsPath(getenv func(string) string) (string, error) {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "settings.json"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home = getenv("USERPROFILE")
+	}
+	if home == "" {
+		return "", errors.New("cannot find Claude Code's settings: neither HOME nor CLAUDE_CONFIG_DIR is set")
+	}
+	return filepath.Join(home, ".claude", "settings.json"), nil
+}
+
+// Install makes Claude Code run `<binary> hook claude` on every event in
+// agents.Claude.Hooks, repairing stale clawd handlers and removing extra
+// ones, and leaves every other byte of the file alone.
+func (c *Claude) Install(binary string, opts Options) (*Result, error) {
+	if err := CheckBinary(binary); err != nil {
+		return nil, err
+	}
+	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, func(data []byte) ([]byte, Changes, error) {
+		return InstallClaude(data, binary)
+	})
+}
+
+// Uninstall removes every clawd handler from Claude Code's settings.
+func (c *Claude) Uninstall(opts Options) (*Result, error) {
+	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, UninstallClaude)
+}
+
+// InstallClaude returns the bytes of a Claude Code settings file (nil when
+// there is none) with clawd's hooks installed for binary, and what
+// changed. It is the pure core of Claude.Install; doctor can use it to
+// tell whether the hooks are in place (no changes means they are).
+func InstallClaude(data []byte, binary string) ([]byte, Changes, error) {
+	return editHooks(data, hooksConfig{
+		agentID: agents.Claude.ID,
+		specs:   agents.Claude.Hooks,
+		command: Command(binary, agents.Claude.ID),
+	})
+}
+
+// UninstallClaude returns the bytes of a Claude Code settings file with
+// every clawd handler removed, and what changed.
+func UninstallClaude(data []byte) ([]byte, Changes, error) {
+	return editHooks(data, hooksConfig{agentID: agents.Claude.ID})
+}
