@@ -5,6 +5,8 @@
 package statemachine
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
@@ -38,6 +40,71 @@ const (
 	Error State = "error"
 )
 
+// Priority is the state's display priority: when sessions disagree, the
+// display shows the one with the highest. Unknown states rank with
+// Sleeping.
+func (s State) Priority() int {
+	switch s {
+	case Error:
+		return 9
+	case Waiting:
+		return 8
+	case Notification:
+		return 7
+	case Sweeping:
+		return 6
+	case Attention:
+		return 5
+	case Carrying, Juggling:
+		return 4
+	case Working:
+		return 3
+	case Thinking:
+		return 2
+	case Idle:
+		return 1
+	}
+	return 0
+}
+
+// rank orders states totally: Priority, with the tie between Carrying and
+// Juggling broken toward the one-shot so the display never depends on map
+// or insertion order.
+func rank(s State) int {
+	r := s.Priority() * 2
+	if s == Carrying {
+		r++
+	}
+	return r
+}
+
+// OneShot reports whether s is shown for a while and then gives way to the
+// session's BaseState.
+func (s State) OneShot() bool {
+	switch s {
+	case Attention, Error, Notification, Carrying, Sweeping:
+		return true
+	}
+	return false
+}
+
+// Valid reports whether s is one of the named states.
+func (s State) Valid() bool {
+	switch s {
+	case Sleeping, Idle, Thinking, Working, Juggling, Carrying, Attention, Sweeping,
+		Notification, Waiting, Error:
+		return true
+	}
+	return false
+}
+
+// ParseState returns the State named s (case-insensitive, as a custom
+// script's POST /state body might spell it).
+func ParseState(s string) (State, bool) {
+	st := State(strings.ToLower(strings.TrimSpace(s)))
+	return st, st.Valid()
+}
+
 // Key identifies a session: agent plus the agent's session id, so ids never
 // collide across agents.
 type Key struct {
@@ -65,6 +132,9 @@ type Session struct {
 	UpdatedAt   time.Time
 }
 
+// Key returns the session's key.
+func (s Session) Key() Key { return Key{s.Agent, s.ID} }
+
 // Result is what Apply reports about one event.
 type Result struct {
 	// Session is the session after the event (also when it was removed).
@@ -78,6 +148,14 @@ type Result struct {
 	Display State
 	// DisplayChanged is set when Display differs from before.
 	DisplayChanged bool
+	// PendingKey is the key of the pending entry a permission request or
+	// question opened: pass it to Resolve when the request is answered or
+	// withdrawn outside the agent's own events (the hook's connection
+	// closed, the person answered in clawd).
+	PendingKey string
+	// Evicted is the session dropped to make room for this one when
+	// MaxSessions were already tracked.
+	Evicted *Session
 }
 
 // Options tunes a Machine. Zero values take the defaults of DefaultOptions.
@@ -85,34 +163,534 @@ type Options struct {
 	MaxSessions  int
 	WorkingStale time.Duration
 	SessionStale time.Duration
+	// CompactTimeout caps the sweeping shown while a compaction runs, in
+	// case its compact.end never arrives.
+	CompactTimeout time.Duration
 	// MinDisplay is how long the display shows a state before another may
 	// replace it. AutoReturn is how long a one-shot lasts in a session.
+	// States missing from a map take the default; an explicit 0 is kept.
 	MinDisplay map[State]time.Duration
 	AutoReturn map[State]time.Duration
+}
+
+// DefaultOptions returns the defaults: the original app's theme timings.
+func DefaultOptions() Options {
+	return Options{
+		MaxSessions:    20,
+		WorkingStale:   5 * time.Minute,
+		SessionStale:   10 * time.Minute,
+		CompactTimeout: 5 * time.Minute,
+		MinDisplay: map[State]time.Duration{
+			Attention:    4 * time.Second,
+			Error:        5 * time.Second,
+			Sweeping:     5500 * time.Millisecond,
+			Notification: 2500 * time.Millisecond,
+			Carrying:     3 * time.Second,
+			Working:      1 * time.Second,
+			Thinking:     1 * time.Second,
+		},
+		AutoReturn: map[State]time.Duration{
+			Attention:    4 * time.Second,
+			Error:        5 * time.Second,
+			Notification: 2500 * time.Millisecond,
+			Carrying:     3 * time.Second,
+			Sweeping:     5500 * time.Millisecond,
+		},
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = d.MaxSessions
+	}
+	if o.WorkingStale <= 0 {
+		o.WorkingStale = d.WorkingStale
+	}
+	if o.SessionStale <= 0 {
+		o.SessionStale = d.SessionStale
+	}
+	if o.CompactTimeout <= 0 {
+		o.CompactTimeout = d.CompactTimeout
+	}
+	merge := func(in, def map[State]time.Duration) map[State]time.Duration {
+		out := make(map[State]time.Duration, len(def)+len(in))
+		for k, v := range def {
+			out[k] = v
+		}
+		for k, v := range in {
+			out[k] = v
+		}
+		return out
+	}
+	o.MinDisplay = merge(o.MinDisplay, d.MinDisplay)
+	o.AutoReturn = merge(o.AutoReturn, d.AutoReturn)
+	return o
 }
 
 // Machine tracks sessions. It is not safe for concurrent use.
 type Machine struct {
 	opts Options
+
+	sessions map[Key]*session
+	// list holds the same sessions for cheap iteration in the per-event
+	// display computation; order is irrelevant (swap-remove).
+	list []*session
+
+	// now is the latest time passed to Apply or Tick; Sessions reports
+	// effective states as of then.
+	now time.Time
+	// flashUntil ends the machine-level sweeping shown after /clear: the
+	// cleared session is gone and its successor is idle, so the flash
+	// belongs to no session.
+	flashUntil time.Time
+
+	shown      State
+	shownSince time.Time
 }
 
 // New returns an empty machine.
-func New(opts Options) *Machine { return &Machine{opts: opts} }
+func New(opts Options) *Machine {
+	return &Machine{
+		opts:     opts.withDefaults(),
+		sessions: make(map[Key]*session),
+		shown:    Sleeping,
+	}
+}
 
 // Apply feeds one event into the machine at time now.
-func (m *Machine) Apply(e agents.Event, now time.Time) Result { panic("todo") }
+func (m *Machine) Apply(e agents.Event, now time.Time) Result {
+	m.now = now
+	k := Key{e.Agent, e.SessionID}
+	s := m.sessions[k]
+	var res Result
+
+	var st State
+	if e.Kind == agents.KindState {
+		var ok bool
+		if st, ok = ParseState(e.State); !ok {
+			return m.ignored(k, s, now)
+		}
+	}
+	ends := e.Kind == agents.KindSessionEnd || (e.Kind == agents.KindState && st == Sleeping)
+	if s == nil {
+		if ends {
+			return m.ignored(k, nil, now)
+		}
+		s, res.Evicted = m.create(k, now)
+	}
+
+	s.touch(&e, now)
+	removed := false
+	switch e.Kind {
+	case agents.KindSessionStart:
+		// A SessionStart with source compact arrives in the middle of a
+		// compaction: the session carries on as it was.
+		if e.Source != "compact" {
+			s.base = Idle
+			s.clearPending()
+			s.subagents = s.subagents[:0]
+		}
+	case agents.KindSessionEnd:
+		removed = true
+		if e.Reason == "clear" && !s.snap.Headless {
+			m.flashUntil = now.Add(m.opts.AutoReturn[Sweeping])
+		}
+	case agents.KindPromptSubmit, agents.KindPromptExpansion:
+		s.clearPending()
+		s.endDone()
+		s.base = s.busy(Thinking)
+	case agents.KindToolStart:
+		s.endDone()
+		if e.SubagentID != "" {
+			s.addSubagent(e.SubagentID)
+		}
+		s.base = s.busy(Working)
+		if e.ToolName != "" {
+			s.snap.Tool = e.ToolName
+		}
+		if e.ToolUseID != "" {
+			s.remember(e.ToolUseID, e.InputHash)
+		}
+	case agents.KindPermissionRequest, agents.KindQuestion:
+		res.PendingKey = s.pendingKey(&e)
+		// A concrete request supersedes the stand-in a permission_prompt
+		// notification opened for a dialog clawd had not heard of.
+		s.removePending(notifyPermission)
+		s.addPending(res.PendingKey)
+	case agents.KindPermissionDenied:
+		s.closeCall(&e)
+		s.base = s.busy(Working)
+	case agents.KindToolEnd, agents.KindToolFailure:
+		s.closeCall(&e)
+		switch {
+		case e.Kind == agents.KindToolFailure && e.Interrupt:
+			// The person pressed Esc: no Stop follows and nothing is
+			// running any more.
+			s.base = Idle
+			s.clearPending()
+		default:
+			if e.SubagentID != "" {
+				s.addSubagent(e.SubagentID)
+			}
+			s.base = s.busy(Working)
+			if e.Kind == agents.KindToolFailure {
+				s.flash(Error, now, m.opts.AutoReturn[Error])
+			}
+		}
+	case agents.KindToolBatch:
+		for _, id := range e.ToolUseIDs {
+			s.markDone(id)
+			s.removePending(id)
+		}
+		s.removePending(notifyPermission)
+		if e.SubagentID != "" {
+			s.addSubagent(e.SubagentID)
+			s.base = Juggling
+		} else {
+			// The batch's results go back to the model.
+			s.base = s.busy(Thinking)
+		}
+	case agents.KindNotification:
+		switch e.NotificationType {
+		case "permission_prompt":
+			if len(s.pending) == 0 {
+				s.addPending(notifyPermission)
+			}
+		case "idle_prompt":
+			// Claude says it has been waiting for input for a while:
+			// nothing runs and any dialog is gone. No second "done"
+			// flash (the original's bug #400).
+			s.base = Idle
+			s.clearPending()
+		case "elicitation_dialog", "elicitation_url_dialog":
+			if !s.hasQuestion() {
+				s.addPending(notifyElicitation)
+			}
+		case "elicitation_response", "elicitation_complete":
+			s.removeQuestions()
+		default:
+			s.flash(Notification, now, m.opts.AutoReturn[Notification])
+		}
+	case agents.KindQuestionAnswered:
+		s.removeQuestions()
+		s.base = s.busy(Working)
+	case agents.KindSubagentStart:
+		s.endDone()
+		if e.SubagentID != "" {
+			s.addSubagent(e.SubagentID)
+		}
+		s.base = Juggling
+	case agents.KindSubagentStop:
+		// agent_type "" is Claude's internal compaction agent, which
+		// never had a SubagentStart.
+		if e.SubagentType != "" {
+			s.removeSubagent(e.SubagentID)
+			if len(s.subagents) == 0 && s.base == Juggling {
+				s.base = Working
+			}
+		}
+	case agents.KindTurnEnd:
+		s.clearPending()
+		if e.BackgroundTasks > 0 {
+			// Not done: background work will report back as a new
+			// prompt (the original showed "done" here, bug #952).
+			s.base = Juggling
+		} else {
+			s.subagents = s.subagents[:0]
+			s.base = Idle
+			s.flash(Attention, now, m.opts.AutoReturn[Attention])
+		}
+	case agents.KindTurnFailure:
+		s.clearPending()
+		s.base = Idle
+		s.flash(Error, now, m.opts.AutoReturn[Error])
+	case agents.KindCompactStart:
+		s.compactUntil = now.Add(m.opts.CompactTimeout)
+	case agents.KindCompactEnd:
+		// PostCompact is not "done" (the original's bug #449): back to
+		// whatever the session was doing.
+		s.compactUntil = time.Time{}
+	case agents.KindWorktreeCreate:
+		s.flash(Carrying, now, m.opts.AutoReturn[Carrying])
+	case agents.KindState:
+		switch {
+		case st == Sleeping:
+			// The original app's hooks sent "sleeping" on SessionEnd.
+			removed = true
+		case st.OneShot():
+			s.flash(st, now, m.opts.AutoReturn[st])
+		default:
+			s.base = st
+		}
+	}
+
+	res.Session = s.snapshot(now)
+	if removed {
+		m.remove(s)
+		res.Removed = true
+	}
+	before := m.shown
+	m.updateDisplay(now)
+	res.Display, res.DisplayChanged = m.shown, m.shown != before
+	return res
+}
+
+// ignored reports an event that changed nothing. The display may still
+// move on: time has passed.
+func (m *Machine) ignored(k Key, s *session, now time.Time) Result {
+	res := Result{Ignored: true, Session: Session{Agent: k.Agent, ID: k.ID}}
+	if s != nil {
+		res.Session = s.snapshot(now)
+	}
+	before := m.shown
+	m.updateDisplay(now)
+	res.Display, res.DisplayChanged = m.shown, m.shown != before
+	return res
+}
+
+// Resolve closes one pending entry of a session, by the key Apply returned
+// in Result.PendingKey, when the request was settled outside the agent's
+// hook events. It does not count as activity of the session. It reports
+// Ignored when the session or the entry is unknown.
+func (m *Machine) Resolve(k Key, pendingKey string, now time.Time) Result {
+	m.now = now
+	s := m.sessions[k]
+	if s == nil || !s.hasPending(pendingKey) {
+		return m.ignored(k, s, now)
+	}
+	s.removePending(pendingKey)
+	res := Result{Session: s.snapshot(now)}
+	before := m.shown
+	m.updateDisplay(now)
+	res.Display, res.DisplayChanged = m.shown, m.shown != before
+	return res
+}
+
+func (m *Machine) create(k Key, now time.Time) (*session, *Session) {
+	var evicted *Session
+	if len(m.list) >= m.opts.MaxSessions {
+		var victim *session
+		for _, s := range m.list {
+			if victim == nil || lessRecent(s, victim) {
+				victim = s
+			}
+		}
+		snap := victim.snapshot(now)
+		evicted = &snap
+		m.remove(victim)
+	}
+	s := &session{snap: Session{Agent: k.Agent, ID: k.ID, StartedAt: now}, base: Idle}
+	s.idx = len(m.list)
+	m.list = append(m.list, s)
+	m.sessions[k] = s
+	return s, evicted
+}
+
+// lessRecent reports whether a should be evicted before b: headless
+// sessions first (nobody watches them), then the least recently updated.
+func lessRecent(a, b *session) bool {
+	if a.snap.Headless != b.snap.Headless {
+		return a.snap.Headless
+	}
+	if !a.snap.UpdatedAt.Equal(b.snap.UpdatedAt) {
+		return a.snap.UpdatedAt.Before(b.snap.UpdatedAt)
+	}
+	return keyLess(a.key(), b.key())
+}
+
+func keyLess(a, b Key) bool {
+	if a.Agent != b.Agent {
+		return a.Agent < b.Agent
+	}
+	return a.ID < b.ID
+}
+
+func (m *Machine) remove(s *session) {
+	last := len(m.list) - 1
+	m.list[s.idx] = m.list[last]
+	m.list[s.idx].idx = s.idx
+	m.list[last] = nil
+	m.list = m.list[:last]
+	delete(m.sessions, s.key())
+}
+
+// target is what the display should show at now, ignoring minimum display
+// times.
+func (m *Machine) target(now time.Time) State {
+	best := Sleeping
+	for _, s := range m.list {
+		if s.snap.Headless {
+			continue
+		}
+		if st := s.state(now); rank(st) > rank(best) {
+			best = st
+		}
+	}
+	if now.Before(m.flashUntil) && rank(Sweeping) > rank(best) {
+		best = Sweeping
+	}
+	return best
+}
+
+// updateDisplay moves the shown state to the target once the shown one
+// has had its minimum display time.
+func (m *Machine) updateDisplay(now time.Time) {
+	t := m.target(now)
+	if t == m.shown || now.Sub(m.shownSince) < m.opts.MinDisplay[m.shown] {
+		return
+	}
+	m.shown, m.shownSince = t, now
+}
 
 // Tick advances time-driven rules (one-shot return, minimum display
 // times, stale sessions). alive reports whether a process id still runs; it
-// may be nil.
-func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result { panic("todo") }
+// may be nil, in which case no process is taken for dead.
+//
+// It returns one Result per session whose state changed or that was
+// removed, sorted by key. When only the display changed, it returns a
+// single Result with a zero Session and DisplayChanged set.
+func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
+	m.now = now
+	if !m.flashUntil.IsZero() && !now.Before(m.flashUntil) {
+		m.flashUntil = time.Time{}
+	}
+	var out []Result
+	for i := 0; i < len(m.list); {
+		s := m.list[i]
+		before := s.reported
+		beforeBase := s.base
+		if s.oneShot != "" && !now.Before(s.oneShotUntil) {
+			s.oneShot, s.oneShotUntil = "", time.Time{}
+		}
+		if !s.compactUntil.IsZero() && !now.Before(s.compactUntil) {
+			s.compactUntil = time.Time{}
+		}
+		pid := s.snap.AgentPID
+		age := now.Sub(s.snap.UpdatedAt)
+		remove := false
+		switch {
+		case pid > 0 && alive != nil && !alive(pid):
+			remove = true
+		case age >= m.opts.SessionStale && !s.staleDone:
+			// Silent for long. An agent that still runs is only idle
+			// (a person may come back to it); without a live process
+			// the session is gone (a killed agent sends no SessionEnd).
+			if pid > 0 {
+				s.base = Idle
+				s.subagents = s.subagents[:0]
+				s.staleDone = true
+			} else {
+				remove = true
+			}
+		case age >= m.opts.WorkingStale && isBusy(s.base):
+			// A lost Stop must not leave the session busy forever. Pending
+			// stays: a permission open in a live agent is still Waiting.
+			s.base = Idle
+			s.subagents = s.subagents[:0]
+		}
+		if remove {
+			out = append(out, Result{Session: s.snapshot(now), Removed: true})
+			m.remove(s)
+			continue // the swap moved another session to i
+		}
+		if s.state(now) != before || s.base != beforeBase {
+			out = append(out, Result{Session: s.snapshot(now)})
+		}
+		i++
+	}
+	before := m.shown
+	m.updateDisplay(now)
+	changed := m.shown != before
+	if len(out) == 0 && changed {
+		out = append(out, Result{})
+	}
+	slices.SortFunc(out, func(a, b Result) int {
+		ka, kb := a.Session.Key(), b.Session.Key()
+		switch {
+		case keyLess(ka, kb):
+			return -1
+		case keyLess(kb, ka):
+			return 1
+		}
+		return 0
+	})
+	for i := range out {
+		out[i].Display, out[i].DisplayChanged = m.shown, changed
+	}
+	return out
+}
+
+func isBusy(s State) bool { return s == Thinking || s == Working || s == Juggling }
 
 // Display returns the aggregate display state.
-func (m *Machine) Display() State { panic("todo") }
+func (m *Machine) Display() State { return m.shown }
 
-// Sessions returns every tracked session, most important first.
-func (m *Machine) Sessions() []Session { panic("todo") }
+// Session returns the snapshot of one session.
+func (m *Machine) Session(k Key) (Session, bool) {
+	s := m.sessions[k]
+	if s == nil {
+		return Session{}, false
+	}
+	return s.peek(m.now), true
+}
+
+// Len returns the number of tracked sessions.
+func (m *Machine) Len() int { return len(m.list) }
+
+// Sessions returns every tracked session, most important first: by
+// effective state priority, then most recently updated, then key.
+func (m *Machine) Sessions() []Session {
+	out := make([]Session, 0, len(m.list))
+	for _, s := range m.list {
+		out = append(out, s.peek(m.now))
+	}
+	slices.SortFunc(out, func(a, b Session) int {
+		if ra, rb := rank(a.State), rank(b.State); ra != rb {
+			return rb - ra
+		}
+		if !a.UpdatedAt.Equal(b.UpdatedAt) {
+			return b.UpdatedAt.Compare(a.UpdatedAt)
+		}
+		switch ka, kb := a.Key(), b.Key(); {
+		case keyLess(ka, kb):
+			return -1
+		case keyLess(kb, ka):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
 
 // NextWake returns when Tick should next run for time-driven rules other
-// than process liveness, or the zero time if nothing is scheduled.
-func (m *Machine) NextWake() time.Time { panic("todo") }
+// than process liveness, or the zero time if nothing is scheduled: the
+// earliest of one-shot and flash expiries, a display change held back by a
+// minimum display time, and the working-stale and session-stale deadlines.
+// Right after a Tick it is always later than that Tick; after an Apply it
+// may be earlier than the Apply's time, which means a Tick is due now.
+func (m *Machine) NextWake() time.Time {
+	var w time.Time
+	at := func(t time.Time) {
+		if !t.IsZero() && (w.IsZero() || t.Before(w)) {
+			w = t
+		}
+	}
+	at(m.flashUntil)
+	for _, s := range m.list {
+		if s.oneShot != "" {
+			at(s.oneShotUntil)
+		}
+		at(s.compactUntil)
+		if isBusy(s.base) {
+			at(s.snap.UpdatedAt.Add(m.opts.WorkingStale))
+		}
+		if !s.staleDone {
+			at(s.snap.UpdatedAt.Add(m.opts.SessionStale))
+		}
+	}
+	if m.target(m.now) != m.shown {
+		at(m.shownSince.Add(m.opts.MinDisplay[m.shown]))
+	}
+	return w
+}

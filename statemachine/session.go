@@ -1,0 +1,293 @@
+package statemachine
+
+import (
+	"strings"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// recentCalls bounds the per-session memory of tool calls used to tie a
+// permission request, which has no tool_use_id in Claude Code 2.1.328, to
+// the PreToolUse that announced it.
+const recentCalls = 64
+
+// Keys of pending entries that stand in for a dialog clawd only heard of
+// through a notification.
+const (
+	notifyPermission  = "notify:permission_prompt"
+	notifyElicitation = "notify:elicitation"
+	hashPrefix        = "hash:"
+	questionPrefix    = "q:"
+)
+
+type call struct {
+	id, hash string
+	done     bool // ended, failed, denied or closed by a batch
+}
+
+// session is the machine's record of one session. snap holds the fields a
+// snapshot shows; the rest is bookkeeping.
+type session struct {
+	snap Session
+	idx  int // position in Machine.list
+	base State
+
+	oneShot      State
+	oneShotUntil time.Time
+	// compactUntil is set while a compaction runs (capped).
+	compactUntil time.Time
+
+	// pending holds the keys of open permission requests and questions;
+	// there are rarely more than a few, so a slice beats a map.
+	pending   []string
+	subagents []string
+
+	calls    [recentCalls]call
+	nextCall int
+
+	// staleDone is set once the session-stale rule kept this session
+	// because its agent still runs; any event clears it.
+	staleDone bool
+	// reported is the effective state last handed out in a Result, so
+	// Tick can tell which sessions changed.
+	reported State
+}
+
+func (s *session) key() Key { return Key{s.snap.Agent, s.snap.ID} }
+
+// state is the effective state at now: the highest of the active
+// one-shot, compaction, Waiting while anything is pending, and BaseState.
+func (s *session) state(now time.Time) State {
+	best := s.base
+	if len(s.pending) > 0 && rank(Waiting) > rank(best) {
+		best = Waiting
+	}
+	if now.Before(s.compactUntil) && rank(Sweeping) > rank(best) {
+		best = Sweeping
+	}
+	if s.oneShot != "" && now.Before(s.oneShotUntil) && rank(s.oneShot) >= rank(best) {
+		best = s.oneShot
+	}
+	return best
+}
+
+// peek returns the snapshot without marking it as reported.
+func (s *session) peek(now time.Time) Session {
+	snap := s.snap
+	snap.State = s.state(now)
+	snap.BaseState = s.base
+	snap.Pending = len(s.pending)
+	snap.Subagents = len(s.subagents)
+	return snap
+}
+
+// snapshot returns the snapshot that goes into a Result.
+func (s *session) snapshot(now time.Time) Session {
+	snap := s.peek(now)
+	s.reported = snap.State
+	return snap
+}
+
+// touch records what every event says about the session.
+func (s *session) touch(e *agents.Event, now time.Time) {
+	s.snap.UpdatedAt = now
+	s.snap.LastKind = e.Kind
+	s.staleDone = false
+	if e.Cwd != "" {
+		s.snap.Cwd = e.Cwd
+	}
+	if e.ProjectDir != "" {
+		s.snap.ProjectDir = e.ProjectDir
+	}
+	if e.AgentPID > 0 {
+		s.snap.AgentPID = e.AgentPID
+	}
+	s.snap.Headless = e.Headless
+	// An agent's own title (a rename, an AI title) always wins; a title
+	// derived from a prompt only names a session that has none: the
+	// first prompt says best what the session is about.
+	if e.Title != "" && (e.TitleSource == agents.TitleFromAgent || s.snap.Title == "") {
+		s.snap.Title, s.snap.TitleSource = e.Title, e.TitleSource
+	}
+}
+
+// busy returns Juggling while subagents run, else st: juggling is sticky.
+func (s *session) busy(st State) State {
+	if len(s.subagents) > 0 {
+		return Juggling
+	}
+	return st
+}
+
+func (s *session) flash(st State, now time.Time, d time.Duration) {
+	s.oneShot, s.oneShotUntil = st, now.Add(d)
+}
+
+// endDone ends an Attention one-shot: once the session works again its
+// last turn's "done" is stale news. (The display still holds it for its
+// minimum display time.) Other one-shots run their course: an error flash
+// stays visible over the next tool call.
+func (s *session) endDone() {
+	if s.oneShot == Attention {
+		s.oneShot, s.oneShotUntil = "", time.Time{}
+	}
+}
+
+func (s *session) addSubagent(id string) {
+	for _, a := range s.subagents {
+		if a == id {
+			return
+		}
+	}
+	s.subagents = append(s.subagents, id)
+}
+
+func (s *session) removeSubagent(id string) {
+	for i, a := range s.subagents {
+		if a == id {
+			s.subagents = append(s.subagents[:i], s.subagents[i+1:]...)
+			return
+		}
+	}
+}
+
+// remember records a started tool call in the ring of recent calls.
+func (s *session) remember(id, hash string) {
+	s.calls[s.nextCall] = call{id: id, hash: hash}
+	s.nextCall = (s.nextCall + 1) % recentCalls
+}
+
+func (s *session) markDone(id string) {
+	if id == "" {
+		return
+	}
+	for i := range s.calls {
+		if s.calls[i].id == id {
+			s.calls[i].done = true
+		}
+	}
+}
+
+// openCall returns the id of the most recent call with this input hash
+// that has neither finished nor a pending entry of its own.
+func (s *session) openCall(hash string) string {
+	for n := 1; n <= recentCalls; n++ {
+		c := &s.calls[(s.nextCall-n+recentCalls)%recentCalls]
+		if c.id == "" {
+			break // the ring has not wrapped yet
+		}
+		if c.hash == hash && !c.done && !s.hasPending(c.id) {
+			return c.id
+		}
+	}
+	return ""
+}
+
+// pendingKey keys a permission request or question as precisely as the
+// event allows, so answering one of several parallel requests leaves the
+// others open.
+func (s *session) pendingKey(e *agents.Event) string {
+	if e.ToolUseID != "" {
+		return e.ToolUseID
+	}
+	if e.InputHash != "" {
+		if id := s.openCall(e.InputHash); id != "" {
+			return id
+		}
+		return hashPrefix + e.InputHash
+	}
+	return questionPrefix + e.ToolName
+}
+
+// closeCall handles the end of a tool call (done, failed or denied): its
+// pending entry goes, so does one keyed by its input hash, and so does the
+// stand-in of a permission_prompt notification.
+func (s *session) closeCall(e *agents.Event) {
+	s.markDone(e.ToolUseID)
+	if e.ToolUseID != "" {
+		s.removePending(e.ToolUseID)
+	}
+	if e.InputHash != "" {
+		s.removePendingIf(func(k string) bool {
+			return len(k) == len(hashPrefix)+len(e.InputHash) &&
+				strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == e.InputHash
+		})
+	}
+	s.removePending(notifyPermission)
+	// An MCP server asks its questions (elicitations) while one of its
+	// tool calls runs: when the call is over, so is the question, also
+	// when a hook answered it and no ElicitationResult fired.
+	if server := mcpServer(e.ToolName); server != "" {
+		s.removePendingIf(func(k string) bool {
+			return k == notifyElicitation ||
+				(len(k) == len(questionPrefix)+len(server) &&
+					strings.HasPrefix(k, questionPrefix) && k[len(questionPrefix):] == server)
+		})
+	}
+}
+
+// mcpServer returns the server of an MCP tool name (mcp__server__tool).
+func mcpServer(tool string) string {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return ""
+	}
+	server, _, ok := strings.Cut(rest, "__")
+	if !ok {
+		return ""
+	}
+	return server
+}
+
+func (s *session) hasPending(key string) bool {
+	for _, k := range s.pending {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) addPending(key string) {
+	if !s.hasPending(key) {
+		s.pending = append(s.pending, key)
+	}
+}
+
+func (s *session) removePending(key string) {
+	s.removePendingIf(func(k string) bool { return k == key })
+}
+
+func (s *session) removePendingIf(drop func(string) bool) {
+	out := s.pending[:0]
+	for _, k := range s.pending {
+		if !drop(k) {
+			out = append(out, k)
+		}
+	}
+	clear(s.pending[len(out):])
+	s.pending = out
+}
+
+func (s *session) clearPending() {
+	clear(s.pending)
+	s.pending = s.pending[:0]
+}
+
+// isQuestion tells the entries of MCP questions (elicitations) apart from
+// permission requests.
+func isQuestion(k string) bool {
+	return strings.HasPrefix(k, questionPrefix) || k == notifyElicitation
+}
+
+func (s *session) hasQuestion() bool {
+	for _, k := range s.pending {
+		if isQuestion(k) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) removeQuestions() { s.removePendingIf(isQuestion) }
