@@ -1,0 +1,179 @@
+package statemachine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/replay")
+
+// replayStart is the fixed time of a replay's first event; events follow
+// one second apart.
+var replayStart = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// replayEnv is the environment Claude Code gives its hooks: headless for
+// claude -p runs, attended for the TUI runs. CLAUDE_PID stays unset, so
+// sessions carry no pid and liveness plays no part.
+func replayEnv(interactive bool) agents.Env {
+	vars := map[string]string{"CLAUDE_CODE_ENTRYPOINT": "sdk-cli", "CLAUDE_CODE_SESSION_ATTENDED": "0"}
+	if interactive {
+		vars = map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli", "CLAUDE_CODE_SESSION_ATTENDED": "1"}
+	}
+	return func(k string) string { return vars[k] }
+}
+
+type recorded struct {
+	Event string          `json:"event"`
+	Stdin json.RawMessage `json:"stdin"`
+}
+
+func readSequence(t *testing.T, path string) []recorded {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []recorded
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r recorded
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// replay runs a recorded sequence through a fresh machine the way the
+// runtime would (Tick at every NextWake that falls before the next event)
+// and returns the timeline: one line per event and per Tick that changed
+// something.
+func replay(t *testing.T, seq []recorded, interactive bool) string {
+	t.Helper()
+	m := New(Options{})
+	var b strings.Builder
+	at := replayStart
+	line := func(now time.Time, hook string, kind agents.Kind, s Session, removed bool, display State) {
+		state := string(s.State)
+		if removed {
+			state += " (removed)"
+		}
+		id := s.ID
+		if len(id) > 3 {
+			id = id[len(id)-3:]
+		}
+		if id == "" {
+			id = "-"
+		}
+		fmt.Fprintf(&b, "%+7.1fs  %-20s %-19s %-3s  %-20s pending=%d  display=%s\n",
+			now.Sub(replayStart).Seconds(), hook, kind, id, state, s.Pending, display)
+	}
+	// tickBefore runs the Ticks due before end. A wake at the very time of
+	// the next event is left to that event's Apply, which moves the
+	// display on by itself.
+	tickBefore := func(end time.Time) {
+		for range 100 {
+			w := m.NextWake()
+			if w.IsZero() || !w.Before(end) {
+				return
+			}
+			if w.Before(at) {
+				w = at // due already: the runtime ticks at once
+			}
+			at = w
+			for _, r := range m.Tick(w, nil) {
+				line(w, "tick", "", r.Session, r.Removed, r.Display)
+			}
+		}
+		t.Fatalf("NextWake did not settle before %v", end)
+	}
+	for i, r := range seq {
+		now := replayStart.Add(time.Duration(i) * time.Second)
+		tickBefore(now)
+		at = now
+		e, err := agents.Claude.Decode(r.Stdin, "", replayEnv(interactive), now)
+		if err != nil {
+			t.Fatalf("event %d (%s): %v", i, r.Event, err)
+		}
+		if e.HookEvent != r.Event {
+			t.Fatalf("event %d decoded as %s, recorded as %s", i, e.HookEvent, r.Event)
+		}
+		res := m.Apply(e, now)
+		if res.Ignored {
+			line(now, r.Event+" (ignored)", e.Kind, res.Session, false, res.Display)
+			continue
+		}
+		line(now, r.Event, e.Kind, res.Session, res.Removed, res.Display)
+	}
+	// Let the last one-shots, flashes and minimum display times run out.
+	tickBefore(at.Add(time.Hour))
+	fmt.Fprintf(&b, "end  display=%s sessions=%d\n", m.Display(), m.Len())
+	return b.String()
+}
+
+func TestReplay(t *testing.T) {
+	files, err := filepath.Glob("../testdata/claude/sequences/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no recorded sequences found")
+	}
+	for _, path := range files {
+		run := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		seq := readSequence(t, path)
+		variants := []struct {
+			name        string
+			interactive bool
+		}{{run, strings.HasPrefix(run, "tmux-")}}
+		if strings.HasPrefix(run, "print-") {
+			// Headless runs never reach the display: replay them as if
+			// attended too, so the display column means something.
+			variants = append(variants, struct {
+				name        string
+				interactive bool
+			}{run + ".interactive", true})
+		}
+		for _, v := range variants {
+			t.Run(v.name, func(t *testing.T) {
+				got := replay(t, seq, v.interactive)
+				golden := filepath.Join("testdata", "replay", v.name+".golden")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test -update to create it)", err)
+				}
+				if got != string(want) {
+					t.Errorf("replay of %s differs from %s:\n--- got\n%s--- want\n%s", path, golden, got, want)
+				}
+			})
+		}
+	}
+}
