@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -58,12 +59,37 @@ func newHookCmd(e *env) *cli.Command {
 			&cli.StringArg{Name: "event", Destination: &o.event},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-			defer stop()
-			runHook(ctx, e, o)
+			runHookSignals(ctx, e, o)
 			return nil // never a non-zero exit: exit 2 would block the agent
 		},
 	}
+}
+
+// hookFastArgs recognises `hook AGENT [EVENT]` without flags, which Main
+// runs without building the command tree: the hook is on the agent's
+// critical path for every event.
+func hookFastArgs(args []string) (*hookOptions, bool) {
+	if len(args) < 2 || len(args) > 3 || args[0] != "hook" {
+		return nil, false
+	}
+	for _, a := range args[1:] {
+		if a == "" || a[0] == '-' {
+			return nil, false
+		}
+	}
+	o := &hookOptions{agent: args[1]}
+	if len(args) == 3 {
+		o.event = args[2]
+	}
+	return o, true
+}
+
+// runHookSignals runs the hook and ends it quietly when the agent sends
+// SIGTERM (Claude Code does when the person answered in the terminal first).
+func runHookSignals(ctx context.Context, e *env, o *hookOptions) {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	runHook(ctx, e, o)
 }
 
 // runHook does the work of `clawd hook`. It never fails: every problem
@@ -158,14 +184,17 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 // clawd.
 func postEvent(ctx context.Context, home string, ev agents.Event) error {
 	var firstErr error
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
 	for _, c := range client.Candidates(home) {
-		cl := client.New(c.Port, c.Token, client.Options{})
 		var err error
 		if !c.FromInfo {
-			err = cl.Ping(ctx)
+			err = client.FastPing(ctx, c.Port)
 		}
 		if err == nil {
-			err = cl.PostEvent(ctx, ev)
+			err = client.FastPost(ctx, c.Port, c.Token, "/api/v1/events", body)
 		}
 		if err == nil {
 			return nil

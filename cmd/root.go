@@ -57,6 +57,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func run(ctx context.Context, e *env, args []string) int {
+	if o, ok := hookFastArgs(args[1:]); ok {
+		runHookSignals(ctx, e, o)
+		return 0
+	}
 	root := newRootCmd(e)
 	err := root.Run(ctx, args)
 	if err == nil {

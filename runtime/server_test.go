@@ -1,0 +1,369 @@
+package runtime
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// startServer runs a runtime on a free loopback port for the test's life.
+func startServer(t *testing.T) (*Server, int) {
+	t.Helper()
+	s := New(Config{Home: t.TempDir(), Version: "test", Alive: func(int) bool { return true }})
+	ln, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return s, ln.Addr().(*net.TCPAddr).Port
+}
+
+// rawRequest sends bytes as they are, so a test controls every header
+// (duplicates included), and returns the status code and body.
+func rawRequest(t *testing.T, port int, req string) (int, http.Header, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("read response: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func eventJSON(t *testing.T, sid string) string {
+	t.Helper()
+	b, err := json.Marshal(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: sid,
+		Time: time.Now().UTC(), Title: "hello", TitleSource: agents.TitleFromPrompt, Cwd: "/tmp/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func post(path, host string, headers []string, body string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", path, host)
+	for _, h := range headers {
+		b.WriteString(h + "\r\n")
+	}
+	fmt.Fprintf(&b, "Content-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	return b.String()
+}
+
+func TestGuard(t *testing.T) {
+	s, port := startServer(t)
+	host := fmt.Sprintf("127.0.0.1:%d", port)
+	json := "Content-Type: application/json"
+	cases := []struct {
+		name    string
+		host    string
+		headers []string
+		want    int
+	}{
+		{"ok", host, []string{json}, http.StatusNoContent},
+		{"ok with charset", host, []string{"Content-Type: application/json; charset=utf-8"}, http.StatusNoContent},
+		{"ok localhost", fmt.Sprintf("localhost:%d", port), []string{json}, http.StatusNoContent},
+		{"ok ipv6 loopback", fmt.Sprintf("[::1]:%d", port), []string{json}, http.StatusNoContent},
+		{"origin", host, []string{json, "Origin: http://evil.example"}, http.StatusForbidden},
+		{"origin null", host, []string{json, "Origin: null"}, http.StatusForbidden},
+		{"origin empty", host, []string{json, "Origin: "}, http.StatusForbidden},
+		{"origin loopback", host, []string{json, "Origin: http://" + host}, http.StatusForbidden},
+		{"referer", host, []string{json, "Referer: http://evil.example/page"}, http.StatusForbidden},
+		{"foreign host", fmt.Sprintf("evil.example:%d", port), []string{json}, http.StatusForbidden},
+		{"rebinding host", "evil.example", []string{json}, http.StatusForbidden},
+		{"wrong port", "127.0.0.1:1", []string{json}, http.StatusForbidden},
+		{"lan address", fmt.Sprintf("192.168.1.2:%d", port), []string{json}, http.StatusForbidden},
+		{"forwarded grants nothing", "evil.example", []string{json, "Forwarded: host=127.0.0.1", "X-Forwarded-Host: " + host, "X-Forwarded-For: 127.0.0.1"}, http.StatusForbidden},
+		{"text/plain", host, []string{"Content-Type: text/plain"}, http.StatusUnsupportedMediaType},
+		{"form", host, []string{"Content-Type: application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType},
+		{"no content type", host, nil, http.StatusUnsupportedMediaType},
+		{"duplicate content type", host, []string{json, json}, http.StatusBadRequest},
+		{"duplicate host", host, []string{json, "Host: " + host}, http.StatusBadRequest},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sid := fmt.Sprintf("guard-%d", i)
+			code, hdr, body := rawRequest(t, port, post("/api/v1/events", c.host, c.headers, eventJSON(t, sid)))
+			if code != c.want {
+				t.Fatalf("POST with %s = %d, want %d (body %q)", c.name, code, c.want, body)
+			}
+			found := false
+			for _, ss := range s.Snapshot().Sessions {
+				found = found || ss.SessionID == sid
+			}
+			if c.want >= 400 {
+				// net/http itself refuses a second Host header, with its
+				// own plain-text "400 Bad Request" body, before any
+				// handler runs.
+				if body != "" && c.name != "duplicate host" {
+					t.Errorf("rejection body = %q, want empty", body)
+				}
+				if found {
+					t.Errorf("rejected request created session %s", sid)
+				}
+			} else {
+				if !found {
+					t.Errorf("accepted request did not create session %s", sid)
+				}
+				if hdr.Get(client.IdentityHeader) != client.IdentityValue {
+					t.Errorf("identity header = %q", hdr.Get(client.IdentityHeader))
+				}
+			}
+		})
+	}
+	t.Run("options preflight", func(t *testing.T) {
+		code, hdr, _ := rawRequest(t, port, "OPTIONS /api/v1/events HTTP/1.1\r\nHost: "+host+
+			"\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\n\r\n")
+		if code != http.StatusMethodNotAllowed || hdr.Get("Access-Control-Allow-Origin") != "" {
+			t.Fatalf("OPTIONS = %d (ACAO %q), want 405 without CORS", code, hdr.Get("Access-Control-Allow-Origin"))
+		}
+	})
+	t.Run("get with origin", func(t *testing.T) {
+		code, _, body := rawRequest(t, port, "GET /api/v1/sessions HTTP/1.1\r\nHost: "+host+
+			"\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n")
+		if code != http.StatusForbidden || body != "" {
+			t.Fatalf("GET sessions with Origin = %d %q, want empty 403", code, body)
+		}
+	})
+}
+
+func TestPostEventErrors(t *testing.T) {
+	_, port := startServer(t)
+	host := fmt.Sprintf("127.0.0.1:%d", port)
+	ct := []string{"Content-Type: application/json"}
+	cases := []struct {
+		name, body string
+		want       int
+		msg        string
+	}{
+		{"bad json", `{"agent":`, 400, "bad json"},
+		{"unknown agent", `{"agent":"nope","kind":"turn.end","session_id":"s","time":"2026-01-01T00:00:00Z"}`, 400, "unknown agent"},
+		{"unknown kind", `{"agent":"claude","kind":"explode","session_id":"s","time":"2026-01-01T00:00:00Z"}`, 400, "unknown kind"},
+		{"no session", `{"agent":"claude","kind":"turn.end","time":"2026-01-01T00:00:00Z"}`, 400, "session_id"},
+		{"too large", `{"agent":"claude","pad":"` + strings.Repeat("x", maxEventBody) + `"}`, 413, "larger than"},
+	}
+	for _, c := range cases {
+		code, _, body := rawRequest(t, port, post("/api/v1/events", host, ct, c.body))
+		if code != c.want || !strings.Contains(body, c.msg) {
+			t.Errorf("%s: POST = %d %q, want %d containing %q", c.name, code, body, c.want, c.msg)
+		}
+	}
+	code, _, body := rawRequest(t, port, "GET /nope HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n")
+	if code != 404 || !strings.Contains(body, "no such route") {
+		t.Errorf("GET /nope = %d %q", code, body)
+	}
+}
+
+func TestPostStateCompat(t *testing.T) {
+	s, port := startServer(t)
+	host := fmt.Sprintf("127.0.0.1:%d", port)
+	ct := []string{"Content-Type: application/json"}
+	code, _, body := rawRequest(t, port, post("/state", host, ct,
+		`{"state":"working","session_id":"legacy-1","event":"PreToolUse","agent_id":"claude-code","cwd":"/tmp/x","source_pid":1,"claude_pid":4242,"svg":"x.svg"}`))
+	if code != 200 {
+		t.Fatalf("POST /state = %d %q", code, body)
+	}
+	var got *client.SessionView
+	for _, ss := range s.Snapshot().Sessions {
+		if ss.SessionID == "legacy-1" {
+			got = &ss
+		}
+	}
+	if got == nil || got.State != "working" || got.Cwd != "/tmp/x" || got.AgentPID != 4242 || got.Agent != "claude" {
+		t.Fatalf("session after POST /state = %+v", got)
+	}
+	// An explicit state without an event.
+	if code, _, body := rawRequest(t, port, post("/state", host, ct, `{"state":"thinking","session_id":"legacy-2"}`)); code != 200 {
+		t.Fatalf("POST /state thinking = %d %q", code, body)
+	}
+	for _, c := range []struct{ body, msg string }{
+		{`{"state":"dancing"}`, "unknown state"},
+		{`{"state":"idle","agent_id":"ghost"}`, "unknown agent_id"},
+		{`not json`, "bad json"},
+	} {
+		if code, _, body := rawRequest(t, port, post("/state", host, ct, c.body)); code != 400 || !strings.Contains(body, c.msg) {
+			t.Errorf("POST /state %s = %d %q, want 400 %q", c.body, code, body, c.msg)
+		}
+	}
+	if code, _, _ := rawRequest(t, port, post("/state", host, ct, `{"state":"idle","x":"`+strings.Repeat("y", maxStateBody)+`"}`)); code != 413 {
+		t.Errorf("oversized POST /state = %d, want 413", code)
+	}
+	// GET /state is the original app's health check.
+	code, hdr, body := rawRequest(t, port, "GET /state HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n")
+	if code != 200 || !strings.Contains(body, `"app":"clawd"`) || hdr.Get(client.IdentityHeader) != "clawd" {
+		t.Errorf("GET /state = %d %q", code, body)
+	}
+}
+
+func TestStreamAndSnapshotThroughClient(t *testing.T) {
+	_, port := startServer(t)
+	c := client.New(port, "", client.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	got := make(chan client.EventRecord, 16)
+	streamErr := make(chan error, 1)
+	go func() {
+		streamErr <- c.StreamEvents(ctx, func(_ []byte, r client.EventRecord) error {
+			got <- r
+			return nil
+		})
+	}()
+	// The subscription is live once a posted event comes back; retry until
+	// then.
+	payload, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "hooks", "UserPromptSubmit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string { return map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", "CLAUDE_PID": "999"}[k] }
+	ev, err := agents.Claude.Decode(payload, "", env, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec client.EventRecord
+	for rec.SessionID == "" {
+		if err := c.PostEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case rec = <-got:
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no event on the stream")
+		}
+	}
+	if rec.Agent != "claude" || rec.Kind != agents.KindPromptSubmit || rec.State != "thinking" || rec.Title != "CAPTURE_ALL please" || rec.Seq == 0 {
+		t.Errorf("stream record = %+v", rec)
+	}
+	snap, err := c.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Sessions) != 1 || snap.Sessions[0].State != "thinking" || snap.DisplayState != "thinking" ||
+		snap.Sessions[0].Cwd != "/home/user/project" || snap.Sessions[0].Headless {
+		t.Errorf("snapshot = %+v", snap)
+	}
+	cancel()
+	if err := <-streamErr; err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("StreamEvents = %v", err)
+	}
+}
+
+func TestSSEStream(t *testing.T) {
+	s, port := startServer(t)
+	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/api/v1/events", port), nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	for !s.bus.active() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "sse", Time: time.Now()})
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "data: {") || !strings.Contains(line, `"session_id":"sse"`) {
+		t.Fatalf("first SSE line = %q, %v", line, err)
+	}
+}
+
+func TestRunWritesAndRemovesRuntimeJSON(t *testing.T) {
+	home := t.TempDir()
+	s := New(Config{Home: home, Version: "v-test"})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan client.Info, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, 0, func(in client.Info) { ready <- in }) }()
+	var in client.Info
+	select {
+	case in = <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
+	path := filepath.Join(home, client.InfoFile)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("runtime.json mode = %v, want 0600", fi.Mode().Perm())
+	}
+	disk, err := client.ReadInfo(home)
+	if err != nil || disk.Port != in.Port || disk.PID != os.Getpid() || disk.Version != "v-test" || len(disk.Token) != 64 {
+		t.Errorf("runtime.json = %+v, %v", disk, err)
+	}
+	// A second runtime for the same home refuses to start.
+	err = New(Config{Home: home}).Run(context.Background(), 0, nil)
+	var already *ErrAlreadyRunning
+	if !errors.As(err, &already) || already.Info.Port != in.Port {
+		t.Errorf("second Run = %v, want ErrAlreadyRunning", err)
+	}
+	// Discovery finds it through runtime.json.
+	c, err := client.Discover(context.Background(), home, client.Options{})
+	if err != nil || c.Base() != fmt.Sprintf("http://127.0.0.1:%d", in.Port) {
+		t.Errorf("Discover = %v, %v", c, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run returned %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("runtime.json still there after shutdown: %v", err)
+	}
+}
+
+func TestDiscoverIgnoresForeignServer(t *testing.T) {
+	// Something that is not clawd listens where runtime.json points.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"ok":true}`))
+	})}
+	go foreign.Serve(ln)
+	defer foreign.Close()
+	home := t.TempDir()
+	if err := client.WriteInfo(home, client.Info{Port: ln.Addr().(*net.TCPAddr).Port, PID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(ln.Addr().(*net.TCPAddr).Port, "", client.Options{})
+	if err := c.Ping(context.Background()); !errors.Is(err, client.ErrNotClawd) {
+		t.Errorf("Ping(foreign) = %v, want ErrNotClawd", err)
+	}
+}
