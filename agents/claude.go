@@ -225,8 +225,8 @@ func decodeClaudeOpts(payload []byte, hookEvent string, env Env, now time.Time, 
 	if pid, err := strconv.Atoi(env("CLAUDE_PID")); err == nil && pid > 0 {
 		e.AgentPID = pid
 	}
-	if t := str("session_title", 1024); t != "" {
-		e.Title, e.TitleSource = AgentTitle(t), TitleFromAgent
+	if t := AgentTitle(str("session_title", 1024)); t != "" {
+		e.Title, e.TitleSource = t, TitleFromAgent
 	}
 
 	switch kind {

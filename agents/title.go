@@ -36,13 +36,7 @@ func PromptTitle(prompt string) string {
 			break
 		}
 	}
-	line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")
-	line = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, line)
+	line = clean(line)
 	if line == "" || strings.HasPrefix(line, "<") {
 		return ""
 	}
@@ -54,8 +48,19 @@ func PromptTitle(prompt string) string {
 
 // AgentTitle cleans a title the agent reported itself.
 func AgentTitle(t string) string {
-	t = strings.Join(strings.FieldsFunc(t, unicode.IsSpace), " ")
-	return cutTitle(t)
+	return cutTitle(clean(t))
+}
+
+// clean collapses whitespace and drops control characters: titles are
+// printed in terminals, where an escape sequence would be obeyed.
+func clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 }
 
 func cutTitle(s string) string {
