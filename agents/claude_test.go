@@ -1,0 +1,777 @@
+package agents
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	hooksDir     = "../testdata/claude/hooks"
+	sequencesDir = "../testdata/claude/sequences"
+)
+
+var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func noEnv(string) string { return "" }
+
+func envOf(vars map[string]string) Env { return func(k string) string { return vars[k] } }
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(hooksDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decodeFixture(t *testing.T, name string) Event {
+	t.Helper()
+	e, err := Claude.Decode(readFixture(t, name), "", noEnv, now)
+	if err != nil {
+		t.Fatalf("Decode(%s) error: %v", name, err)
+	}
+	return e
+}
+
+// hookKinds is the kind every captured payload must decode to.
+var hookKinds = map[string]Kind{
+	"ConfigChange.json":                           KindConfigChange,
+	"CwdChanged.json":                             KindCwdChange,
+	"DirectoryAdded.json":                         KindDirectoryAdd,
+	"Elicitation.json":                            KindQuestion,
+	"ElicitationResult.json":                      KindQuestionAnswered,
+	"FileChanged.json":                            KindFileChange,
+	"InstructionsLoaded.json":                     KindInstructionsLoad,
+	"MessageDisplay.json":                         KindMessage,
+	"Notification.elicitation_dialog.json":        KindNotification,
+	"Notification.elicitation_response.json":      KindNotification,
+	"Notification.idle_prompt.json":               KindNotification,
+	"Notification.permission_prompt.json":         KindNotification,
+	"PermissionDenied.json":                       KindPermissionDenied,
+	"PermissionRequest.after-pretooluse-ask.json": KindPermissionRequest,
+	"PermissionRequest.json":                      KindPermissionRequest,
+	"PermissionRequest.mcp.json":                  KindPermissionRequest,
+	"PermissionRequest.no-suggestions.json":       KindPermissionRequest,
+	"PermissionRequest.setMode.json":              KindPermissionRequest,
+	"PostCompact.json":                            KindCompactEnd,
+	"PostModelSwitch.json":                        KindModelSwitched,
+	"PostToolBatch.agent-launch.json":             KindToolBatch,
+	"PostToolBatch.json":                          KindToolBatch,
+	"PostToolBatch.parallel.json":                 KindToolBatch,
+	"PostToolBatch.subagent.json":                 KindToolBatch,
+	"PostToolUse.Agent.json":                      KindToolEnd,
+	"PostToolUse.Read.json":                       KindToolEnd,
+	"PostToolUse.json":                            KindToolEnd,
+	"PostToolUse.mcp.json":                        KindToolEnd,
+	"PostToolUse.subagent.json":                   KindToolEnd,
+	"PostToolUseFailure.json":                     KindToolFailure,
+	"PreCompact.json":                             KindCompactStart,
+	"PreModelSwitch.json":                         KindModelSwitch,
+	"PreToolUse.Agent.json":                       KindToolStart,
+	"PreToolUse.Read.json":                        KindToolStart,
+	"PreToolUse.auto.json":                        KindToolStart,
+	"PreToolUse.json":                             KindToolStart,
+	"PreToolUse.mcp.json":                         KindToolStart,
+	"PreToolUse.subagent.json":                    KindToolStart,
+	"SessionEnd.clear.json":                       KindSessionEnd,
+	"SessionEnd.json":                             KindSessionEnd,
+	"SessionEnd.prompt_input_exit.json":           KindSessionEnd,
+	"SessionStart.clear.json":                     KindSessionStart,
+	"SessionStart.compact.json":                   KindSessionStart,
+	"SessionStart.json":                           KindSessionStart,
+	"SessionStart.resume.json":                    KindSessionStart,
+	"SessionStart.startup-interactive.json":       KindSessionStart,
+	"Setup.init.json":                             KindSetup,
+	"Setup.maintenance.json":                      KindSetup,
+	"Stop.json":                                   KindTurnEnd,
+	"StopFailure.json":                            KindTurnFailure,
+	"SubagentStart.json":                          KindSubagentStart,
+	"SubagentStop.internal-compact.json":          KindSubagentStop,
+	"SubagentStop.json":                           KindSubagentStop,
+	"UserPromptExpansion.json":                    KindPromptExpansion,
+	"UserPromptSubmit.json":                       KindPromptSubmit,
+	"UserPromptSubmit.slash-command.json":         KindPromptSubmit,
+	"UserPromptSubmit.task-notification.json":     KindPromptSubmit,
+	"WorktreeCreate.json":                         KindWorktreeCreate,
+	"WorktreeRemove.json":                         KindWorktreeRemove,
+}
+
+func hookFixtures(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(hooksDir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		if name := filepath.Base(f); !strings.HasPrefix(name, "_") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("no hook fixtures found")
+	}
+	return names
+}
+
+func TestDecodeClaudeFixtures(t *testing.T) {
+	names := hookFixtures(t)
+	for _, name := range names {
+		want, ok := hookKinds[name]
+		if !ok {
+			t.Errorf("fixture %s has no expected kind in hookKinds", name)
+			continue
+		}
+		e, err := Claude.Decode(readFixture(t, name), "", noEnv, now)
+		if err != nil {
+			t.Errorf("Decode(%s) error: %v", name, err)
+			continue
+		}
+		if e.Kind != want {
+			t.Errorf("Decode(%s) kind = %v, want %v", name, e.Kind, want)
+		}
+		if e.Agent != "claude" || e.SessionID == "" || !e.Time.Equal(now) || e.HookEvent != strings.SplitN(name, ".", 2)[0] {
+			t.Errorf("Decode(%s) = agent %q session %q time %v hook %q", name, e.Agent, e.SessionID, e.Time, e.HookEvent)
+		}
+		if err := e.Validate(); err != nil {
+			t.Errorf("Decode(%s).Validate() = %v", name, err)
+		}
+	}
+	for name := range hookKinds {
+		if !slices.Contains(names, name) {
+			t.Errorf("hookKinds lists %s, which is not a fixture", name)
+		}
+	}
+}
+
+// TestDecodeClaudeFields pins what each kind of payload contributes. The
+// compared projection leaves out what every event has (ids, time, cwd,
+// permission mode, the input hash).
+func TestDecodeClaudeFields(t *testing.T) {
+	tests := []struct {
+		file string
+		want Event
+	}{
+		{"SessionStart.json", Event{Kind: KindSessionStart, Source: "startup"}},
+		{"SessionStart.resume.json", Event{Kind: KindSessionStart, Source: "resume"}},
+		{"SessionStart.compact.json", Event{Kind: KindSessionStart, Source: "compact"}},
+		{"SessionStart.clear.json", Event{Kind: KindSessionStart, Source: "clear"}},
+		{"SessionEnd.json", Event{Kind: KindSessionEnd, Reason: "other"}},
+		{"SessionEnd.clear.json", Event{Kind: KindSessionEnd, Reason: "clear"}},
+		{"SessionEnd.prompt_input_exit.json", Event{Kind: KindSessionEnd, Reason: "prompt_input_exit"}},
+		{"Setup.init.json", Event{Kind: KindSetup, Source: "init"}},
+		{"Setup.maintenance.json", Event{Kind: KindSetup, Source: "maintenance"}},
+		{"PreCompact.json", Event{Kind: KindCompactStart, Source: "manual"}},
+		{"PostCompact.json", Event{Kind: KindCompactEnd, Source: "manual"}},
+		{"PreModelSwitch.json", Event{Kind: KindModelSwitch, Source: "command"}},
+		{"ConfigChange.json", Event{Kind: KindConfigChange, Source: "user_settings"}},
+		{"DirectoryAdded.json", Event{Kind: KindDirectoryAdd, Source: "slash_command"}},
+		{"Notification.permission_prompt.json", Event{Kind: KindNotification, NotificationType: "permission_prompt"}},
+		{"Notification.idle_prompt.json", Event{Kind: KindNotification, NotificationType: "idle_prompt"}},
+		{"Notification.elicitation_dialog.json", Event{Kind: KindNotification, NotificationType: "elicitation_dialog"}},
+		{"Notification.elicitation_response.json", Event{Kind: KindNotification, NotificationType: "elicitation_response"}},
+		{"StopFailure.json", Event{Kind: KindTurnFailure, ErrorKind: "unknown"}},
+		{"Stop.json", Event{Kind: KindTurnEnd}},
+		{"UserPromptSubmit.json", Event{Kind: KindPromptSubmit, Title: "CAPTURE_ALL please", TitleSource: TitleFromPrompt}},
+		{"UserPromptSubmit.slash-command.json", Event{Kind: KindPromptSubmit, Title: "/greet world", TitleSource: TitleFromPrompt}},
+		{"UserPromptSubmit.task-notification.json", Event{Kind: KindPromptSubmit}},
+		{"UserPromptExpansion.json", Event{Kind: KindPromptExpansion}},
+		{"PreToolUse.json", Event{Kind: KindToolStart, ToolName: "Bash", ToolUseID: "toolu_41d9bc73b5ee4249842dcc7e"}},
+		{"PreToolUse.mcp.json", Event{Kind: KindToolStart, ToolName: "mcp__mini__ask_user", ToolUseID: "toolu_c2d476254d00471f8bac28bf"}},
+		{"PreToolUse.subagent.json", Event{Kind: KindToolStart, ToolName: "Bash", ToolUseID: "toolu_962f3843000b456abc626896",
+			SubagentID: "afc7f71e8f325b97f", SubagentType: "general-purpose"}},
+		{"PostToolUse.json", Event{Kind: KindToolEnd, ToolName: "Bash", ToolUseID: "toolu_41d9bc73b5ee4249842dcc7e"}},
+		{"PostToolUse.Agent.json", Event{Kind: KindToolEnd, ToolName: "Agent", ToolUseID: "toolu_8cda64971b2740c88a5b76fa"}},
+		{"PostToolUseFailure.json", Event{Kind: KindToolFailure, ToolName: "Bash", ToolUseID: "toolu_f8a2e23a55eb4662a21d66e7"}},
+		{"PermissionRequest.json", Event{Kind: KindPermissionRequest, ToolName: "Bash"}},
+		{"PermissionRequest.mcp.json", Event{Kind: KindPermissionRequest, ToolName: "mcp__mini__ask_user"}},
+		{"PermissionDenied.json", Event{Kind: KindPermissionDenied, ToolName: "Bash", ToolUseID: "toolu_f992977d67014c3c82ab7ca1"}},
+		{"PostToolBatch.json", Event{Kind: KindToolBatch, ToolUseIDs: []string{"toolu_41d9bc73b5ee4249842dcc7e"}}},
+		{"PostToolBatch.parallel.json", Event{Kind: KindToolBatch,
+			ToolUseIDs: []string{"toolu_488cf4d16718426d812ab723", "toolu_d92ae7bf22524bc495fbdcf9"}}},
+		{"PostToolBatch.subagent.json", Event{Kind: KindToolBatch, ToolUseIDs: []string{"toolu_962f3843000b456abc626896"},
+			SubagentID: "afc7f71e8f325b97f", SubagentType: "general-purpose"}},
+		{"SubagentStart.json", Event{Kind: KindSubagentStart, SubagentID: "afc7f71e8f325b97f", SubagentType: "general-purpose"}},
+		// The stopping subagent lists itself as still running: not
+		// background work.
+		{"SubagentStop.json", Event{Kind: KindSubagentStop, SubagentID: "afc7f71e8f325b97f", SubagentType: "general-purpose"}},
+		// Compaction's internal agent: agent_type "".
+		{"SubagentStop.internal-compact.json", Event{Kind: KindSubagentStop, SubagentID: "a2c9a9db2a5096074"}},
+		{"Elicitation.json", Event{Kind: KindQuestion, ToolName: "mini"}},
+		{"ElicitationResult.json", Event{Kind: KindQuestionAnswered, ToolName: "mini", Action: "accept"}},
+	}
+	for _, tt := range tests {
+		e := decodeFixture(t, tt.file)
+		got := e
+		got.Agent, got.SessionID, got.Time, got.HookEvent = "", "", time.Time{}, ""
+		got.Cwd, got.ProjectDir, got.InputHash, got.PermissionMode = "", "", "", ""
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Decode(%s) = %+v, want %+v", tt.file, got, tt.want)
+		}
+	}
+}
+
+func TestDecodeClaudeCwdChanged(t *testing.T) {
+	e := decodeFixture(t, "CwdChanged.json")
+	if e.Cwd != "/home/user/project/sub" {
+		t.Errorf("Decode(CwdChanged) cwd = %q, want the new cwd /home/user/project/sub", e.Cwd)
+	}
+	// Claude 2.1.328 already reports the new cwd in "cwd"; new_cwd is
+	// what the event is about, so it wins should the two ever differ.
+	payload := patch(t, "CwdChanged.json", map[string]any{"cwd": "/home/user/project"})
+	e, err := Claude.Decode(payload, "", noEnv, now)
+	if err != nil || e.Cwd != "/home/user/project/sub" {
+		t.Errorf("Decode(CwdChanged with the old cwd) cwd = %q, %v; want new_cwd", e.Cwd, err)
+	}
+}
+
+// patch decodes a fixture with some top-level fields replaced.
+func patch(t *testing.T, name string, fields map[string]any) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(readFixture(t, name), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range fields {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDecodeClaudeBackgroundTasks(t *testing.T) {
+	tasks := []any{
+		map[string]any{"id": "a1", "type": "subagent", "status": "running"},
+		map[string]any{"id": "b2", "type": "shell", "status": "running"},
+		map[string]any{"id": "c3", "type": "shell", "status": "completed"},
+	}
+	tests := []struct {
+		file   string
+		fields map[string]any
+		want   int
+	}{
+		{"Stop.json", nil, 0},
+		{"Stop.json", map[string]any{"background_tasks": tasks}, 2},
+		{"SubagentStop.json", nil, 0},
+		// A subagent stopping while others run counts them, not itself.
+		{"SubagentStop.json", map[string]any{"agent_id": "a1", "background_tasks": tasks}, 1},
+		{"Stop.json", map[string]any{"background_tasks": "garbage"}, 0},
+	}
+	for _, tt := range tests {
+		e, err := Claude.Decode(patch(t, tt.file, tt.fields), "", noEnv, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.BackgroundTasks != tt.want {
+			t.Errorf("Decode(%s %v) background tasks = %d, want %d", tt.file, tt.fields, e.BackgroundTasks, tt.want)
+		}
+	}
+}
+
+func TestDecodeClaudeInterrupt(t *testing.T) {
+	e, err := Claude.Decode(patch(t, "PostToolUseFailure.json", map[string]any{"is_interrupt": true}), "", noEnv, now)
+	if err != nil || !e.Interrupt {
+		t.Errorf("Decode(PostToolUseFailure is_interrupt) interrupt = %v, %v; want true", e.Interrupt, err)
+	}
+}
+
+func TestDecodeClaudeAskUserQuestion(t *testing.T) {
+	payload := patch(t, "PermissionRequest.json", map[string]any{
+		"tool_name":              "AskUserQuestion",
+		"tool_input":             map[string]any{"questions": []any{map[string]any{"question": "Which database?"}}},
+		"permission_suggestions": nil,
+	})
+	e, err := Claude.Decode(payload, "", noEnv, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Kind != KindQuestion || e.ToolName != "AskUserQuestion" || e.InputHash == "" {
+		t.Errorf("Decode(PermissionRequest AskUserQuestion) = kind %v tool %q hash %q, want question.asked AskUserQuestion with a hash",
+			e.Kind, e.ToolName, e.InputHash)
+	}
+	if e.HookEvent != "PermissionRequest" {
+		t.Errorf("hook event = %q, want PermissionRequest (the hook still owes a decision)", e.HookEvent)
+	}
+}
+
+func TestDecodeClaudeSessionTitle(t *testing.T) {
+	e, err := Claude.Decode(patch(t, "UserPromptSubmit.json", map[string]any{"session_title": "Capture\tall  hooks"}), "", noEnv, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Title != "Capture all hooks" || e.TitleSource != TitleFromAgent {
+		t.Errorf("Decode(session_title) title = %q (%s), want the agent's", e.Title, e.TitleSource)
+	}
+	// A title that cleans to nothing is no title.
+	e, err = Claude.Decode(patch(t, "SessionStart.json", map[string]any{"session_title": "\x1b\x07"}), "", noEnv, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Title != "" || e.TitleSource != "" {
+		t.Errorf("Decode(session_title of control characters) = %q (%s), want none", e.Title, e.TitleSource)
+	}
+}
+
+type recorded struct {
+	Event string          `json:"event"`
+	Stdin json.RawMessage `json:"stdin"`
+}
+
+func readSequence(t *testing.T, run string) []recorded {
+	t.Helper()
+	f, err := os.Open(filepath.Join(sequencesDir, run+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []recorded
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r recorded
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestPermissionRequestMatchesPreToolUse checks the premise of pending
+// matching: a PermissionRequest (no tool_use_id) fingerprints its input the
+// same as the PreToolUse that announced the call.
+func TestPermissionRequestMatchesPreToolUse(t *testing.T) {
+	seq := readSequence(t, "print-capture_all")
+	var last Event
+	pairs := 0
+	hashes := map[string]bool{}
+	for i, r := range seq {
+		e, err := Claude.Decode(r.Stdin, "", noEnv, now)
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		switch e.Kind {
+		case KindToolStart:
+			last = e
+		case KindPermissionRequest:
+			if last.Kind != KindToolStart {
+				t.Fatalf("event %d: PermissionRequest without a PreToolUse before it", i)
+			}
+			if e.InputHash == "" || e.InputHash != last.InputHash {
+				t.Errorf("event %d: PermissionRequest hash %q, PreToolUse %s hash %q; want equal",
+					i, e.InputHash, last.ToolUseID, last.InputHash)
+			}
+			hashes[e.InputHash] = true
+			pairs++
+		}
+	}
+	if pairs != 2 || len(hashes) != 2 {
+		t.Errorf("found %d request/PreToolUse pairs with %d distinct hashes, want 2 and 2", pairs, len(hashes))
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a := Fingerprint("claude", "Bash", []byte(`{"command": "ls",  "description": "x"}`))
+	b := Fingerprint("claude", "Bash", []byte(`{"command":"ls","description":"x"}`))
+	if a != b {
+		t.Errorf("Fingerprint of the same input pretty and compact: %s != %s", a, b)
+	}
+	for _, other := range []string{
+		Fingerprint("claude", "Read", []byte(`{"command":"ls","description":"x"}`)),
+		Fingerprint("codex", "Bash", []byte(`{"command":"ls","description":"x"}`)),
+		Fingerprint("claude", "Bash", []byte(`{"command":"ls -l","description":"x"}`)),
+	} {
+		if other == a {
+			t.Errorf("Fingerprint collides for a different call: %s", a)
+		}
+	}
+	if len(a) > MaxWordLen {
+		t.Errorf("Fingerprint is %d bytes, over MaxWordLen", len(a))
+	}
+}
+
+func TestDecodeClaudeEnv(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		headless bool
+	}{
+		{"print", map[string]string{"CLAUDE_CODE_ENTRYPOINT": "sdk-cli", "CLAUDE_CODE_SESSION_ATTENDED": "0"}, true},
+		{"tmux", map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli", "CLAUDE_CODE_SESSION_ATTENDED": "1"}, false},
+		{"none", nil, false},
+		{"sdk without attended", map[string]string{"CLAUDE_CODE_ENTRYPOINT": "sdk-ts"}, true},
+		{"attended wins", map[string]string{"CLAUDE_CODE_ENTRYPOINT": "sdk-cli", "CLAUDE_CODE_SESSION_ATTENDED": "1"}, false},
+	}
+	payload := readFixture(t, "SessionStart.json")
+	for _, tt := range tests {
+		e, err := Claude.Decode(payload, "", envOf(tt.env), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Headless != tt.headless {
+			t.Errorf("Decode with env %s headless = %v, want %v", tt.name, e.Headless, tt.headless)
+		}
+	}
+}
+
+// TestDecodeClaudeRecordedEnv decodes with the environments the hooks
+// really saw.
+func TestDecodeClaudeRecordedEnv(t *testing.T) {
+	tests := []struct {
+		envFile  string
+		headless bool
+	}{
+		{"print-capture_all.PreToolUse.json", true},
+		{"tmux-tour.PreToolUse.json", false},
+	}
+	payload := readFixture(t, "PreToolUse.json")
+	for _, tt := range tests {
+		b, err := os.ReadFile(filepath.Join("../testdata/claude/env", tt.envFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vars map[string]string
+		if err := json.Unmarshal(b, &vars); err != nil {
+			t.Fatal(err)
+		}
+		e, err := Claude.Decode(payload, "", envOf(vars), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Headless != tt.headless {
+			t.Errorf("Decode with env %s headless = %v, want %v", tt.envFile, e.Headless, tt.headless)
+		}
+		if vars["CLAUDE_PID"] != "" && e.AgentPID <= 0 {
+			t.Errorf("Decode with env %s pid = %d, want CLAUDE_PID %s", tt.envFile, e.AgentPID, vars["CLAUDE_PID"])
+		}
+		if e.ProjectDir != vars["CLAUDE_PROJECT_DIR"] {
+			t.Errorf("Decode with env %s project dir = %q, want %q", tt.envFile, e.ProjectDir, vars["CLAUDE_PROJECT_DIR"])
+		}
+	}
+}
+
+func TestDecodeClaudePID(t *testing.T) {
+	payload := readFixture(t, "PreToolUse.json")
+	for pid, want := range map[string]int{"12345": 12345, "": 0, "0": 0, "-4": 0, "abc": 0, "12x": 0} {
+		e, err := Claude.Decode(payload, "", envOf(map[string]string{"CLAUDE_PID": pid}), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.AgentPID != want {
+			t.Errorf("Decode with CLAUDE_PID=%q pid = %d, want %d", pid, e.AgentPID, want)
+		}
+	}
+}
+
+func TestDecodeClaudeErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		event   string
+		env     map[string]string
+		want    error
+	}{
+		{"not JSON", `{"session_id": "s", `, "", nil, ErrNotJSON},
+		{"empty", ``, "Stop", nil, ErrNotJSON},
+		{"array", `[{"session_id":"s","hook_event_name":"Stop"}]`, "", nil, ErrNotJSON},
+		{"string", `"Stop"`, "Stop", nil, ErrNotJSON},
+		{"unknown event", `{"session_id":"s","hook_event_name":"BeforeLunch"}`, "", nil, ErrUnknownEvent},
+		{"no event at all", `{"session_id":"s"}`, "", nil, ErrUnknownEvent},
+		{"unknown event on the command line", `{"session_id":"s"}`, "BeforeLunch", nil, ErrUnknownEvent},
+		{"no session", `{"hook_event_name":"Stop"}`, "", nil, ErrNoSession},
+		{"session id not a string", `{"session_id":42,"hook_event_name":"Stop"}`, "", nil, ErrNoSession},
+	}
+	for _, tt := range tests {
+		_, err := Claude.Decode([]byte(tt.payload), tt.event, envOf(tt.env), now)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("Decode(%s) error = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestDecodeClaudeFallbacks(t *testing.T) {
+	// The event name from the command line stands in for a missing one.
+	e, err := Claude.Decode([]byte(`{"session_id":"s"}`), "Stop", noEnv, now)
+	if err != nil || e.Kind != KindTurnEnd || e.HookEvent != "Stop" {
+		t.Errorf("Decode(no hook_event_name, arg Stop) = %v %q, %v; want turn.end", e.Kind, e.HookEvent, err)
+	}
+	// The session id from the environment stands in for a missing one.
+	env := envOf(map[string]string{"CLAUDE_CODE_SESSION_ID": "5e550000-0000-4000-8000-0000000000ee"})
+	e, err = Claude.Decode([]byte(`{"hook_event_name":"Stop"}`), "", env, now)
+	if err != nil || e.SessionID != "5e550000-0000-4000-8000-0000000000ee" {
+		t.Errorf("Decode(no session_id, env) session = %q, %v; want the env's", e.SessionID, err)
+	}
+	// Over-long fields are clipped to their limits.
+	long := strings.Repeat("x", 2*MaxIDLen)
+	e, err = Claude.Decode([]byte(`{"session_id":"`+long+`","hook_event_name":"PreToolUse","tool_name":"`+long+`"}`), "", noEnv, now)
+	if err != nil || len(e.SessionID) != MaxIDLen || len(e.ToolName) != MaxIDLen {
+		t.Errorf("Decode(long ids) = %d, %d bytes, %v; want clipped to %d", len(e.SessionID), len(e.ToolName), err, MaxIDLen)
+	}
+	if err := e.Validate(); err != nil {
+		t.Errorf("Validate(clipped event) = %v", err)
+	}
+}
+
+func TestDecodeClaudeTruncated(t *testing.T) {
+	// A PermissionRequest as Claude writes it (compact, in Claude's field
+	// order), with a big input.
+	var m map[string]any
+	if err := json.Unmarshal(readFixture(t, "PermissionRequest.json"), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["tool_input"] = map[string]any{"command": "cat > big.txt <<EOF\n" + strings.Repeat("data ", 1<<18) + "EOF"}
+	raw := readFixture(t, "PermissionRequest.json")
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		t.Fatal(err)
+	}
+	small := buf.String()
+	i := strings.Index(small, `"tool_input":`)
+	big, _ := json.Marshal(m["tool_input"])
+	full := small[:i] + `"tool_input":` + string(big) + `}`
+	if !json.Valid([]byte(full)) || len(full) < 1<<20 {
+		t.Fatalf("test payload is broken: %d bytes", len(full))
+	}
+	sid := "5e550000-0000-4000-8000-000000000001"
+
+	// Cut inside the big input: everything before it is there.
+	e, err := DecodeClaudeTruncated([]byte(full[:1024]), "PermissionRequest", noEnv, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.SessionID != sid || e.Kind != KindPermissionRequest || e.ToolName != "Bash" || !e.Truncated {
+		t.Errorf("DecodeClaudeTruncated(1 KiB) = session %q kind %v tool %q truncated %v", e.SessionID, e.Kind, e.ToolName, e.Truncated)
+	}
+	if e.InputHash != "" {
+		t.Errorf("DecodeClaudeTruncated hashed a cut input: %q", e.InputHash)
+	}
+	if _, err := Claude.Decode([]byte(full[:1024]), "PermissionRequest", noEnv, now); !errors.Is(err, ErrNotJSON) {
+		t.Errorf("Decode(cut payload) error = %v, want ErrNotJSON", err)
+	}
+
+	// The first 300 bytes end inside "hook_event_name" (Claude writes
+	// transcript_path, prompt_id and effort first): the session id is
+	// there, the kind comes from the event name on the command line, and
+	// tool_name (byte ~340) is beyond the cut. The hook's real cap is
+	// megabytes, far past these fields.
+	e, err = DecodeClaudeTruncated([]byte(full[:300]), "PermissionRequest", noEnv, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.SessionID != sid || e.Kind != KindPermissionRequest || !e.Truncated {
+		t.Errorf("DecodeClaudeTruncated(300 bytes) = session %q kind %v truncated %v", e.SessionID, e.Kind, e.Truncated)
+	}
+	if e.ToolName != "" {
+		t.Errorf("DecodeClaudeTruncated(300 bytes) tool = %q, want none: a cut value is never half-read", e.ToolName)
+	}
+	// No value is read half: a cut inside tool_name gives no tool name.
+	j := strings.Index(full, `"tool_name":"Bash"`) + len(`"tool_name":"Ba`)
+	if e, _ := DecodeClaudeTruncated([]byte(full[:j]), "PermissionRequest", noEnv, now); e.ToolName != "" {
+		t.Errorf("DecodeClaudeTruncated(cut in tool_name) tool = %q, want none", e.ToolName)
+	}
+}
+
+// TestDecodeClaudeKeepsContentOut checks that no decoded event carries
+// what people typed or tools saw: the prompt, tool input and output,
+// assistant messages, notification texts, form contents.
+func TestDecodeClaudeKeepsContentOut(t *testing.T) {
+	var payloads [][]byte
+	for _, name := range hookFixtures(t) {
+		payloads = append(payloads, readFixture(t, name))
+	}
+	files, _ := filepath.Glob(filepath.Join(sequencesDir, "*.jsonl"))
+	for _, f := range files {
+		for _, r := range readSequence(t, strings.TrimSuffix(filepath.Base(f), ".jsonl")) {
+			payloads = append(payloads, r.Stdin)
+		}
+	}
+	contentKeys := []string{"prompt", "tool_input", "tool_response", "last_assistant_message", "message",
+		"content", "requested_schema", "compact_summary", "custom_instructions", "delta", "command_args",
+		"error_details"}
+	checked := 0
+	for _, p := range payloads {
+		e, err := Claude.Decode(p, "", noEnv, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The title is derived from the prompt on purpose (and tested on
+		// its own); everything else must not carry content.
+		e.Title = ""
+		out := marshal(t, e)
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			t.Fatal(err)
+		}
+		content := map[string]any{}
+		for _, k := range contentKeys {
+			content[k] = m[k]
+		}
+		if e.Kind == KindToolFailure {
+			content["error"] = m["error"] // StopFailure's error is a kind word
+		}
+		if calls, ok := m["tool_calls"].([]any); ok {
+			var inner []any
+			for _, c := range calls {
+				c, _ := c.(map[string]any)
+				inner = append(inner, c["tool_input"], c["tool_response"])
+			}
+			content["tool_calls"] = inner
+		}
+		// What the event carries on purpose may also occur in content
+		// (pwd prints the cwd).
+		meta := []string{e.Cwd, e.ProjectDir, e.ToolName, e.ToolUseID, e.SessionID}
+		for k, v := range content {
+			for _, s := range leaves(v) {
+				if slices.Contains(meta, s) {
+					continue
+				}
+				checked++
+				if strings.Contains(out, jsonText(t, s)) {
+					t.Errorf("%s event carries %s text %q: %s", e.HookEvent, k, s, out)
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d content strings checked; the fixtures changed?", checked)
+	}
+}
+
+// leaves returns the string values in v that are long enough to be
+// content rather than a coincidence ("ls", "Bash").
+func leaves(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case string:
+		if len(v) >= 6 {
+			out = append(out, v)
+		}
+	case map[string]any:
+		for _, x := range v {
+			out = append(out, leaves(x)...)
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, leaves(x)...)
+		}
+	}
+	return out
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// jsonText is s as it appears inside a JSON string.
+func jsonText(t *testing.T, s string) string {
+	q := strings.TrimSpace(marshal(t, s))
+	return q[1 : len(q)-1]
+}
+
+func TestValidate(t *testing.T) {
+	valid := decodeFixture(t, "PreToolUse.subagent.json")
+	if err := valid.Validate(); err != nil {
+		t.Fatalf("Validate(decoded PreToolUse) = %v", err)
+	}
+	long := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name   string
+		modify func(e *Event)
+	}{
+		{"unknown agent", func(e *Event) { e.Agent = "clippy" }},
+		{"unknown kind", func(e *Event) { e.Kind = "tool.started" }},
+		{"empty kind", func(e *Event) { e.Kind = "" }},
+		{"empty session id", func(e *Event) { e.SessionID = "" }},
+		{"no time", func(e *Event) { e.Time = time.Time{} }},
+		{"long session id", func(e *Event) { e.SessionID = long(MaxIDLen + 1) }},
+		{"long cwd", func(e *Event) { e.Cwd = long(MaxPathLen + 1) }},
+		{"long tool name", func(e *Event) { e.ToolName = long(MaxIDLen + 1) }},
+		{"long input hash", func(e *Event) { e.InputHash = long(MaxWordLen + 1) }},
+		{"long reason", func(e *Event) { e.Reason = long(MaxWordLen + 1) }},
+		{"long state", func(e *Event) { e.State = long(MaxWordLen + 1) }},
+		{"long title", func(e *Event) { e.Title = strings.Repeat("é", MaxTitleLen+1) }},
+		{"invalid UTF-8", func(e *Event) { e.Cwd = "/home/\xff" }},
+		{"unknown title source", func(e *Event) { e.Title, e.TitleSource = "t", "guess" }},
+		{"too many batch ids", func(e *Event) { e.ToolUseIDs = make([]string, MaxBatchIDs+1) }},
+		{"long batch id", func(e *Event) { e.ToolUseIDs = []string{"a", long(MaxIDLen + 1)} }},
+		{"negative pid", func(e *Event) { e.AgentPID = -1 }},
+		{"negative background tasks", func(e *Event) { e.BackgroundTasks = -1 }},
+	}
+	for _, tt := range tests {
+		e := valid
+		tt.modify(&e)
+		if err := e.Validate(); !errors.Is(err, ErrInvalidEvent) {
+			t.Errorf("Validate(%s) = %v, want ErrInvalidEvent", tt.name, err)
+		}
+	}
+	// At the limits is fine; the alias of an agent is not its id.
+	e := valid
+	e.SessionID, e.Title, e.ToolUseIDs = long(MaxIDLen), strings.Repeat("é", MaxTitleLen), make([]string, MaxBatchIDs)
+	if err := e.Validate(); err != nil {
+		t.Errorf("Validate(at the limits) = %v", err)
+	}
+	e = valid
+	e.Kind, e.State = KindState, "working"
+	if err := e.Validate(); err != nil {
+		t.Errorf("Validate(state event) = %v", err)
+	}
+}
+
+func TestClaudeRegistry(t *testing.T) {
+	for _, name := range []string{"claude", "Claude", " claude-code ", "claude_code", "claudecode"} {
+		if Lookup(name) != Claude {
+			t.Errorf("Lookup(%q) = %v, want Claude", name, Lookup(name))
+		}
+	}
+	if a := Lookup("codex-ish"); a != nil {
+		t.Errorf("Lookup(codex-ish) = %v, want nil", a.ID)
+	}
+	for _, name := range ClaudeEvents() {
+		if k, ok := ClaudeKind(name); !ok || !k.Valid() {
+			t.Errorf("ClaudeKind(%s) = %v, %v", name, k, ok)
+		}
+	}
+	for _, h := range Claude.Hooks {
+		if _, ok := ClaudeKind(h.Event); !ok {
+			t.Errorf("registered hook %s is not decoded", h.Event)
+		}
+		if h.Event == "WorktreeCreate" || h.Event == "WorktreeRemove" {
+			t.Errorf("%s is registered: its stdout would be taken as the worktree path", h.Event)
+		}
+	}
+	if h, ok := Claude.Hook("PermissionRequest"); !ok || !h.Blocking || h.Timeout != ClaudePermissionTimeout {
+		t.Errorf("Hook(PermissionRequest) = %+v, %v", h, ok)
+	}
+	if got := string(Claude.NoDecision("PermissionRequest")); got != "{}\n" {
+		t.Errorf("NoDecision(PermissionRequest) = %q, want {}", got)
+	}
+	for _, ev := range []string{"PreCompact", "Stop", "PreToolUse"} {
+		if got := Claude.NoDecision(ev); len(got) != 0 {
+			t.Errorf("NoDecision(%s) = %q, want nothing", ev, got)
+		}
+	}
+}
