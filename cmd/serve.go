@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray"
 )
 
 type serveOptions struct {
@@ -47,9 +48,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return exitCode(2, fmt.Errorf("bad --log-level %q: use debug, info, warn or error", o.logLevel))
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	if !o.headless {
-		// The tray arrives with its own issue; until then serve runs
-		// headless either way.
+	if !o.headless && !tray.Available() {
 		log.Info("tray not available in this build; running headless")
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
