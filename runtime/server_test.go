@@ -246,7 +246,9 @@ func TestStreamAndSnapshotThroughClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := func(k string) string { return map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", "CLAUDE_PID": "999"}[k] }
+	env := func(k string) string {
+		return map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", "CLAUDE_PID": "999"}[k]
+	}
 	ev, err := agents.Claude.Decode(payload, "", env, time.Now())
 	if err != nil {
 		t.Fatal(err)
