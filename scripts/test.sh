@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# test.sh is clawd's one test command, for people and CI alike:
+#
+#   bash scripts/test.sh [go test args...]     e.g. bash scripts/test.sh -run Claude -v
+#
+# It installs the agent CLIs the end-to-end tests drive (scripts/install-agents.sh;
+# cached outside the repo, quick once installed), then checks formatting, vets,
+# and runs every test with the race detector.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-agents.sh
+CLAWD_E2E_CLAUDE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/claude/node_modules/.bin/claude"
+export CLAWD_E2E_CLAUDE
+
+unformatted="$(gofmt -l .)"
+if [ -n "$unformatted" ]; then
+  echo "gofmt: these files need formatting (run gofmt -w):" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+
+go vet ./...
+go test -race -count=1 ./... "$@"
