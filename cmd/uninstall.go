@@ -1,7 +1,65 @@
 package cmd
 
-import "github.com/urfave/cli/v3"
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/installers"
+)
+
+type uninstallOptions struct {
+	all    bool
+	dryRun bool
+}
 
 func newUninstallCmd(e *env) *cli.Command {
-	return &cli.Command{Name: "uninstall", Usage: "TODO"}
+	o := &uninstallOptions{}
+	return &cli.Command{
+		Name:      "uninstall",
+		Usage:     "remove clawd's hooks from an agent's settings",
+		ArgsUsage: "AGENT...",
+		Description: "Removes every clawd hook entry from the agent's user settings and nothing else:\n" +
+			"other tools' hooks stay, and a file clawd installed into comes back as it was.\n" +
+			"Agents: " + knownAgents() + ".",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
+		},
+		OnUsageError: usageError,
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return runUninstall(ctx, e, o, c.Args().Slice())
+		},
+	}
+}
+
+func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []string) error {
+	list, err := selectAgents("uninstall", names, o.all)
+	if err != nil {
+		return err
+	}
+	var failed []error
+	for _, a := range list {
+		inst, err := installerFor(e, a)
+		if errors.Is(err, errNoInstaller) && o.all {
+			continue
+		}
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+			continue
+		}
+		res, err := inst.Uninstall(installers.Options{DryRun: o.dryRun})
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+			continue
+		}
+		if !res.Any() {
+			fmt.Fprintf(e.stdout, "%s: not installed in %s\n", res.Agent, res.Path)
+			continue
+		}
+		reportChange(e.stdout, res, verb(o.dryRun, "removed", "remove")+" "+hooks(res.Removed)+" from", o.dryRun)
+	}
+	return errors.Join(failed...)
 }

@@ -11,7 +11,7 @@ import (
 // ErrTemporaryBinary reports a clawd binary that will not exist for long,
 // such as the one `go run` builds: hooks pointing at it would break as soon
 // as it exits.
-var ErrTemporaryBinary = errors.New("temporary binary")
+var ErrTemporaryBinary = errors.New("clawd is running from a temporary build")
 
 // Command returns the hook command an agent runs: binary (an absolute
 // path) followed by " hook <agentID>". The path is written with forward
@@ -83,7 +83,7 @@ func CheckBinary(path string) error {
 		return fmt.Errorf("clawd binary path %q is not valid UTF-8; move clawd to a plainer path", path)
 	}
 	if isGoRunBinary(path) {
-		return fmt.Errorf("%s was built by `go run` and is deleted when it exits: build or install clawd first (`go install github.com/clawdhq/clawd@latest` or `go build`), then run that binary's install: %w", path, ErrTemporaryBinary)
+		return fmt.Errorf("%w (%s, made by `go run`, is deleted when it exits): install clawd first with `go install github.com/clawdhq/clawd@latest` or `go build`, then run that binary's install", ErrTemporaryBinary, path)
 	}
 	return nil
 }

@@ -1,0 +1,145 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// TestMain lets testscript run this test binary as `clawd`.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"clawd": func() {
+			os.Exit(Main(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScript runs the CLI scripts in testdata/script. In them, clawd is
+// this test binary under the name clawd, and $CLAWD_BIN is its path: the
+// path `clawd install` writes into agent settings.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			bin, err := exec.LookPath("clawd")
+			if err != nil {
+				return err
+			}
+			if bin, err = filepath.EvalSymlinks(bin); err != nil {
+				return err
+			}
+			if bin, err = filepath.Abs(bin); err != nil {
+				return err
+			}
+			env.Setenv("CLAWD_BIN", filepath.ToSlash(bin))
+			return nil
+		},
+	})
+}
+
+// installTestEnv is an env for running install/uninstall in-process with
+// HOME at home and the clawd binary at binary.
+func installTestEnv(home, binary string) (*env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &env{
+		stdin:  strings.NewReader(""),
+		stdout: &out,
+		stderr: &errb,
+		getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		},
+		now:        time.Now,
+		executable: func() (string, error) { return binary, nil },
+	}, &out, &errb
+}
+
+// TestInstallExitCodes checks the exit status of install and uninstall,
+// which testscript cannot tell apart beyond zero and non-zero.
+func TestInstallExitCodes(t *testing.T) {
+	installed := fmt.Sprintf("claude: installed %d hooks in ", len(agents.Claude.Hooks))
+	tests := []struct {
+		name     string
+		args     []string
+		binary   string
+		settings string // "" means no file
+		want     int
+		stdout   string
+		stderr   string
+	}{
+		{name: "install", args: []string{"install", "claude"}, want: 0, stdout: installed},
+		{name: "alias", args: []string{"install", "claude-code", "claude"}, want: 0, stdout: installed},
+		{name: "all", args: []string{"install", "--all"}, want: 0, stdout: installed},
+		{name: "no agent", args: []string{"install"}, want: 2, stderr: "clawd: name the agent to install (clawd install claude) or use --all; agents: claude\n"},
+		{name: "no agent uninstall", args: []string{"uninstall"}, want: 2, stderr: "or use --all"},
+		{name: "unknown agent", args: []string{"install", "claude", "kodex"}, want: 2, stderr: "clawd: unknown agent \"kodex\"; known agents: claude\n"},
+		{name: "unknown agent uninstall", args: []string{"uninstall", "kodex"}, want: 2, stderr: "unknown agent \"kodex\""},
+		{name: "bad flag", args: []string{"install", "--force", "claude"}, want: 2, stderr: "flag provided but not defined"},
+		{
+			name: "go run binary", args: []string{"install", "claude"}, binary: "/tmp/go-build42/b001/exe/clawd",
+			want: 1, stderr: "clawd: clawd is running from a temporary build (/tmp/go-build42/b001/exe/clawd, made by `go run`, is deleted when it exits): install clawd first",
+		},
+		{
+			name: "malformed", args: []string{"install", "claude"}, settings: "{\n  \"a\": 1,\n}\n",
+			want: 1, stderr: "clawd: claude: ", // then the path and position, see install_malformed.txtar
+		},
+		{
+			name: "malformed uninstall", args: []string{"uninstall", "--all"}, settings: "{\n  \"a\": 1,\n}\n",
+			want: 1, stderr: "invalid JSON at line 2, column 9: trailing comma before '}'",
+		},
+		{name: "uninstall nothing", args: []string{"uninstall", "claude"}, want: 0, stdout: "claude: not installed in "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.settings != "" {
+				if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(tt.settings), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			binary := tt.binary
+			if binary == "" {
+				binary = "/usr/local/bin/clawd"
+			}
+			e, out, errb := installTestEnv(home, binary)
+			got := run(context.Background(), e, append([]string{"clawd"}, tt.args...))
+			if got != tt.want {
+				t.Errorf("clawd %s exited %d, want %d; stderr %q", strings.Join(tt.args, " "), got, tt.want, errb)
+			}
+			if !strings.Contains(out.String(), tt.stdout) {
+				t.Errorf("clawd %s stdout = %q, want it to contain %q", strings.Join(tt.args, " "), out, tt.stdout)
+			}
+			if tt.stderr == "" && errb.Len() > 0 || !strings.Contains(errb.String(), tt.stderr) {
+				t.Errorf("clawd %s stderr = %q, want it to contain %q", strings.Join(tt.args, " "), errb, tt.stderr)
+			}
+			if tt.settings != "" {
+				b, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+				if err != nil || string(b) != tt.settings {
+					t.Errorf("settings changed to %q (%v)", b, err)
+				}
+			}
+			if tt.want != 0 && tt.settings == "" {
+				if _, err := os.Stat(filepath.Join(home, ".claude")); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("a failed clawd %s created %s", strings.Join(tt.args, " "), filepath.Join(home, ".claude"))
+				}
+			}
+		})
+	}
+}
