@@ -2,6 +2,12 @@
 // run clawd's hooks, and takes them out again, without losing a byte of
 // anything else: clawd's entries are found by an exact command match, and
 // every change is a minimal byte-range edit of the file as written.
+//
+// Uninstall after install restores the original bytes, with these known
+// exceptions: an empty container clawd filled (`"hooks": {}`, an event's
+// `[]`) is removed rather than emptied, since uninstall drops whatever
+// becomes empty; an empty object written with inner blanks (`{ }`) comes
+// back as `{}`; and a blank or missing file comes back as `{}`.
 package installers
 
 import (
