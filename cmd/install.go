@@ -33,7 +33,7 @@ func newInstallCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
 		},
-		OnUsageError: usageError,
+		OnUsageError: installUsageError,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runInstall(ctx, e, o, c.Args().Slice())
 		},
@@ -55,9 +55,12 @@ func runInstall(ctx context.Context, e *env, o *installOptions, names []string) 
 	var failed []error
 	for _, a := range list {
 		inst, err := installerFor(e, a)
-		if errors.Is(err, errNoInstaller) && o.all {
-			fmt.Fprintf(e.stdout, "%s: skipped, clawd cannot install into %s yet\n", a.ID, a.Name)
-			continue
+		if inst == nil && err == nil {
+			if o.all {
+				fmt.Fprintf(e.stdout, "%s: skipped, clawd cannot install into %s yet\n", a.ID, a.Name)
+				continue
+			}
+			err = fmt.Errorf("clawd cannot install into %s yet", a.Name)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
@@ -80,13 +83,13 @@ func reportInstall(w io.Writer, res *installers.Result, dryRun bool) {
 	}
 	var parts []string
 	if n := res.Added; n > 0 {
-		parts = append(parts, verb(dryRun, "installed", "install")+" "+hooks(n))
+		parts = append(parts, dryRunVerb(dryRun, "installed", "install")+" "+hookCount(n))
 	}
 	if n := res.Repaired; n > 0 {
-		parts = append(parts, verb(dryRun, "repaired", "repair")+" "+hooks(n))
+		parts = append(parts, dryRunVerb(dryRun, "repaired", "repair")+" "+hookCount(n))
 	}
 	if n := res.Removed; n > 0 {
-		parts = append(parts, verb(dryRun, "removed", "remove")+" "+plural(n, "stale hook"))
+		parts = append(parts, dryRunVerb(dryRun, "removed", "remove")+" "+countOf(n, "stale hook"))
 	}
 	reportChange(w, res, strings.Join(parts, ", ")+" in", dryRun)
 }
@@ -109,16 +112,16 @@ func reportChange(w io.Writer, res *installers.Result, what string, dryRun bool)
 	fmt.Fprintf(w, "%s: %s %s%s\n", res.Agent, what, res.Path, note)
 }
 
-func verb(dryRun bool, past, base string) string {
+func dryRunVerb(dryRun bool, past, base string) string {
 	if dryRun {
 		return base
 	}
 	return past
 }
 
-func hooks(n int) string { return plural(n, "hook") }
+func hookCount(n int) string { return countOf(n, "hook") }
 
-func plural(n int, word string) string {
+func countOf(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
@@ -131,8 +134,8 @@ type agentInstaller interface {
 	Uninstall(opts installers.Options) (*installers.Result, error)
 }
 
-var errNoInstaller = errors.New("no installer for this agent yet")
-
+// installerFor returns the installer of agent a, or nil and no error when
+// clawd has none for it yet.
 func installerFor(e *env, a *agents.Agent) (agentInstaller, error) {
 	switch a.ID {
 	case agents.Claude.ID:
@@ -142,7 +145,7 @@ func installerFor(e *env, a *agents.Agent) (agentInstaller, error) {
 		}
 		return c, nil
 	}
-	return nil, errNoInstaller
+	return nil, nil
 }
 
 // selectAgents resolves the AGENT arguments of install and uninstall (ids
@@ -177,8 +180,8 @@ func knownAgents() string {
 	return strings.Join(ids, ", ")
 }
 
-// usageError makes a flag error exit with status 2, like other usage
+// installUsageError makes a flag error exit with status 2, like other usage
 // errors.
-func usageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
+func installUsageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
 	return exitCode(2, err)
 }

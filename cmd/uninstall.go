@@ -28,7 +28,7 @@ func newUninstallCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
 		},
-		OnUsageError: usageError,
+		OnUsageError: installUsageError,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runUninstall(ctx, e, o, c.Args().Slice())
 		},
@@ -43,8 +43,11 @@ func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []stri
 	var failed []error
 	for _, a := range list {
 		inst, err := installerFor(e, a)
-		if errors.Is(err, errNoInstaller) && o.all {
-			continue
+		if inst == nil && err == nil {
+			if o.all {
+				continue
+			}
+			err = fmt.Errorf("clawd cannot uninstall from %s yet", a.Name)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
@@ -59,7 +62,7 @@ func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []stri
 			fmt.Fprintf(e.stdout, "%s: not installed in %s\n", res.Agent, res.Path)
 			continue
 		}
-		reportChange(e.stdout, res, verb(o.dryRun, "removed", "remove")+" "+hooks(res.Removed)+" from", o.dryRun)
+		reportChange(e.stdout, res, dryRunVerb(o.dryRun, "removed", "remove")+" "+hookCount(res.Removed)+" from", o.dryRun)
 	}
 	return errors.Join(failed...)
 }
