@@ -1,0 +1,286 @@
+//go:build unix
+
+// Package bench measures clawd the way an agent meets it: one whole
+// `clawd hook claude` process per hook event, payload on stdin, wall time
+// until it exits. The baselines are /bin/true (the floor of any hook) and a
+// minimal Node hook like the original app's (testdata/hook.js). Run
+//
+//	go test -run '^$' -bench . ./bench/
+//
+// or bash bench/run.sh for the summary against the targets. Nothing here
+// runs under plain `go test ./...`: the build, the runtime and the processes
+// all live inside the Benchmark functions.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// fixture is the payload every process gets: Stop is a non-blocking event
+// (no decision to wait for), so its cost is the hook's own.
+const fixture = "Stop.json"
+
+// syncSession is the session of the events that prove the stream
+// subscription is live; the hook's events never use it.
+const syncSession = "bench-sync"
+
+var build struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	os.Exit(code)
+}
+
+// clawdBinary builds clawd once per test binary with the release flags
+// (goreleaser.yaml: CGO_ENABLED=0, -trimpath, -ldflags "-s -w"): a static,
+// stripped binary starts faster than a test build, and it is what people
+// install, so it is the one to time.
+func clawdBinary(b *testing.B) string {
+	b.Helper()
+	build.once.Do(func() {
+		root, err := filepath.Abs("..")
+		if err != nil {
+			build.err = err
+			return
+		}
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+			build.err = fmt.Errorf("module root not found from %s: %w", root, err)
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			build.err = fmt.Errorf("go tool not on PATH: %w", err)
+			return
+		}
+		if build.dir, err = os.MkdirTemp("", "clawd-bench-"); err != nil {
+			build.err = err
+			return
+		}
+		build.bin = filepath.Join(build.dir, "clawd")
+		cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", build.bin, ".")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		b.Fatal(build.err)
+	}
+	return build.bin
+}
+
+func payload(b *testing.B) []byte {
+	b.Helper()
+	p, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "hooks", fixture))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// hookEnv is this process's environment with CLAWD_HOME set to home, as
+// Claude Code passes its own environment on to hooks.
+func hookEnv(home string) []string {
+	return append(os.Environ(), "CLAWD_HOME="+home)
+}
+
+// runProcesses spawns name with args b.N times the way an agent runs a
+// hook (payload on a stdin pipe, stdout and stderr captured, wait for the
+// exit) and reports the wall time and the child's CPU time per process. A
+// non-zero exit or anything on stderr fails the benchmark: a hook that
+// complains is not a hook that worked fast.
+func runProcesses(b *testing.B, env []string, in []byte, name string, args ...string) {
+	b.Helper()
+	var cpu time.Duration
+	var stdout, stderr bytes.Buffer
+	for b.Loop() {
+		stdout.Reset()
+		stderr.Reset()
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		cmd.Stdin = bytes.NewReader(in)
+		cmd.Stdout = &stdout
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s %v: %v\nstderr: %s", name, args, err, stderr.Bytes())
+		}
+		if stderr.Len() > 0 {
+			b.Fatalf("%s %v wrote to stderr: %s", name, args, stderr.Bytes())
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/n, "ms/op")
+	b.ReportMetric(float64(cpu.Microseconds())/1e3/n, "cpu-ms/op")
+}
+
+// BenchmarkProcessTrue is the floor: spawning a process that does nothing
+// with the same stdin.
+func BenchmarkProcessTrue(b *testing.B) {
+	runProcesses(b, hookEnv(b.TempDir()), payload(b), "/bin/true")
+}
+
+// BenchmarkProcessHookRuntimeDown is the hook with no runtime: no
+// runtime.json, so it probes 23333-23337, logs the drop and exits 0.
+func BenchmarkProcessHookRuntimeDown(b *testing.B) {
+	bin := clawdBinary(b)
+	for _, p := range client.Ports {
+		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			b.Logf("port %d is in use: the hook probes it, so this is not a clean runtime-down figure", p)
+		}
+	}
+	runProcesses(b, hookEnv(b.TempDir()), payload(b), bin, "hook", "claude")
+}
+
+// BenchmarkProcessHookRuntimeUp is the hook delivering to a live runtime
+// found through runtime.json. Every event must arrive.
+func BenchmarkProcessHookRuntimeUp(b *testing.B) {
+	bin := clawdBinary(b)
+	home := b.TempDir()
+	rt := startRuntime(b, home)
+	runProcesses(b, hookEnv(home), payload(b), bin, "hook", "claude")
+	rt.waitDelivered(b, b.N)
+}
+
+// BenchmarkProcessNodeHookRuntimeUp is the Node baseline posting the
+// original's /state body to the same live runtime. Every event must
+// arrive.
+func BenchmarkProcessNodeHookRuntimeUp(b *testing.B) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatalf("node is needed for the Node baseline: %v", err)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "hook.js"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	home := b.TempDir()
+	rt := startRuntime(b, home)
+	runProcesses(b, hookEnv(home), payload(b), node, script)
+	rt.waitDelivered(b, b.N)
+}
+
+// liveRuntime is a runtime running in the benchmark process, with a
+// follower of its event stream that counts what it ingested.
+type liveRuntime struct {
+	session   string
+	delivered atomic.Int64
+	wrongKind atomic.Int64
+}
+
+// startRuntime runs a real runtime on a free loopback port with home as its
+// clawd home (Run writes runtime.json there, as `clawd serve` does) and
+// follows its event stream until the benchmark ends.
+func startRuntime(b *testing.B, home string) *liveRuntime {
+	b.Helper()
+	ev, err := agents.Claude.Decode(payload(b), "", func(string) string { return "" }, time.Now())
+	if err != nil {
+		b.Fatalf("decode %s: %v", fixture, err)
+	}
+	rt := &liveRuntime{session: ev.SessionID}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	s := runtime.New(runtime.Config{Home: home, Version: "bench"})
+	ready := make(chan client.Info, 1)
+	runErr := make(chan error, 1)
+	go func() { runErr <- s.Run(ctx, 0, func(in client.Info) { ready <- in }) }()
+	var info client.Info
+	select {
+	case info = <-ready:
+	case err := <-runErr:
+		cancel()
+		b.Fatalf("runtime: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		b.Fatal("runtime did not start in 10 s")
+	}
+
+	c := client.New(info.Port, info.Token, client.Options{})
+	synced := make(chan struct{}, 1)
+	streamErr := make(chan error, 1)
+	go func() {
+		streamErr <- c.StreamEvents(ctx, func(_ []byte, rec client.EventRecord) error {
+			switch rec.SessionID {
+			case syncSession:
+				select {
+				case synced <- struct{}{}:
+				default:
+				}
+			case rt.session:
+				rt.delivered.Add(1)
+				if rec.Kind != ev.Kind {
+					rt.wrongKind.Add(1)
+				}
+			}
+			return nil
+		})
+	}()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-streamErr; err != nil && !errors.Is(err, context.Canceled) {
+			b.Errorf("event stream: %v", err)
+		}
+		if err := <-runErr; err != nil {
+			b.Errorf("runtime: %v", err)
+		}
+	})
+
+	// The stream subscribes after it answers, so the subscription is live
+	// only once an event posted now comes back on it.
+	hello := agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: syncSession, Time: time.Now()}
+	deadline := time.After(10 * time.Second)
+	for {
+		if err := c.PostEvent(ctx, hello); err != nil {
+			b.Fatalf("post sync event: %v", err)
+		}
+		select {
+		case <-synced:
+			return rt
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			b.Fatal("event stream not live after 10 s")
+		}
+	}
+}
+
+// waitDelivered fails the benchmark unless the runtime ingested exactly
+// want events of the fixture's session and kind.
+func (rt *liveRuntime) waitDelivered(b *testing.B, want int) {
+	b.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for rt.delivered.Load() < int64(want) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := rt.delivered.Load(); got != int64(want) {
+		b.Fatalf("runtime ingested %d events of session %s, want %d", got, rt.session, want)
+	}
+	if n := rt.wrongKind.Load(); n > 0 {
+		b.Fatalf("%d of the ingested events had the wrong kind", n)
+	}
+}
