@@ -59,7 +59,7 @@ func newHookCmd(e *env) *cli.Command {
 			&cli.StringArg{Name: "event", Destination: &o.event},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			runHookSignals(ctx, e, o)
+			runHook(ctx, e, o)
 			return nil // never a non-zero exit: exit 2 would block the agent
 		},
 	}
@@ -84,24 +84,24 @@ func hookFastArgs(args []string) (*hookOptions, bool) {
 	return o, true
 }
 
-// runHookSignals runs the hook and ends it quietly when the agent sends
-// SIGTERM (Claude Code does when the person answered in the terminal first).
-func runHookSignals(ctx context.Context, e *env, o *hookOptions) {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-	runHook(ctx, e, o)
-}
-
 // runHook does the work of `clawd hook`. It never fails: every problem
 // ends in the agent's no-decision output and a log line.
 func runHook(ctx context.Context, e *env, o *hookOptions) {
 	home := e.home()
-	logw := &rotlog.Writer{Path: filepath.Join(home, "logs", "hook.log"), MaxBytes: hookLogMax}
-	log := logw.Logger(slog.LevelInfo).With("agent", o.agent, "pid", os.Getpid())
+	// The logger is made on first use: a hook that succeeds never opens
+	// the log file.
+	var logger *slog.Logger
+	log := func() *slog.Logger {
+		if logger == nil {
+			w := &rotlog.Writer{Path: filepath.Join(home, "logs", "hook.log"), MaxBytes: hookLogMax}
+			logger = w.Logger(slog.LevelInfo).With("agent", o.agent, "pid", os.Getpid())
+		}
+		return logger
+	}
 
 	a := agents.Lookup(o.agent)
 	if a == nil {
-		log.Warn("unknown agent; nothing forwarded")
+		log().Warn("unknown agent; nothing forwarded")
 		return
 	}
 	noDecision := func(event string) {
@@ -116,7 +116,7 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 	payload, truncated, err := readHookInput(ctx, e.stdin)
 	if err != nil {
 		if ctx.Err() == nil {
-			log.Warn("read stdin", "err", err)
+			log().Warn("read stdin", "err", err)
 		}
 		noDecision(o.event)
 		return
@@ -127,18 +127,26 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 	}
 	ev, err := decode(payload, o.event, e.getenv, e.now())
 	if err != nil {
-		log.Warn("decode payload", "event", o.event, "bytes", len(payload), "truncated", truncated, "err", err)
+		log().Warn("decode payload", "event", o.event, "bytes", len(payload), "truncated", truncated, "err", err)
 		noDecision(o.event)
 		return
 	}
 	if truncated {
-		log.Info("payload over the stdin cap; forwarded the fields before the cut",
+		log().Info("payload over the stdin cap; forwarded the fields before the cut",
 			"event", ev.HookEvent, "session", ev.SessionID, "cap", maxHookInput)
 	}
-	pctx, cancel := context.WithTimeout(ctx, hookPostTimeout)
-	defer cancel()
-	if err := postEvent(pctx, home, ev); err != nil && ctx.Err() == nil {
-		log.Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
+	spec, _ := a.Hook(ev.HookEvent)
+	if spec.Blocking {
+		// The agent SIGTERMs a blocking hook when the person answered in
+		// the terminal first: end at once, quietly, with exit 0. A
+		// non-blocking event keeps the default action, which is just as
+		// quiet and costs nothing to set up.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		defer stop()
+	}
+	if err := postEvent(ctx, home, ev, spec.Blocking); err != nil && ctx.Err() == nil {
+		log().Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
 	}
 	// Until the permission broker answers, every event gets no decision.
 	noDecision(ev.HookEvent)
@@ -182,19 +190,34 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 // postEvent delivers ev to the runtime: straight to the port in
 // runtime.json, else to the first port of the range that identifies as
 // clawd.
-func postEvent(ctx context.Context, home string, ev agents.Event) error {
+//
+// A non-blocking event goes out over plain blocking sockets with one
+// deadline for the whole delivery (see client.Quick); a blocking event's
+// delivery must be cancellable by the agent's SIGTERM, so it goes through
+// package net.
+func postEvent(ctx context.Context, home string, ev agents.Event, cancellable bool) error {
 	var firstErr error
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
+	deadline := time.Now().Add(hookPostTimeout)
+	if cancellable {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	for _, c := range client.Candidates(home) {
 		var err error
 		if !c.FromInfo {
-			err = client.FastPing(ctx, c.Port)
+			err = client.Quick("GET", c.Port, "", "/api/v1/health", nil, deadline)
 		}
 		if err == nil {
-			err = client.FastPost(ctx, c.Port, c.Token, "/api/v1/events", body)
+			if cancellable {
+				err = client.FastPost(ctx, c.Port, c.Token, "/api/v1/events", body)
+			} else {
+				err = client.Quick("POST", c.Port, c.Token, "/api/v1/events", body, deadline)
+			}
 		}
 		if err == nil {
 			return nil
@@ -206,7 +229,7 @@ func postEvent(ctx context.Context, home string, ev agents.Event) error {
 		if firstErr == nil {
 			firstErr = err
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || time.Now().After(deadline) {
 			break
 		}
 	}

@@ -58,7 +58,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 func run(ctx context.Context, e *env, args []string) int {
 	if o, ok := hookFastArgs(args[1:]); ok {
-		runHookSignals(ctx, e, o)
+		runHook(ctx, e, o)
 		return 0
 	}
 	root := newRootCmd(e)

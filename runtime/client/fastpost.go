@@ -1,35 +1,45 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/textproto"
 	"strconv"
-	"strings"
 	"time"
 )
 
-// FastPost sends one JSON POST to a runtime on 127.0.0.1:port over a fresh
-// connection and waits for the status line and headers only. It is what the
-// hook process uses: a single request needs none of net/http's connection
-// pooling, and the hook's whole run is on the agent's critical path.
+// The hook process talks to the runtime with one hand-written HTTP/1.1
+// request per event: a single request needs none of net/http's pooling,
+// and the hook's whole run is on the agent's critical path. Two flavours:
 //
-// It returns an *APIError for a non-2xx answer and ErrNotClawd when the
+//   - Quick: a plain blocking socket with a deadline. It never starts Go's
+//     network poller, which is the cheapest way for a process that sends
+//     one request and exits. Used for non-blocking events.
+//   - FastPost: the same request over package net, cancellable through
+//     ctx. Used where a signal must be able to cut a wait short.
+//
+// Both return an *APIError for a non-2xx answer and ErrNotClawd when the
 // server does not identify as clawd.
+
+// maxResponseHead bounds what is read of an answer: its status line and
+// headers. The runtime's answers to these requests carry no body that
+// matters.
+const maxResponseHead = 4 << 10
+
+// Quick sends one request to a runtime on 127.0.0.1:port and reads the
+// status line and headers, all before deadline.
+func Quick(method string, port int, token, path string, body []byte, deadline time.Time) error {
+	head, err := roundTrip(port, buildRequest(method, port, token, path, body), deadline)
+	if err != nil {
+		return err
+	}
+	return checkResponseHead(head)
+}
+
+// FastPost sends one JSON POST over a fresh connection, cancellable by ctx.
 func FastPost(ctx context.Context, port int, token, path string, body []byte) error {
-	return fastRequest(ctx, "POST", port, token, path, body)
-}
-
-// FastPing checks, the same way, that a clawd runtime answers on port.
-func FastPing(ctx context.Context, port int) error {
-	return fastRequest(ctx, "GET", port, "", "/api/v1/health", nil)
-}
-
-func fastRequest(ctx context.Context, method string, port int, token, path string, body []byte) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
@@ -38,45 +48,83 @@ func fastRequest(ctx context.Context, method string, port int, token, path strin
 	defer conn.Close()
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
-	} else {
-		conn.SetDeadline(time.Now().Add(5 * time.Second))
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	if _, err := conn.Write(buildRequest("POST", port, token, path, body)); err != nil {
+		return ctxErr(ctx, err)
+	}
+	head, err := readHead(conn.Read)
+	if err != nil {
+		return ctxErr(ctx, err)
+	}
+	return checkResponseHead(head)
+}
 
+func buildRequest(method string, port int, token, path string, body []byte) []byte {
 	var req bytes.Buffer
 	req.Grow(len(body) + 256)
-	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n", method, path, port)
+	req.WriteString(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + strconv.Itoa(port) + "\r\nConnection: close\r\n")
 	if body != nil {
-		fmt.Fprintf(&req, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(body))
+		req.WriteString("Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n")
 	}
 	if token != "" {
 		req.WriteString("Authorization: Bearer " + token + "\r\n")
 	}
 	req.WriteString("\r\n")
 	req.Write(body)
-	if _, err := conn.Write(req.Bytes()); err != nil {
-		return ctxErr(ctx, err)
+	return req.Bytes()
+}
+
+// readHead reads up to the blank line that ends the headers.
+func readHead(read func([]byte) (int, error)) ([]byte, error) {
+	buf := make([]byte, 0, 512)
+	for {
+		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
+			return buf[:i+2], nil
+		}
+		if len(buf) >= maxResponseHead {
+			return nil, errors.New("response headers too long")
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if n > 0 {
+				continue
+			}
+			return nil, err
+		}
+		if n == 0 {
+			return nil, errors.New("connection closed before the response headers")
+		}
 	}
-	tp := textproto.NewReader(bufio.NewReaderSize(conn, 1024))
-	status, err := tp.ReadLine()
+}
+
+// checkResponseHead parses "HTTP/1.1 204 No Content\r\nX-Clawd-Server: clawd\r\n...".
+func checkResponseHead(head []byte) error {
+	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	proto, after, ok := bytes.Cut(line, []byte(" "))
+	if !ok || !bytes.HasPrefix(proto, []byte("HTTP/1.")) || len(after) < 3 {
+		return fmt.Errorf("bad status line %q", line)
+	}
+	code, err := strconv.Atoi(string(after[:3]))
 	if err != nil {
-		return ctxErr(ctx, err)
+		return fmt.Errorf("bad status line %q", line)
 	}
-	// "HTTP/1.1 204 No Content"
-	parts := strings.SplitN(status, " ", 3)
-	if len(parts) < 2 || !strings.HasPrefix(parts[0], "HTTP/1.") {
-		return fmt.Errorf("bad status line %q", status)
+	identified := false
+	for len(rest) > 0 {
+		var h []byte
+		h, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		name, value, ok := bytes.Cut(h, []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte(IdentityHeader)) &&
+			string(bytes.TrimSpace(value)) == IdentityValue {
+			identified = true
+		}
 	}
-	code, err := strconv.Atoi(parts[1])
-	if err != nil {
-		return fmt.Errorf("bad status line %q", status)
-	}
-	hdr, err := tp.ReadMIMEHeader()
-	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-		return ctxErr(ctx, err)
-	}
-	if hdr.Get(IdentityHeader) != IdentityValue {
+	if !identified {
 		return ErrNotClawd
 	}
 	if code/100 != 2 {
