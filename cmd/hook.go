@@ -53,7 +53,9 @@ func newHookCmd(e *env) *cli.Command {
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
 			"and prints the agent's answer. It fails open: whatever goes wrong, it exits 0 with the\n" +
-			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.",
+			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.\n" +
+			"It reads at most 4 MiB of stdin: past that, only the fields before the cut are\n" +
+			"forwarded (session, event and tool name come first) and the rest is drained unread.",
 		Arguments: []cli.Argument{
 			&cli.StringArg{Name: "agent", Destination: &o.agent},
 			&cli.StringArg{Name: "event", Destination: &o.event},
