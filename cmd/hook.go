@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -199,7 +198,9 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 // package net.
 func postEvent(ctx context.Context, home string, ev agents.Event, cancellable bool) error {
 	var firstErr error
-	body, err := json.Marshal(ev)
+	// AppendJSON writes what json.Marshal would, without the reflection
+	// that costs a fresh process ~0.17 ms on its first call.
+	body, err := ev.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return err
 	}
