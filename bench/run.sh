@@ -50,13 +50,14 @@ up_cpu="$(median "$out/proc.txt" BenchmarkProcessHookRuntimeUp cpu-ms/op)"
 node_cpu="$(median "$out/proc.txt" BenchmarkProcessNodeHookRuntimeUp cpu-ms/op)"
 http_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTP events/s)"
 sub_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTPWithSubscriber events/s)"
+newconn_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTPNewConn events/s)"
 direct_eps="$(median "$out/ingest.txt" BenchmarkIngestDirect events/s)"
 
 echo
 echo "== summary (median of $count runs)"
 awk -v t="$true_ns" -v d="$down_ns" -v u="$up_ns" -v n="$node_ns" \
 	-v tc="$true_cpu" -v dc="$down_cpu" -v uc="$up_cpu" -v nc="$node_cpu" \
-	-v h="$http_eps" -v s="$sub_eps" -v x="$direct_eps" 'BEGIN {
+	-v h="$http_eps" -v s="$sub_eps" -v c="$newconn_eps" -v x="$direct_eps" 'BEGIN {
 	printf "%-34s %10s %10s\n", "process", "wall ms", "cpu ms"
 	printf "%-34s %10.2f %10.2f\n", "/bin/true", t/1e6, tc
 	printf "%-34s %10.2f %10.2f\n", "clawd hook claude, runtime down", d/1e6, dc
@@ -71,6 +72,7 @@ awk -v t="$true_ns" -v d="$down_ns" -v u="$up_ns" -v n="$node_ns" \
 	printf "%-34s %10s %10s  %s\n", "ingest, 50 sessions", "events/s", "target", "verdict"
 	row("HTTP", h, ">= 20000", h >= 20000)
 	row("HTTP + 1 stream subscriber", s, ">= 20000", s >= 20000)
+	printf "%-34s %10.0f %10s\n", "HTTP, a connection per event", c, "-"
 	printf "%-34s %10.0f %10s\n", "direct Ingest (no HTTP)", x, "-"
 }
 function row(name, v, target, ok) {
