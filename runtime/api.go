@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
@@ -56,7 +58,41 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 }
 
 // readBody reads a capped JSON body into v, answering the error itself.
+//
+// A body whose Content-Length is within the cap, which is every hook's, is
+// read in one go into a pooled buffer of that size: ingest is the runtime's
+// hot path and io.ReadAll's growing buffers were a large share of its
+// garbage. Any other body, chunked or declared too large, goes through
+// http.MaxBytesReader, which also has net/http close the connection after
+// the 413.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
+	n := r.ContentLength
+	if n < 0 || n > limit {
+		return readBodyCapped(w, r, limit, v)
+	}
+	bp := bodyPool.Get().(*[]byte)
+	defer bodyPool.Put(bp)
+	b := slices.Grow((*bp)[:0], int(n))[:n]
+	*bp = b[:0]
+	// net/http ends the body at Content-Length and reports a short one
+	// as io.ErrUnexpectedEOF, as io.ReadAll would.
+	if _, err := io.ReadFull(r.Body, b); err != nil {
+		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+		return false
+	}
+	// json.Unmarshal copies what it keeps, so b can go back to the pool.
+	return decodeBody(w, b, v)
+}
+
+// bodyPool holds the buffers readBody reads bodies into; none grows
+// beyond the largest cap, maxEventBody.
+var bodyPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 1<<10)
+	return &b
+}}
+
+// readBodyCapped is readBody for a body of unknown or excessive length.
+func readBodyCapped(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -67,6 +103,10 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
 		return false
 	}
+	return decodeBody(w, b, v)
+}
+
+func decodeBody(w http.ResponseWriter, b []byte, v any) bool {
 	if err := json.Unmarshal(b, v); err != nil {
 		writeError(w, http.StatusBadRequest, "bad json: "+err.Error())
 		return false
@@ -84,9 +124,18 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// eventPool holds the events handlePostEvent decodes into: decoding needs
+// a pointer, which would otherwise put a fresh Event on the heap for
+// every post.
+var eventPool = sync.Pool{New: func() any { return new(agents.Event) }}
+
 func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
-	var e agents.Event
-	if !readBody(w, r, maxEventBody, &e) {
+	e := eventPool.Get().(*agents.Event)
+	defer func() {
+		*e = agents.Event{} // json.Unmarshal merges into what is there
+		eventPool.Put(e)
+	}()
+	if !readBody(w, r, maxEventBody, e) {
 		return
 	}
 	if e.Agent != "" {
@@ -98,7 +147,7 @@ func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.Ingest(e)
+	s.Ingest(*e)
 	w.WriteHeader(http.StatusNoContent)
 }
 
