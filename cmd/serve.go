@@ -51,6 +51,10 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if !o.headless && !tray.Available() {
 		log.Info("tray not available in this build; running headless")
 	}
+	// The runtime is a small heap that lives for days and makes garbage on
+	// every hook event; see runtime.TuneGC for the settings and why.
+	restoreGC := runtime.TuneGC()
+	defer restoreGC()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	srv := runtime.New(runtime.Config{

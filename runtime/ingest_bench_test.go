@@ -62,9 +62,11 @@ func turn(sid string, now time.Time) []agents.Event {
 }
 
 // serveBench runs a runtime on a free loopback port until the benchmark
-// ends. It is startServer for a *testing.B.
+// ends, with the GC settings of `clawd serve`. It is startServer for a
+// *testing.B.
 func serveBench(b *testing.B) (*Server, int) {
 	b.Helper()
+	b.Cleanup(TuneGC())
 	s := New(Config{Home: b.TempDir(), Version: "bench", Alive: func(int) bool { return true }})
 	ln, err := Listen(0)
 	if err != nil {
@@ -450,6 +452,7 @@ func (c *streamCounter) settle(b *testing.B, want int64) (got, dropped int64) {
 // each, calling Ingest with a turn's events. It is the state machine and
 // the lock, the ceiling of what HTTP ingest can reach.
 func BenchmarkIngestDirect(b *testing.B) {
+	b.Cleanup(TuneGC())
 	s := New(Config{Home: b.TempDir(), Version: "bench", Alive: func(int) bool { return true }})
 	now := time.Now().UTC()
 	turns := make([][]agents.Event, ingestSessions)
