@@ -330,10 +330,8 @@ func (p *badPosts) check(b *testing.B) {
 }
 
 // checkIngested fails b unless the runtime applied exactly want events and
-// holds the benchmark's sessions: a 204 alone does not show the work was
-// done. The runtime runs with its defaults, as `clawd serve` does, so it
-// tracks at most MaxSessions of the 50 and evicts the least recent to make
-// room: the churn is part of what is measured.
+// holds the benchmark's 50 sessions: a 204 alone does not show the work
+// was done. The runtime runs with its defaults, as `clawd serve` does.
 func checkIngested(b *testing.B, s *Server, want int64) {
 	b.Helper()
 	s.mu.Lock()

@@ -174,9 +174,13 @@ type Options struct {
 }
 
 // DefaultOptions returns the defaults: the original app's theme timings.
+// MaxSessions is not the original's 20: a pet could show no more, but
+// people run dozens of sessions (scripts start many headless ones), and
+// evicting a live session loses its pending request. A session costs a
+// few kilobytes.
 func DefaultOptions() Options {
 	return Options{
-		MaxSessions:    20,
+		MaxSessions:    256,
 		WorkingStale:   5 * time.Minute,
 		SessionStale:   10 * time.Minute,
 		CompactTimeout: 5 * time.Minute,

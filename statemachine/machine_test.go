@@ -743,7 +743,7 @@ func TestOptions(t *testing.T) {
 		MinDisplay: map[State]time.Duration{Attention: 0},
 		AutoReturn: map[State]time.Duration{Attention: 10 * time.Second},
 	})
-	if m.opts.MaxSessions != 20 || m.opts.WorkingStale != 5*time.Minute || m.opts.SessionStale != 10*time.Minute {
+	if m.opts.MaxSessions != 256 || m.opts.WorkingStale != 5*time.Minute || m.opts.SessionStale != 10*time.Minute {
 		t.Errorf("defaults not applied: %+v", m.opts)
 	}
 	if m.opts.MinDisplay[Error] != 5*time.Second || m.opts.AutoReturn[Carrying] != 3*time.Second {
