@@ -1,0 +1,157 @@
+package client
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// The permission API. A hook registers a request with
+// POST /api/v1/permissions and the runtime holds that request open until
+// the person decides, the request times out or is withdrawn; closing the
+// connection (the agent killed the hook because the person answered in the
+// terminal) withdraws it. Everything else under /api/v1/permissions needs
+// the API token from runtime.json (Authorization: Bearer <token>).
+//
+//	POST /api/v1/permissions                 RequestBody -> Answer (held open)
+//	GET  /api/v1/permissions                 -> []PermissionView (pending only)
+//	GET  /api/v1/permissions/{id}            -> PermissionDetail
+//	POST /api/v1/permissions/{id}/decision   DecisionBody -> PermissionView
+//	                                         (404 unknown id, 409 already answered or withdrawn)
+//	GET  /api/v1/permissions/events          NDJSON/SSE stream of PermissionChange
+//	GET  /api/v1/dnd, POST /api/v1/dnd       DND{On}
+
+// RequestKind says what the person is asked.
+type RequestKind string
+
+// Request kinds.
+const (
+	// KindPermission: may the agent run this tool call? Allow, deny,
+	// always (apply a suggestion).
+	KindPermission RequestKind = "permission"
+	// KindQuestion: the agent asks something (AskUserQuestion, an MCP
+	// elicitation). Shown with its text and options; by default never
+	// answered with a permission decision: the person answers in the
+	// terminal.
+	KindQuestion RequestKind = "question"
+	// KindPlan: ExitPlanMode's plan review. Approve is offered; the other
+	// choice is to answer in the terminal.
+	KindPlan RequestKind = "plan"
+)
+
+// RequestBody is what the hook sends to register a request.
+type RequestBody struct {
+	// Event is the normalized permission.request / question.asked event.
+	Event agents.Event `json:"event"`
+	// ToolInput is the tool's input as the agent sent it, or a truncated
+	// preview (InputTruncated) when it was too large.
+	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
+	InputTruncated bool            `json:"input_truncated,omitempty"`
+	// Suggestions are the agent's offered permission updates
+	// (Claude Code's permission_suggestions), passed back verbatim in an
+	// "always" decision.
+	Suggestions []json.RawMessage `json:"suggestions,omitempty"`
+	// Message is the question text of an MCP elicitation.
+	Message string `json:"message,omitempty"`
+	// WaitSeconds is how long the hook will wait: the runtime answers
+	// before that.
+	WaitSeconds int `json:"wait_seconds"`
+}
+
+// Behavior is a decision's verdict.
+type Behavior string
+
+// Behaviors.
+const (
+	Allow Behavior = "allow"
+	Deny  Behavior = "deny"
+)
+
+// Decision is the person's answer, in agent-neutral form; each agent's
+// registry entry renders it in that agent's exact output format.
+type Decision struct {
+	Behavior Behavior `json:"behavior"`
+	// UpdatedPermissions are the suggestions the person chose to apply
+	// ("always allow"), verbatim.
+	UpdatedPermissions []json.RawMessage `json:"updated_permissions,omitempty"`
+	Message            string            `json:"message,omitempty"`
+	Interrupt          bool              `json:"interrupt,omitempty"`
+}
+
+// Answer is the runtime's reply to a RequestBody. Decision is nil for "no
+// decision": the agent then asks in its own terminal (or, headless, does
+// what it does by itself). Reason says why there is none.
+type Answer struct {
+	ID       string    `json:"id,omitempty"`
+	Decision *Decision `json:"decision"`
+	Reason   string    `json:"reason,omitempty"`
+}
+
+// No-decision reasons.
+const (
+	ReasonDND       = "dnd"
+	ReasonTimeout   = "timeout"
+	ReasonWithdrawn = "withdrawn" // the request was closed by the agent or the person elsewhere
+	ReasonHeadless  = "headless"  // headless session, policy says no decision
+	ReasonBypass    = "bypass"    // permission_mode bypassPermissions/auto: clawd steps aside
+	ReasonDisabled  = "disabled"  // permission handling is off for this agent
+	ReasonShutdown  = "shutdown"  // the runtime is stopping
+	ReasonTerminal  = "terminal"  // the person chose "answer in terminal"
+)
+
+// PermissionView is a pending (or just closed) request as lists show it:
+// no full tool input, only a one-line summary.
+type PermissionView struct {
+	ID        string      `json:"id"`
+	Kind      RequestKind `json:"kind"`
+	Agent     string      `json:"agent"`
+	SessionID string      `json:"session_id"`
+	Title     string      `json:"title,omitempty"`
+	Cwd       string      `json:"cwd,omitempty"`
+	Tool      string      `json:"tool"`
+	Summary   string      `json:"summary"`
+	// Suggestions are human labels of the offered "always" options, in
+	// the order `clawd permissions always ID N` numbers them (from 1).
+	Suggestions []string  `json:"suggestions,omitempty"`
+	Headless    bool      `json:"headless,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	// State is pending, answered, withdrawn or expired.
+	State string `json:"state"`
+}
+
+// PermissionDetail adds the full input (or its truncated preview).
+type PermissionDetail struct {
+	PermissionView
+	ToolInput      json.RawMessage   `json:"tool_input,omitempty"`
+	InputTruncated bool              `json:"input_truncated,omitempty"`
+	RawSuggestions []json.RawMessage `json:"raw_suggestions,omitempty"`
+	Message        string            `json:"message,omitempty"`
+}
+
+// DecisionBody is what a client (CLI, tray, dashboard) sends to answer.
+type DecisionBody struct {
+	// Behavior is "allow", "deny" or "terminal" (close it here, answer in
+	// the agent's terminal).
+	Behavior string `json:"behavior"`
+	// Suggestion applies offered suggestion N (1-based) with an allow.
+	Suggestion int    `json:"suggestion,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Interrupt  bool   `json:"interrupt,omitempty"`
+	// Via names the client that answered, for the log ("cli", "tray").
+	Via string `json:"via,omitempty"`
+}
+
+// PermissionChange is one line of the permission change stream.
+type PermissionChange struct {
+	// Type is "added" or "closed".
+	Type       string         `json:"type"`
+	Permission PermissionView `json:"permission"`
+	// Reason is set on "closed": answered, withdrawn, timeout, dnd, ...
+	Reason string `json:"reason,omitempty"`
+}
+
+// DND is the do-not-disturb setting.
+type DND struct {
+	On bool `json:"on"`
+}
