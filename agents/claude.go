@@ -86,6 +86,7 @@ var Claude = &Agent{
 	},
 	Decode:     decodeClaude,
 	NoDecision: claudeNoDecision,
+	Render:     claudeRender,
 }
 
 // claudeStateTimeout bounds a non-blocking hook on Claude's side. The hook

@@ -39,6 +39,10 @@ type Agent struct {
 	// NoDecision is what the hook prints for an event when clawd has no
 	// decision to give: the agent then carries on as if clawd were absent.
 	NoDecision func(hookEvent string) []byte
+	// Render is what the hook prints for a blocking event the person
+	// decided: the agent's exact answer format. A nil decision renders as
+	// NoDecision.
+	Render func(hookEvent string, d *Decision) []byte
 }
 
 // registry holds every supported agent, in display order.

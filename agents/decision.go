@@ -1,0 +1,88 @@
+package agents
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Decision is the person's answer to a blocking event, in agent-neutral
+// form. It lives here rather than in runtime/client (whose
+// client.Decision is the wire form) because runtime/client imports agents;
+// each agent's Render turns it into that agent's exact output.
+type Decision struct {
+	// Allow runs the call; false denies it.
+	Allow bool
+	// UpdatedPermissions are permission updates applied with an allow
+	// (the agent's own suggestions, verbatim: "always allow").
+	UpdatedPermissions []json.RawMessage
+	// UpdatedInput replaces the tool's input on an allow.
+	UpdatedInput json.RawMessage
+	// Message tells the model why a call was denied.
+	Message string
+	// Interrupt ends the turn on a deny.
+	Interrupt bool
+}
+
+// PermissionWaitMargin is how much sooner than the agent's own timeout
+// the hook gives up waiting for a decision: enough for a loaded machine to
+// still print the no-decision answer and exit before the agent kills the
+// hook.
+const PermissionWaitMargin = 30 * time.Second
+
+// PermissionWait returns how long the hook waits for a decision on
+// hookEvent: the agent-side timeout the installer writes for it minus
+// PermissionWaitMargin. It is 0 for an event that is not blocking.
+func (a *Agent) PermissionWait(hookEvent string) time.Duration {
+	spec, ok := a.Hook(hookEvent)
+	if !ok || !spec.Blocking {
+		return 0
+	}
+	w := time.Duration(spec.Timeout)*time.Second - PermissionWaitMargin
+	if w < 0 {
+		return 0
+	}
+	return w
+}
+
+// claudeRender prints d as Claude Code's PermissionRequest answer, one
+// line. Every form it produces was verified against Claude Code 2.1.328
+// (testdata/claude/outputs/PermissionRequest.*.json). A nil decision, an
+// event other than PermissionRequest, or updates that are not valid JSON
+// give the no-decision answer: the dialog stays, as if clawd were absent.
+func claudeRender(hookEvent string, d *Decision) []byte {
+	if d == nil || hookEvent != "PermissionRequest" {
+		return claudeNoDecision(hookEvent)
+	}
+	type decision struct {
+		Behavior           string            `json:"behavior"`
+		UpdatedInput       json.RawMessage   `json:"updatedInput,omitempty"`
+		UpdatedPermissions []json.RawMessage `json:"updatedPermissions,omitempty"`
+		Message            string            `json:"message,omitempty"`
+		Interrupt          bool              `json:"interrupt,omitempty"`
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName string   `json:"hookEventName"`
+			Decision      decision `json:"decision"`
+		} `json:"hookSpecificOutput"`
+	}
+	out.HookSpecificOutput.HookEventName = hookEvent
+	if d.Allow {
+		out.HookSpecificOutput.Decision = decision{
+			Behavior:           "allow",
+			UpdatedInput:       d.UpdatedInput,
+			UpdatedPermissions: d.UpdatedPermissions,
+		}
+	} else {
+		out.HookSpecificOutput.Decision = decision{
+			Behavior:  "deny",
+			Message:   d.Message,
+			Interrupt: d.Interrupt,
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return claudeNoDecision(hookEvent)
+	}
+	return append(b, '\n')
+}
