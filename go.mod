@@ -3,6 +3,7 @@ module github.com/clawdhq/clawd
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.2
 	github.com/urfave/cli/v3 v3.14.0

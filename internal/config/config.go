@@ -1,0 +1,389 @@
+// Package config reads clawd's user configuration, config.toml in the clawd
+// home ($CLAWD_HOME, else ~/.clawd). Every key is optional; a missing file
+// means the defaults. The whole schema, with the defaults:
+//
+//	[permissions]
+//	# How long clawd holds a permission request before it answers "no
+//	# decision" and the agent falls back to its own prompt. A Go duration
+//	# string ("90s", "10m", "1h30m") between 10s and 23h.
+//	timeout = "10m"
+//	# What headless sessions (claude -p, CI) get: "none" answers them with
+//	# no decision at once, so the agent applies its own rules; "ask" holds
+//	# their requests for a person like interactive ones.
+//	headless = "none"
+//
+//	[agents.claude]
+//	# false: clawd never answers Claude Code's permission requests (it
+//	# still shows the session's state).
+//	permissions = true
+//
+// An agent table is named by the agent's id or one of its aliases (see
+// agents.Lookup). Unknown keys and bad values are errors that name the key,
+// its line and what is accepted, so a typo never silently falls back to a
+// default.
+package config
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// FileName is the config file's name in the clawd home.
+const FileName = "config.toml"
+
+// Limits and defaults of permissions.timeout.
+const (
+	DefaultTimeout = 10 * time.Minute
+	MinTimeout     = 10 * time.Second
+	MaxTimeout     = 23 * time.Hour
+
+	timeoutRange = "10s and 23h" // MinTimeout and MaxTimeout for people
+)
+
+// Headless is what clawd does with a headless session's permission request.
+type Headless string
+
+const (
+	// HeadlessNone answers at once with no decision: the agent applies its
+	// own rules (claude -p denies).
+	HeadlessNone Headless = "none"
+	// HeadlessAsk holds the request for a person, as for interactive
+	// sessions.
+	HeadlessAsk Headless = "ask"
+)
+
+var headlessPolicies = []Headless{HeadlessNone, HeadlessAsk}
+
+// Config is clawd's user configuration.
+type Config struct {
+	Permissions Permissions
+	// Agents holds the per-agent settings by agent id (agents.Agent.ID),
+	// for the agents the file has a table for.
+	Agents map[string]Agent
+}
+
+// Permissions is the [permissions] table.
+type Permissions struct {
+	// Timeout is how long clawd holds a request before "no decision".
+	Timeout time.Duration
+	// Headless is the policy for headless sessions.
+	Headless Headless
+}
+
+// Agent is one [agents.<id>] table.
+type Agent struct {
+	// Permissions is false when clawd must never answer the agent's
+	// permission requests.
+	Permissions bool
+}
+
+// Default returns the configuration of a clawd home without config.toml.
+func Default() Config {
+	return Config{
+		Permissions: Permissions{Timeout: DefaultTimeout, Headless: HeadlessNone},
+		Agents:      map[string]Agent{},
+	}
+}
+
+// PermissionsEnabled reports whether clawd answers permission requests of
+// the agent named agentID (an id or alias). It is false for an agent clawd
+// does not know.
+func (c Config) PermissionsEnabled(agentID string) bool {
+	a := agents.Lookup(agentID)
+	if a == nil {
+		return false
+	}
+	if ac, ok := c.Agents[a.ID]; ok {
+		return ac.Permissions
+	}
+	return true
+}
+
+// Path returns the config file of the clawd home.
+func Path(home string) string { return filepath.Join(home, FileName) }
+
+// file is config.toml as written. Pointers tell an absent key from a zero
+// value, so defaults apply only to absent keys.
+type file struct {
+	Permissions struct {
+		Timeout  *string `toml:"timeout"`
+		Headless *string `toml:"headless"`
+	} `toml:"permissions"`
+	Agents map[string]struct {
+		Permissions *bool `toml:"permissions"`
+	} `toml:"agents"`
+}
+
+// Load reads config.toml from the clawd home. A missing file gives
+// Default(). Every problem in the file is reported, each as
+// "<path>:<line>: <what>" (without the line when it cannot be told).
+func Load(home string) (Config, error) {
+	path := Path(home)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses the contents of a config file; path names it in errors.
+func Parse(path string, data []byte) (Config, error) {
+	var f file
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return Config{}, decodeError(path, err)
+	}
+	p := &problems{path: path, lines: keyLines(data)}
+
+	undecoded := md.Undecoded()
+	seen := map[string]bool{}
+	for _, k := range undecoded {
+		// Report [foo] once, not also foo.bar and foo.baz under it.
+		if len(k) > 1 && seen[strings.Join(k[:len(k)-1], "\x00")] {
+			seen[strings.Join(k, "\x00")] = true
+			continue
+		}
+		seen[strings.Join(k, "\x00")] = true
+		p.add(k, "unknown key %s (%s)", k, knownKeys(k))
+	}
+
+	c := Default()
+	if s := f.Permissions.Timeout; s != nil {
+		d, err := time.ParseDuration(*s)
+		switch {
+		case err != nil:
+			p.add(toml.Key{"permissions", "timeout"}, "permissions.timeout = %q is not a duration: want a string like \"90s\", \"10m\" or \"1h30m\" between %s", *s, timeoutRange)
+		case d < MinTimeout || d > MaxTimeout:
+			p.add(toml.Key{"permissions", "timeout"}, "permissions.timeout = %q is out of range: want between %s", *s, timeoutRange)
+		default:
+			c.Permissions.Timeout = d
+		}
+	}
+	if s := f.Permissions.Headless; s != nil {
+		h := Headless(*s)
+		if slices.Contains(headlessPolicies, h) {
+			c.Permissions.Headless = h
+		} else {
+			p.add(toml.Key{"permissions", "headless"}, "permissions.headless = %q is not a policy: want %q or %q", *s, HeadlessNone, HeadlessAsk)
+		}
+	}
+	names := make([]string, 0, len(f.Agents))
+	for name := range f.Agents {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(p.line(toml.Key{"agents", a})-p.line(toml.Key{"agents", b}), strings.Compare(a, b))
+	})
+	from := map[string]string{} // agent id -> the table name that set it
+	for _, name := range names {
+		key := toml.Key{"agents", name}
+		a := agents.Lookup(name)
+		if a == nil {
+			p.add(key, "unknown agent %q in [%s]: want one of %s", name, key, agentIDs())
+			continue
+		}
+		if prev, ok := from[a.ID]; ok {
+			p.add(key, "[%s] and [agents.%s] both configure %s: keep one", key, prev, a.Name)
+			continue
+		}
+		from[a.ID] = name
+		ac := Agent{Permissions: true}
+		if v := f.Agents[name].Permissions; v != nil {
+			ac.Permissions = *v
+		}
+		c.Agents[a.ID] = ac
+	}
+	if err := p.err(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// decodeError rewords a TOML syntax or type error as "<path>:<line>: ...".
+func decodeError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.Position.Line > 0 {
+			return fmt.Errorf("%s:%d: %s", path, pe.Position.Line, msg)
+		}
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	// A value of the wrong type comes as a plain error:
+	// toml: line 2 (last key "permissions.timeout"): incompatible types: ...
+	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s:%s: %s has the wrong type: want %s", path, m[1], m[2], wantType(m[2]))
+	}
+	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
+}
+
+var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): `)
+
+// wantType says what a key of the schema holds, for type errors.
+func wantType(key string) string {
+	switch k := strings.Split(key, "."); {
+	case key == "permissions":
+		return "a table: [permissions]"
+	case key == "permissions.timeout":
+		return `a quoted duration like "10m"`
+	case key == "permissions.headless":
+		return `"none" or "ask"`
+	case key == "agents":
+		return "a table per agent: [agents.<id>]"
+	case k[0] == "agents" && len(k) == 2:
+		return "a table: [agents." + k[1] + "]"
+	case k[0] == "agents" && len(k) == 3 && k[2] == "permissions":
+		return "true or false"
+	}
+	return "what the config schema says"
+}
+
+// knownKeys says which keys the table holding k accepts.
+func knownKeys(k toml.Key) string {
+	switch {
+	case len(k) == 1:
+		return "known tables: [permissions], [agents.<id>]"
+	case k[0] == "permissions" && len(k) == 2:
+		return "known keys in [permissions]: timeout, headless"
+	case k[0] == "agents" && len(k) == 3:
+		return "known keys in [agents.<id>]: permissions"
+	case k[0] == "agents" && len(k) == 2:
+		return "an agent needs a table: [agents." + k[1] + "]"
+	}
+	return "not part of the config schema"
+}
+
+func agentIDs() string {
+	var ids []string
+	for _, a := range agents.All() {
+		ids = append(ids, a.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// problems collects every error in one file, in line order.
+type problems struct {
+	path  string
+	lines map[string]int
+	list  []problem
+}
+
+type problem struct {
+	line int
+	msg  string
+}
+
+func (p *problems) line(k toml.Key) int { return p.lines[strings.Join(k, "\x00")] }
+
+func (p *problems) add(k toml.Key, format string, args ...any) {
+	p.list = append(p.list, problem{line: p.line(k), msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(p.list, func(a, b problem) int { return a.line - b.line })
+	errs := make([]error, len(p.list))
+	for i, pr := range p.list {
+		if pr.line > 0 {
+			errs[i] = fmt.Errorf("%s:%d: %s", p.path, pr.line, pr.msg)
+		} else {
+			errs[i] = fmt.Errorf("%s: %s", p.path, pr.msg)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// keyLines maps each key of a TOML document (pieces joined by NUL) to the
+// line it is first defined on. The decoder keeps positions private, and
+// errors are worth a line number; this reads the common shapes (table
+// headers, key = value, dotted and quoted keys) and simply misses keys
+// inside inline tables or multi-line values.
+func keyLines(data []byte) map[string]int {
+	out := map[string]int{}
+	var table []string
+	note := func(k []string, n int) {
+		for i := 1; i <= len(k); i++ {
+			s := strings.Join(k[:i], "\x00")
+			if _, ok := out[s]; !ok {
+				out[s] = n
+			}
+		}
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || line[0] == '#':
+		case strings.HasPrefix(line, "[["):
+			if end := strings.Index(line, "]]"); end > 0 {
+				table = splitKey(line[2:end])
+				note(table, i+1)
+			}
+		case line[0] == '[':
+			if end := strings.LastIndex(line, "]"); end > 0 {
+				table = splitKey(line[1:end])
+				note(table, i+1)
+			}
+		default:
+			if eq := indexOutsideQuotes(line, '='); eq > 0 {
+				note(append(slices.Clip(table), splitKey(line[:eq])...), i+1)
+			}
+		}
+	}
+	return out
+}
+
+// splitKey splits a dotted TOML key, honouring quoted pieces.
+func splitKey(s string) []string {
+	var out []string
+	for {
+		dot := indexOutsideQuotes(s, '.')
+		piece := s
+		if dot >= 0 {
+			piece = s[:dot]
+		}
+		piece = strings.TrimSpace(piece)
+		if len(piece) >= 2 && (piece[0] == '"' || piece[0] == '\'') && piece[len(piece)-1] == piece[0] {
+			piece = piece[1 : len(piece)-1]
+		}
+		out = append(out, piece)
+		if dot < 0 {
+			return out
+		}
+		s = s[dot+1:]
+	}
+}
+
+func indexOutsideQuotes(s string, c byte) int {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		switch {
+		case quote != 0:
+			if s[i] == '\\' && quote == '"' {
+				i++
+			} else if s[i] == quote {
+				quote = 0
+			}
+		case s[i] == '"' || s[i] == '\'':
+			quote = s[i]
+		case s[i] == c:
+			return i
+		}
+	}
+	return -1
+}
