@@ -31,6 +31,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/v1/events", s.handlePostEvent)
 	mux.HandleFunc("GET /api/v1/events", s.handleStream)
 	mux.HandleFunc("GET /api/v1/sessions", s.handleSessions)
+	mux.HandleFunc("POST /api/v1/permissions", s.handlePermissionRequest)
+	mux.HandleFunc("GET /api/v1/permissions", s.requireToken(s.handlePermissionList))
+	mux.HandleFunc("GET /api/v1/permissions/events", s.requireToken(s.handlePermissionStream))
+	mux.HandleFunc("GET /api/v1/permissions/{id}", s.requireToken(s.handlePermissionGet))
+	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.requireToken(s.handlePermissionDecision))
+	mux.HandleFunc("GET /api/v1/dnd", s.requireToken(s.handleGetDND))
+	mux.HandleFunc("POST /api/v1/dnd", s.requireToken(s.handlePostDND))
 	// The original app's routes, for scripts written against it.
 	mux.HandleFunc("GET /state", s.handleHealth)
 	mux.HandleFunc("POST /state", s.handlePostState)

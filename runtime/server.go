@@ -39,6 +39,19 @@ type Config struct {
 	LivenessEvery time.Duration
 	// Token is the API token; New makes a random one when empty.
 	Token string
+	// PermissionTimeout is how long a permission request waits for the
+	// person before the agent gets "no decision" (default
+	// DefaultPermissionTimeout, 10 minutes; the hook's own wait caps it).
+	PermissionTimeout time.Duration
+	// HeadlessPolicy handles requests of headless sessions: HeadlessNone
+	// ("none", the default) answers no decision at once, HeadlessAsk
+	// ("ask") shows them like any other.
+	HeadlessPolicy string
+	// PermissionsDisabled turns permission handling off per agent id: its
+	// requests get no decision at once.
+	PermissionsDisabled map[string]bool
+	// After is the permission broker's timer; tests replace it.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Server is the runtime. Create it with New.
@@ -54,6 +67,8 @@ type Server struct {
 	bus  *bus
 	wake chan struct{}
 	done chan struct{} // closed when shutting down: ends streams
+
+	perms *broker
 }
 
 // New returns a runtime server.
@@ -80,6 +95,8 @@ func New(cfg Config) *Server {
 		bus:  newBus(),
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),
+
+		perms: newBroker(cfg),
 	}
 }
 

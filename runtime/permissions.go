@@ -1,0 +1,835 @@
+package runtime
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+)
+
+// Permission broker defaults and limits.
+const (
+	// DefaultPermissionTimeout is how long a request waits for the person
+	// when Config.PermissionTimeout is zero. After it the agent gets "no
+	// decision" and asks in its own terminal, where its dialog has been
+	// open all along, so a short wait loses nothing; ten minutes matches
+	// Claude Code's own default hook timeout.
+	DefaultPermissionTimeout = 10 * time.Minute
+	// hookMargin is kept free of the hook's own wait (RequestBody.WaitSeconds)
+	// so the runtime's answer reaches the hook before it gives up.
+	hookMargin = 5 * time.Second
+	// maxPermissionBody caps a registration. The hook sends a truncated
+	// preview (InputTruncated) of a larger tool input instead of a body
+	// that would be refused: a big Write is shown, never auto-denied (the
+	// original's #36).
+	maxPermissionBody = 1 << 20
+	// maxDecisionBody caps a decision: a verdict and a message.
+	maxDecisionBody = 64 << 10
+	// closedKeep is how long a closed request can still be read by id, so
+	// a client that loses a race sees what happened to it.
+	closedKeep = time.Minute
+	// maxSummary and maxLabel bound the one-line texts lists show.
+	maxSummary = 120
+	maxLabel   = 80
+)
+
+// Headless policies (Config.HeadlessPolicy).
+const (
+	HeadlessNone = "none" // answer no decision at once: -p handles it itself
+	HeadlessAsk  = "ask"  // show the request like any other
+)
+
+// Request states (client.PermissionView.State).
+const (
+	statePending   = "pending"
+	stateAnswered  = "answered"
+	stateWithdrawn = "withdrawn"
+	stateExpired   = "expired"
+)
+
+// reasonAnswered is the close reason of an allow or deny decision.
+const reasonAnswered = "answered"
+
+// broker holds the open permission requests. Lock order: broker.mu before
+// Server.mu, never the other way round; holding broker.mu across ingest and
+// registration, and across close and Resolve, keeps the state machine's
+// pending entries and the broker's requests in step.
+type broker struct {
+	after   func(time.Duration) <-chan time.Time
+	timeout time.Duration
+	policy  string
+
+	mu      sync.Mutex
+	seq     uint64
+	dnd     bool
+	pending map[string]*permRequest
+	closed  map[string]*permRequest
+	bus     *bus
+}
+
+func newBroker(cfg Config) *broker {
+	b := &broker{
+		after:   cfg.After,
+		timeout: cfg.PermissionTimeout,
+		policy:  cfg.HeadlessPolicy,
+		pending: map[string]*permRequest{},
+		closed:  map[string]*permRequest{},
+		bus:     newBus(),
+	}
+	if b.after == nil {
+		b.after = time.After
+	}
+	if b.timeout <= 0 {
+		b.timeout = DefaultPermissionTimeout
+	}
+	if b.policy != HeadlessAsk {
+		b.policy = HeadlessNone
+	}
+	return b
+}
+
+// permRequest is one request registered by a hook.
+type permRequest struct {
+	seq            uint64
+	view           client.PermissionView
+	toolInput      json.RawMessage
+	inputTruncated bool
+	rawSuggestions []json.RawMessage
+	message        string
+
+	key        statemachine.Key
+	pendingKey string
+	closedAt   time.Time
+	// answer gets exactly one Answer, from whoever closes the request.
+	answer chan client.Answer
+}
+
+func (r *permRequest) detail() client.PermissionDetail {
+	return client.PermissionDetail{
+		PermissionView: r.view,
+		ToolInput:      r.toolInput,
+		InputTruncated: r.inputTruncated,
+		RawSuggestions: r.rawSuggestions,
+		Message:        r.message,
+	}
+}
+
+// ingestLocked is Ingest for a permission request: it also returns the
+// state machine's Result, whose PendingKey the broker needs to close
+// exactly this request's entry later. The caller holds broker.mu.
+func (s *Server) ingestLocked(e agents.Event) statemachine.Result {
+	s.mu.Lock()
+	res := s.m.Apply(e, s.cfg.Now())
+	s.seq++
+	if s.bus.active() {
+		rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
+		if b, err := json.Marshal(rec); err == nil {
+			s.bus.publish(b)
+		}
+	}
+	s.mu.Unlock()
+	s.nudge()
+	return res
+}
+
+// nudge wakes the clock: the display may have changed.
+func (s *Server) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// immediateReason says why a request is answered with no decision at once,
+// or "" when it is to be shown. The caller holds broker.mu.
+func (s *Server) immediateReason(e *agents.Event, headless bool) string {
+	switch {
+	case s.perms.dnd:
+		return client.ReasonDND
+	case s.cfg.PermissionsDisabled[e.Agent]:
+		return client.ReasonDisabled
+	case e.PermissionMode == "bypassPermissions" || e.PermissionMode == "auto":
+		// Claude Code still fires PermissionRequest in these modes (the
+		// original's PR #865) and then proceeds by itself.
+		return client.ReasonBypass
+	case headless && s.perms.policy == HeadlessNone:
+		return client.ReasonHeadless
+	}
+	return ""
+}
+
+// resolves reports whether closing a request for reason ends the session's
+// wait. An allow or deny closes the agent's dialog, a withdrawal means the
+// person answered there, and bypass or headless sessions have no dialog.
+// Every other no-decision answer (dnd, timeout, terminal, disabled) hands
+// the request to the agent's own dialog, which is still open: the session
+// keeps waiting until the agent reports what the person did.
+func resolves(reason string, headless bool) bool {
+	switch reason {
+	case client.ReasonDND, client.ReasonTimeout, client.ReasonTerminal, client.ReasonDisabled:
+		return headless
+	}
+	return true
+}
+
+// resolveLocked closes the state machine's pending entry of r, unless
+// another open request shares it (two identical calls in one session
+// fingerprint alike). The caller holds broker.mu.
+func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
+	if pendingKey == "" {
+		return
+	}
+	for _, o := range s.perms.pending {
+		if o.key == key && o.pendingKey == pendingKey {
+			return
+		}
+	}
+	s.mu.Lock()
+	s.m.Resolve(key, pendingKey, s.cfg.Now())
+	s.mu.Unlock()
+	s.nudge()
+}
+
+// closeLocked closes a pending request with ans, tells every follower and
+// hands ans to the waiting hook. It reports false when r was closed
+// already. The caller holds broker.mu.
+func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason string) bool {
+	b := s.perms
+	if r.view.State != statePending {
+		return false
+	}
+	now := s.cfg.Now()
+	r.view.State = state
+	r.closedAt = now
+	delete(b.pending, r.view.ID)
+	for id, c := range b.closed {
+		if now.Sub(c.closedAt) > closedKeep {
+			delete(b.closed, id)
+		}
+	}
+	b.closed[r.view.ID] = r
+	b.publishLocked("closed", r.view, reason)
+	if resolves(reason, r.view.Headless) {
+		s.resolveLocked(r.key, r.pendingKey)
+	}
+	ans.ID = r.view.ID
+	r.answer <- ans
+	s.log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
+		"tool", r.view.Tool, "reason", reason)
+	return true
+}
+
+// closeNoDecision closes r with no decision, if it is still pending.
+func (s *Server) closeNoDecision(r *permRequest, reason string) {
+	state := stateWithdrawn
+	switch reason {
+	case client.ReasonTimeout:
+		state = stateExpired
+	case client.ReasonTerminal:
+		state = stateAnswered
+	}
+	s.perms.mu.Lock()
+	s.closeLocked(r, client.Answer{Reason: reason}, state, reason)
+	s.perms.mu.Unlock()
+}
+
+func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
+	if !b.bus.active() {
+		return
+	}
+	if line, err := json.Marshal(client.PermissionChange{Type: typ, Permission: v, Reason: reason}); err == nil {
+		b.bus.publish(line)
+	}
+}
+
+// SetDND turns do-not-disturb on or off. Turning it on answers every
+// pending request with no decision at once: the agents ask in their own
+// terminals, nothing is allowed or denied silently.
+func (s *Server) SetDND(on bool) {
+	b := s.perms
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dnd == on {
+		return
+	}
+	b.dnd = on
+	s.log.Info("do not disturb", "on", on)
+	if !on {
+		return
+	}
+	for _, r := range b.pendingLocked() {
+		s.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND)
+	}
+}
+
+// DND reports whether do-not-disturb is on.
+func (s *Server) DND() bool {
+	s.perms.mu.Lock()
+	defer s.perms.mu.Unlock()
+	return s.perms.dnd
+}
+
+// pendingLocked returns the pending requests, oldest first.
+func (b *broker) pendingLocked() []*permRequest {
+	rs := make([]*permRequest, 0, len(b.pending))
+	for _, r := range b.pending {
+		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, func(x, y *permRequest) int { return cmp.Compare(x.seq, y.seq) })
+	return rs
+}
+
+// handlePermissionRequest is the hook's POST /api/v1/permissions: it
+// registers the request and holds the connection open until the answer.
+// Closing the connection withdraws the request: Claude Code kills the
+// hook when the person answers in the terminal, and net/http cancels the
+// request's context as soon as the connection drops.
+func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request) {
+	var body client.RequestBody
+	// readBodyCapped reads to EOF, which starts net/http's background
+	// read that notices the hook hanging up.
+	if !readBodyCapped(w, r, maxPermissionBody, &body) {
+		return
+	}
+	e := body.Event
+	if e.Agent != "" {
+		if a := agents.Lookup(e.Agent); a != nil {
+			e.Agent = a.ID
+		}
+	}
+	if err := e.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if e.Kind != agents.KindPermissionRequest && e.Kind != agents.KindQuestion {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("event kind %q is not a permission request: use %q or %q",
+			e.Kind, agents.KindPermissionRequest, agents.KindQuestion))
+		return
+	}
+	if string(body.ToolInput) == "null" {
+		body.ToolInput = nil
+	}
+
+	b := s.perms
+	b.mu.Lock()
+	res := s.ingestLocked(e)
+	headless := e.Headless || res.Session.Headless
+	if reason := s.immediateReason(&e, headless); reason != "" {
+		// Never shown, so never announced: no "added", no "closed".
+		if resolves(reason, headless) {
+			s.resolveLocked(res.Session.Key(), res.PendingKey)
+		}
+		b.mu.Unlock()
+		s.log.Info("permission not shown", "agent", e.Agent, "session", e.SessionID, "tool", e.ToolName, "reason", reason)
+		writeJSON(w, http.StatusOK, client.Answer{Reason: reason})
+		return
+	}
+	req := newPermRequest(&e, &body, res, headless, s.cfg.Now())
+	b.seq++
+	req.seq = b.seq
+	b.pending[req.view.ID] = req
+	b.publishLocked("added", req.view, "")
+	b.mu.Unlock()
+	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
+		"tool", e.ToolName, "kind", req.view.Kind)
+
+	// The hook waits as long as the agent lets it: never cut this
+	// response off with a write deadline.
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	timeout := b.timeout
+	if body.WaitSeconds > 0 {
+		wait := time.Duration(body.WaitSeconds) * time.Second
+		if wait > 2*hookMargin {
+			wait -= hookMargin
+		} else {
+			wait /= 2
+		}
+		timeout = min(timeout, wait)
+	}
+	var ans client.Answer
+	select {
+	case ans = <-req.answer:
+	case <-b.after(timeout):
+		s.closeNoDecision(req, client.ReasonTimeout)
+		ans = <-req.answer
+	case <-s.done:
+		s.closeNoDecision(req, client.ReasonShutdown)
+		ans = <-req.answer
+	case <-r.Context().Done():
+		// The hook is gone: nobody to write to.
+		s.closeNoDecision(req, client.ReasonWithdrawn)
+		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {
+	kind := client.KindPermission
+	switch {
+	case e.Kind == agents.KindQuestion:
+		kind = client.KindQuestion
+	case e.ToolName == "ExitPlanMode":
+		kind = client.KindPlan
+	}
+	return &permRequest{
+		view: client.PermissionView{
+			ID:          newPermID(),
+			Kind:        kind,
+			Agent:       e.Agent,
+			SessionID:   e.SessionID,
+			Title:       res.Session.Title,
+			Cwd:         res.Session.Cwd,
+			Tool:        e.ToolName,
+			Summary:     summarize(e, body),
+			Suggestions: suggestionLabels(body.Suggestions),
+			Headless:    headless,
+			CreatedAt:   now.UTC(),
+			State:       statePending,
+		},
+		toolInput:      body.ToolInput,
+		inputTruncated: body.InputTruncated,
+		rawSuggestions: body.Suggestions,
+		message:        body.Message,
+		key:            res.Session.Key(),
+		pendingKey:     res.PendingKey,
+		answer:         make(chan client.Answer, 1),
+	}
+}
+
+var permIDEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// newPermID returns 10 random base32 characters (50 bits): short enough
+// to type in `clawd permissions allow ID`.
+func newPermID() string {
+	var b [7]byte
+	rand.Read(b[:]) // crypto/rand never fails on supported platforms
+	return permIDEncoding.EncodeToString(b[:])[:10]
+}
+
+// summarize derives the one line a list shows for a request.
+func summarize(e *agents.Event, body *client.RequestBody) string {
+	if e.Kind == agents.KindQuestion && body.Message != "" {
+		return oneLine(body.Message, maxSummary) // an MCP elicitation
+	}
+	in := body.ToolInput
+	var s string
+	switch tool := e.ToolName; {
+	case tool == "Bash":
+		s = jsonString(in, "command")
+	case tool == "Edit" || tool == "Write" || tool == "Read" || tool == "NotebookEdit" || tool == "MultiEdit":
+		s = jsonString(in, "file_path")
+		if s == "" {
+			s = jsonString(in, "notebook_path")
+		}
+	case tool == "Glob" || tool == "Grep":
+		s = jsonString(in, "pattern")
+	case tool == "WebFetch":
+		s = jsonString(in, "url")
+	case tool == "WebSearch":
+		s = jsonString(in, "query")
+	case tool == "AskUserQuestion":
+		var q struct {
+			Questions []struct {
+				Question string `json:"question"`
+			} `json:"questions"`
+		}
+		if json.Unmarshal(in, &q) == nil && len(q.Questions) > 0 {
+			s = q.Questions[0].Question
+		}
+	case tool == "ExitPlanMode":
+		s = jsonString(in, "plan")
+	}
+	if s == "" {
+		// mcp__* and anything else: the first string value, in the
+		// input's own order.
+		s = firstString(in)
+	}
+	if s == "" {
+		s = body.Message
+	}
+	return oneLine(s, maxSummary)
+}
+
+// jsonString returns the string field name of the JSON object in.
+func jsonString(in json.RawMessage, name string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(in, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m[name], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// firstString returns the first top-level string value of a JSON object
+// in document order, or the value itself when in is a string (a truncated
+// preview may be one).
+func firstString(in json.RawMessage) string {
+	if len(in) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	tok, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	if s, ok := tok.(string); ok {
+		return s
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return ""
+	}
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // the key
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// oneLine makes s safe for one terminal line: whitespace runs become one
+// space, control characters go, and it is cut to n runes.
+func oneLine(s string, n int) string {
+	var b strings.Builder
+	space := false
+	for _, c := range s {
+		switch {
+		case unicode.IsSpace(c):
+			space = b.Len() > 0
+			continue
+		case unicode.IsControl(c) || c == utf8.RuneError ||
+			unicode.Is(unicode.Cf, c): // bidi overrides and the like
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(c)
+	}
+	out := b.String()
+	if utf8.RuneCountInString(out) > n {
+		r := []rune(out)
+		out = string(r[:n-1]) + "…"
+	}
+	return out
+}
+
+// suggestion is the part of Claude Code's permission_suggestions entries
+// the labels use.
+type suggestion struct {
+	Type        string   `json:"type"`
+	Mode        string   `json:"mode"`
+	Destination string   `json:"destination"`
+	Behavior    string   `json:"behavior"`
+	Directories []string `json:"directories"`
+	Rules       []struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent"`
+	} `json:"rules"`
+}
+
+// suggestionLabels names each offered suggestion for a button or a menu,
+// in order: `clawd permissions always ID N` picks the Nth. Equal labels
+// get a number, never dropped, so N keeps pointing at the raw suggestion.
+func suggestionLabels(raw []json.RawMessage) []string {
+	labels := make([]string, 0, len(raw))
+	seen := map[string]int{}
+	for _, r := range raw {
+		l := oneLine(suggestionLabel(r), maxLabel)
+		if seen[l]++; seen[l] > 1 {
+			l = fmt.Sprintf("%s (%d)", l, seen[l])
+		}
+		labels = append(labels, l)
+	}
+	if len(labels) == 0 {
+		return nil
+	}
+	return labels
+}
+
+func suggestionLabel(raw json.RawMessage) string {
+	var s suggestion
+	if json.Unmarshal(raw, &s) != nil {
+		return "Apply suggestion"
+	}
+	scope := ""
+	if s.Destination == "session" {
+		scope = " this session"
+	}
+	switch s.Type {
+	case "setMode":
+		switch s.Mode {
+		case "acceptEdits":
+			return "Auto-accept edits" + scope
+		case "plan":
+			return "Switch to plan mode" + scope
+		case "bypassPermissions":
+			return "Bypass permissions" + scope
+		case "default":
+			return "Ask again for everything" + scope
+		}
+		return "Switch to " + s.Mode + " mode" + scope
+	case "addRules", "replaceRules":
+		verb := "Always allow"
+		switch s.Behavior {
+		case "deny":
+			verb = "Always deny"
+		case "ask":
+			verb = "Always ask for"
+		}
+		rules := make([]string, 0, len(s.Rules))
+		for _, r := range s.Rules {
+			if r.RuleContent == "" {
+				rules = append(rules, r.ToolName)
+			} else {
+				rules = append(rules, r.ToolName+"("+r.RuleContent+")")
+			}
+		}
+		if len(rules) == 0 {
+			return verb
+		}
+		return verb + " " + strings.Join(rules, ", ")
+	case "addDirectories":
+		return "Allow access to " + strings.Join(s.Directories, ", ")
+	case "removeRules":
+		return "Remove rules"
+	case "removeDirectories":
+		return "Remove access to " + strings.Join(s.Directories, ", ")
+	}
+	if s.Type == "" {
+		return "Apply suggestion"
+	}
+	return "Apply " + s.Type
+}
+
+// handlePermissionList is GET /api/v1/permissions: pending requests,
+// oldest first.
+func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
+	b := s.perms
+	b.mu.Lock()
+	views := []client.PermissionView{}
+	for _, p := range b.pendingLocked() {
+		views = append(views, p.view)
+	}
+	b.mu.Unlock()
+	writeJSON(w, http.StatusOK, views)
+}
+
+// lookupLocked finds a pending or recently closed request. The caller
+// holds broker.mu.
+func (s *Server) lookupLocked(id string) *permRequest {
+	b := s.perms
+	if p := b.pending[id]; p != nil {
+		return p
+	}
+	if p := b.closed[id]; p != nil && s.cfg.Now().Sub(p.closedAt) <= closedKeep {
+		return p
+	}
+	return nil
+}
+
+// handlePermissionGet is GET /api/v1/permissions/{id}.
+func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.perms.mu.Lock()
+	p := s.lookupLocked(id)
+	var d client.PermissionDetail
+	if p != nil {
+		d = p.detail()
+	}
+	s.perms.mu.Unlock()
+	if p == nil {
+		writeError(w, http.StatusNotFound, "no permission request "+id)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// handlePermissionDecision is POST /api/v1/permissions/{id}/decision.
+func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var body client.DecisionBody
+	if !readBodyCapped(w, r, maxDecisionBody, &body) {
+		return
+	}
+	b := s.perms
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := s.lookupLocked(id)
+	if p == nil {
+		writeError(w, http.StatusNotFound, "no permission request "+id)
+		return
+	}
+	if p.view.State != statePending {
+		msg := "permission request " + id + " was already answered"
+		switch p.view.State {
+		case stateWithdrawn:
+			msg = "permission request " + id + " was withdrawn"
+		case stateExpired:
+			msg = "permission request " + id + " expired"
+		}
+		writeError(w, http.StatusConflict, msg)
+		return
+	}
+	ans, reason, state, err := decide(p, &body)
+	if err != "" {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	s.closeLocked(p, ans, state, reason)
+	s.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
+	writeJSON(w, http.StatusOK, p.view)
+}
+
+// decide turns a client's decision into the hook's answer, or says why it
+// does not fit the request.
+func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reason, state, problem string) {
+	if body.Suggestion != 0 && body.Behavior != string(client.Allow) {
+		return ans, "", "", "a suggestion is applied with behavior \"allow\" only"
+	}
+	switch body.Behavior {
+	case "terminal":
+		return client.Answer{Reason: client.ReasonTerminal}, client.ReasonTerminal, stateAnswered, ""
+	case string(client.Allow), string(client.Deny):
+	default:
+		return ans, "", "", fmt.Sprintf("behavior %q: want \"allow\", \"deny\" or \"terminal\"", body.Behavior)
+	}
+	switch p.view.Kind {
+	case client.KindQuestion:
+		return ans, "", "", "this is a question: answer it in the agent's terminal (behavior \"terminal\")"
+	case client.KindPlan:
+		if body.Behavior != string(client.Allow) {
+			return ans, "", "", "a plan review is approved (behavior \"allow\") or answered in the agent's terminal (behavior \"terminal\")"
+		}
+	}
+	d := &client.Decision{Behavior: client.Behavior(body.Behavior)}
+	if d.Behavior == client.Deny {
+		d.Message, d.Interrupt = body.Message, body.Interrupt
+	}
+	if n := body.Suggestion; n != 0 {
+		switch k := len(p.rawSuggestions); {
+		case k == 0:
+			return ans, "", "", fmt.Sprintf("suggestion %d: this request offers no suggestions", n)
+		case n < 1 || n > k:
+			return ans, "", "", fmt.Sprintf("suggestion %d out of range: this request offers 1-%d", n, k)
+		}
+		d.UpdatedPermissions = []json.RawMessage{p.rawSuggestions[n-1]}
+	}
+	return client.Answer{Decision: d}, reasonAnswered, stateAnswered, ""
+}
+
+// handlePermissionStream is GET /api/v1/permissions/events: the pending
+// requests as "added" lines, then every change as it happens. NDJSON by
+// default, Server-Sent Events when the client accepts text/event-stream,
+// with a heartbeat every 15 s as on the event stream.
+func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	write := func(line []byte) error {
+		var err error
+		if sse {
+			_, err = fmt.Fprintf(w, "data: %s\n\n", line)
+		} else {
+			_, err = fmt.Fprintf(w, "%s\n", line)
+		}
+		return err
+	}
+
+	// Subscribe and take the pending list under one lock: no change is
+	// missed or seen twice.
+	b := s.perms
+	b.mu.Lock()
+	sub := b.bus.subscribe(1024)
+	var initial [][]byte
+	for _, p := range b.pendingLocked() {
+		if line, err := json.Marshal(client.PermissionChange{Type: "added", Permission: p.view}); err == nil {
+			initial = append(initial, line)
+		}
+	}
+	b.mu.Unlock()
+	defer b.bus.unsubscribe(sub)
+	for _, line := range initial {
+		if write(line) != nil {
+			return
+		}
+	}
+	fl.Flush()
+
+	heartbeat := time.NewTicker(15 * time.Second)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case <-heartbeat.C:
+			hb := "\n"
+			if sse {
+				hb = ": ping\n\n"
+			}
+			if _, err := io.WriteString(w, hb); err != nil {
+				return
+			}
+			fl.Flush()
+		case line := <-sub.ch:
+			if n := b.bus.takeDropped(sub); n > 0 {
+				lag, _ := json.Marshal(map[string]any{"type": "stream.lagged", "dropped": n})
+				if write(lag) != nil {
+					return
+				}
+			}
+			if write(line) != nil {
+				return
+			}
+			for more := true; more; {
+				select {
+				case line = <-sub.ch:
+					if write(line) != nil {
+						return
+					}
+				default:
+					more = false
+				}
+			}
+			fl.Flush()
+		}
+	}
+}
