@@ -53,11 +53,7 @@ func (c *interactiveClaude) answerDialogYes() {
 	// On a loaded machine the first key can still be swallowed: press
 	// again while the dialog stays.
 	for i := 0; i < 3; i++ {
-		if _, ok := c.await(regexp.MustCompile(`Do you want to proceed\?`), 0); !ok {
-			return
-		}
-		if s, gone := c.awaitGone(permissionDialog, 3*time.Second); gone {
-			_ = s
+		if _, gone := c.awaitGone(permissionDialog, 3*time.Second); gone {
 			return
 		}
 		c.t.Logf("the dialog is still up 3 s after pressing 1; pressing it again")

@@ -24,6 +24,7 @@ type tmux struct {
 	t        *testing.T
 	socket   string
 	target   string
+	sockPath string    // the server's socket file, removed at the end
 	deadline time.Time // no wait goes past it; zero means none
 }
 
@@ -59,6 +60,7 @@ func startTmux(t *testing.T, dir string, width, height int, env, argv []string) 
 	script := fmt.Sprintf(`%s; echo "%s$?]"; exec sleep 3600`, strings.Join(quoted, " "), exitMarker)
 	tm.run("-f", "/dev/null", "new-session", "-d", "-s", tm.target,
 		"-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "/bin/sh", "-c", script)
+	tm.sockPath = strings.TrimSpace(tm.run("display-message", "-p", "#{socket_path}"))
 	return tm
 }
 
@@ -161,6 +163,10 @@ func (tm *tmux) kill() {
 		}
 	}
 	_ = tm.command("kill-server").Run()
+	// tmux leaves the socket file of a killed server behind.
+	if strings.Contains(filepath.Base(tm.sockPath), "clawd-e2e-") {
+		_ = os.Remove(tm.sockPath)
+	}
 }
 
 // interactiveClaude is Claude Code's TUI running under tmux in the world.
