@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -823,5 +824,61 @@ func TestSuggestionLabels(t *testing.T) {
 		if got := suggestionLabels(c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("suggestionLabels(%s) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestPermissionStreamSSE(t *testing.T) {
+	env := startPerm(t, nil)
+	env.hook(bashRequest("s1", "h1", "make"))
+	st := env.follow(t)
+	id := st.next(t, "added", 5*time.Second).Permission.ID
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", env.url("/api/v1/permissions/events"), nil)
+	req.Header.Set("Authorization", "Bearer "+env.token)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c client.PermissionChange
+	data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
+	if !ok || json.Unmarshal([]byte(data), &c) != nil || c.Type != "added" || c.Permission.ID != id {
+		t.Errorf("first SSE line = %q, want data: the pending %s as added", line, id)
+	}
+}
+
+// TestPermissionClosedKept: a closed request can be read for a minute,
+// then it is gone.
+func TestPermissionClosedKept(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	env := startPerm(t, func(c *Config) { c.Now = clock })
+	st := env.follow(t)
+	res := env.hook(bashRequest("s1", "h1", "make"))
+	id := st.next(t, "added", 5*time.Second).Permission.ID
+	env.decide(t, id, client.DecisionBody{Behavior: "deny"})
+	wait(t, res)
+	mu.Lock()
+	now = now.Add(closedKeep)
+	mu.Unlock()
+	if d := env.detail(t, id); d.State != "answered" {
+		t.Errorf("state a minute after = %q, want answered", d.State)
+	}
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	if code, b := env.call(t, "GET", "/api/v1/permissions/"+id, env.token, nil); code != http.StatusNotFound {
+		t.Errorf("GET after more than a minute = %d %s, want 404", code, b)
 	}
 }
