@@ -10,6 +10,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray"
@@ -48,6 +50,11 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return exitCode(2, fmt.Errorf("bad --log-level %q: use debug, info, warn or error", o.logLevel))
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	cfg, err := config.Load(e.home())
+	if err != nil {
+		// The error names the file, the line and the key to fix.
+		return exitCode(1, err)
+	}
 	if !o.headless && !tray.Available() {
 		log.Info("tray not available in this build; running headless")
 	}
@@ -57,13 +64,20 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	defer restoreGC()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	disabled := map[string]bool{}
+	for _, a := range agents.All() {
+		disabled[a.ID] = !cfg.PermissionsEnabled(a.ID)
+	}
 	srv := runtime.New(runtime.Config{
-		Home:    e.home(),
-		Version: Version(),
-		Logger:  log,
-		Now:     e.now,
+		Home:                e.home(),
+		Version:             Version(),
+		Logger:              log,
+		Now:                 e.now,
+		PermissionTimeout:   cfg.Permissions.Timeout,
+		HeadlessPolicy:      string(cfg.Permissions.Headless),
+		PermissionsDisabled: disabled,
 	})
-	err := srv.Run(ctx, o.port, func(in client.Info) {
+	err = srv.Run(ctx, o.port, func(in client.Info) {
 		fmt.Fprintf(e.stdout, "clawd %s listening on 127.0.0.1:%d (runtime.json in %s)\n", Version(), in.Port, e.home())
 	})
 	var already *runtime.ErrAlreadyRunning
