@@ -3,15 +3,20 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
@@ -51,7 +56,9 @@ func newHookCmd(e *env) *cli.Command {
 		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
-			"and prints the agent's answer. It fails open: whatever goes wrong, it exits 0 with the\n" +
+			"and prints the agent's answer. For a permission request it waits for the person's decision\n" +
+			"(`clawd permissions`) up to the agent's hook timeout minus 30 s.\n" +
+			"It fails open: whatever goes wrong, it exits 0 with the\n" +
 			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.\n" +
 			"It reads at most 4 MiB of stdin: past that, only the fields before the cut are\n" +
 			"forwarded (session, event and tool name come first) and the rest is drained unread.",
@@ -146,11 +153,195 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		defer stop()
 	}
-	if err := postEvent(ctx, home, ev, spec.Blocking); err != nil && ctx.Err() == nil {
+	if spec.Blocking {
+		askPermission(ctx, e, a, ev, payload, truncated, log)
+		return
+	}
+	if err := postEvent(ctx, home, ev, false); err != nil {
 		log().Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
 	}
-	// Until the permission broker answers, every event gets no decision.
 	noDecision(ev.HookEvent)
+}
+
+// maxPermissionInput caps the tool input sent with a permission request.
+// Past it (a Write of a large file) the runtime gets a preview: the start
+// of the raw input as a JSON string, marked InputTruncated. A large input
+// is never a reason to deny.
+const maxPermissionInput = 256 << 10
+
+// maxPermissionMessage caps an elicitation's question text.
+const maxPermissionMessage = 8 << 10
+
+// permissionWait is how long the hook waits for a decision on a blocking
+// event: the agent's PermissionWait. Tests shorten it.
+var permissionWait = func(a *agents.Agent, hookEvent string) time.Duration {
+	return a.PermissionWait(hookEvent)
+}
+
+// askPermission handles a blocking event: it registers the request with
+// the runtime, waits for the person's decision and prints it in the
+// agent's format. Every failure prints the no-decision answer and logs
+// why; the agent's SIGTERM (ctx ends: the person answered in the terminal)
+// ends it at once with no output and no log line.
+func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event, payload []byte, cut bool, log func() *slog.Logger) {
+	noDecision := func() {
+		if ctx.Err() != nil {
+			return // killed by the agent: it no longer reads our answer
+		}
+		if out := a.NoDecision(ev.HookEvent); len(out) > 0 {
+			e.stdout.Write(out)
+		}
+	}
+	wait := permissionWait(a, ev.HookEvent)
+	// No HTML escaping: it would grow a tool input full of <, > and & up
+	// to six times, past what the runtime accepts.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(permissionRequest(ev, payload, cut, wait))
+	body := buf.Bytes()
+	if err != nil {
+		log().Warn("encode permission request", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
+		noDecision()
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	ans, err := sendPermission(wctx, e.home(), body)
+	if ctx.Err() != nil {
+		return // SIGTERM
+	}
+	logFail := func(msg string, err error) {
+		log().Warn(msg, "event", ev.HookEvent, "session", ev.SessionID, "tool", ev.ToolName, "err", err)
+	}
+	var apiErr *client.APIError
+	switch {
+	case err == nil:
+	case wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		logFail("no answer from the runtime within the wait; no decision", fmt.Errorf("waited %v", wait))
+		noDecision()
+		return
+	case errors.As(err, &apiErr) && (apiErr.Status == 404 || apiErr.Status == 405):
+		// A `clawd serve` older than this hook has no permission API. It
+		// still shows the session waiting if it gets the event the old
+		// way; the person answers in the terminal, as without clawd.
+		if err := postEvent(ctx, e.home(), ev, true); err != nil && ctx.Err() == nil {
+			logFail("runtime has no permission API and did not take the event; no decision", err)
+		}
+		noDecision()
+		return
+	case errors.Is(err, client.ErrBadAnswer):
+		logFail("bad answer from the runtime; no decision", err)
+		noDecision()
+		return
+	case errors.As(err, &apiErr):
+		logFail("runtime refused the permission request; no decision", err)
+		noDecision()
+		return
+	default:
+		logFail("runtime not reachable; no decision", err)
+		noDecision()
+		return
+	}
+	d := ans.Decision
+	if d == nil || a.Render == nil {
+		noDecision()
+		return
+	}
+	if d.Behavior != client.Allow && d.Behavior != client.Deny {
+		logFail("runtime sent an unknown decision; no decision", fmt.Errorf("behavior %q", d.Behavior))
+		noDecision()
+		return
+	}
+	e.stdout.Write(a.Render(ev.HookEvent, &agents.Decision{
+		Allow:              d.Behavior == client.Allow,
+		UpdatedPermissions: d.UpdatedPermissions,
+		Message:            d.Message,
+		Interrupt:          d.Interrupt,
+	}))
+}
+
+// permissionRequest builds what the hook registers with the runtime: the
+// event, the tool's input as the agent sent it (or a preview of it), the
+// agent's offered permission updates verbatim and, for an elicitation, the
+// question text. cut says the payload was cut at the stdin cap, so its
+// tool input is incomplete.
+func permissionRequest(ev agents.Event, payload []byte, cut bool, wait time.Duration) client.RequestBody {
+	rb := client.RequestBody{Event: ev, WaitSeconds: int(wait / time.Second)}
+	if in := gjson.GetBytes(payload, "tool_input"); in.Exists() {
+		rb.ToolInput, rb.InputTruncated = inputPreview(in.Raw, cut)
+	}
+	gjson.GetBytes(payload, "permission_suggestions").ForEach(func(_, s gjson.Result) bool {
+		if gjson.Valid(s.Raw) { // a cut payload may end inside one
+			rb.Suggestions = append(rb.Suggestions, json.RawMessage(s.Raw))
+		}
+		return true
+	})
+	if ev.Kind == agents.KindQuestion {
+		if m := gjson.GetBytes(payload, "message"); m.Type == gjson.String {
+			rb.Message = clipUTF8(m.String(), maxPermissionMessage)
+		}
+	}
+	return rb
+}
+
+// inputPreview returns raw as it is when it is complete and within
+// maxPermissionInput, else a JSON string of its first maxPermissionInput
+// bytes and true.
+func inputPreview(raw string, cut bool) (json.RawMessage, bool) {
+	if !cut && len(raw) <= maxPermissionInput && gjson.Valid(raw) {
+		return json.RawMessage(raw), false
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(clipUTF8(raw, maxPermissionInput)); err != nil {
+		return nil, true
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), true
+}
+
+// clipUTF8 cuts s to at most n bytes, at a rune boundary.
+func clipUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// sendPermission delivers a permission request and waits for the answer:
+// to the port in runtime.json, else to the first port of the range that
+// identifies as clawd. Only a failure to connect moves on to the next
+// place (or a stale runtime.json naming someone else's server); once a
+// runtime has the request, its answer (or silence) is final.
+func sendPermission(ctx context.Context, home string, body []byte) (client.Answer, error) {
+	var firstErr error
+	for _, c := range client.Candidates(home) {
+		if !c.FromInfo {
+			if err := client.Quick("GET", c.Port, "", "/api/v1/health", nil, time.Now().Add(hookPostTimeout)); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+		}
+		ans, err := client.AskPermission(ctx, c.Port, c.Token, body)
+		var op *net.OpError
+		elsewhere := errors.As(err, &op) && op.Op == "dial" || errors.Is(err, client.ErrNotClawd)
+		if err == nil || ctx.Err() != nil || !elsewhere {
+			return ans, err
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = client.ErrNotRunning
+	}
+	return client.Answer{}, firstErr
 }
 
 // readHookInput reads the payload from stdin up to maxHookInput bytes. It

@@ -3,12 +3,20 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime"
@@ -68,8 +76,19 @@ func hookLog(t *testing.T, home string) string {
 	return string(b)
 }
 
+// shortWait makes the hook wait at most d for a permission decision.
+func shortWait(t *testing.T, d time.Duration) {
+	t.Helper()
+	old := permissionWait
+	permissionWait = func(*agents.Agent, string) time.Duration { return d }
+	t.Cleanup(func() { permissionWait = old })
+}
+
 func TestHookForwardsEvents(t *testing.T) {
 	home := t.TempDir()
+	// Nobody answers the permission request: the runtime's own timeout
+	// (1 s, what the hook asks for) ends it with no decision.
+	shortWait(t, 1900*time.Millisecond)
 	s := startRuntime(t, home)
 	vars := map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli", "CLAUDE_CODE_SESSION_ATTENDED": "1", "CLAUDE_PID": "4242"}
 	for _, name := range []string{"SessionStart.json", "UserPromptSubmit.json", "PreToolUse.json", "PermissionRequest.json"} {
@@ -79,7 +98,7 @@ func TestHookForwardsEvents(t *testing.T) {
 		}
 		want := ""
 		if name == "PermissionRequest.json" {
-			want = "{}\n" // no decision until the permission broker exists
+			want = "{}\n" // nobody decided
 		}
 		if out.String() != want || errb.Len() != 0 {
 			t.Errorf("hook %s: stdout %q stderr %q, want stdout %q and no stderr", name, out, errb, want)
@@ -121,6 +140,9 @@ func TestHookFailsOpen(t *testing.T) {
 	}
 	big := fixture(t, "PermissionRequest.json")
 	big = bytes.Replace(big, []byte(`"echo hello > out.txt"`), []byte(`"`+strings.Repeat("x", maxHookInput)+`"`), 1)
+	// A hung runtime looks like one waiting for the person: the hook
+	// gives up after its wait.
+	shortWait(t, 500*time.Millisecond)
 
 	cases := []struct {
 		name    string
@@ -132,7 +154,7 @@ func TestHookFailsOpen(t *testing.T) {
 	}{
 		{"runtime down", t.TempDir(), fixture(t, "Stop.json"), []string{"hook", "claude"}, "", "runtime not reachable"},
 		{"runtime down, permission", t.TempDir(), fixture(t, "PermissionRequest.json"), []string{"hook", "claude"}, "{}\n", "runtime not reachable"},
-		{"runtime hung", hungHome, fixture(t, "PermissionRequest.json"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "runtime not reachable"},
+		{"runtime hung", hungHome, fixture(t, "PermissionRequest.json"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "no answer from the runtime within the wait"},
 		{"not json", t.TempDir(), []byte("hello"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "decode payload"},
 		{"json array", t.TempDir(), []byte("[1,2]"), []string{"hook", "claude", "Stop"}, "", "decode payload"},
 		{"empty stdin", t.TempDir(), nil, []string{"hook", "claude", "Stop"}, "", "decode payload"},
@@ -164,6 +186,7 @@ func TestHookFailsOpen(t *testing.T) {
 
 func TestHookTruncatedPayloadStillForwarded(t *testing.T) {
 	home := t.TempDir()
+	shortWait(t, 1900*time.Millisecond) // nobody answers
 	s := startRuntime(t, home)
 	big := fixture(t, "PermissionRequest.json")
 	big = bytes.Replace(big, []byte(`"echo hello > out.txt"`), []byte(`"`+strings.Repeat("x", maxHookInput)+`"`), 1)
@@ -210,3 +233,265 @@ func TestHookFastArgs(t *testing.T) {
 }
 
 var _ = agents.Claude
+
+// fakeRuntime is an httptest server on loopback that identifies as clawd
+// and answers POST /api/v1/permissions with answer after delay (or never,
+// when answer is nil and status is 0). It records what the hook sent.
+type fakeRuntime struct {
+	srv       *httptest.Server
+	home      string
+	mu        sync.Mutex
+	bodies    [][]byte
+	auth      []string
+	withdrawn chan struct{} // closed when a held request's client went away
+	received  chan struct{} // one value per request
+}
+
+func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration) *fakeRuntime {
+	t.Helper()
+	f := &fakeRuntime{home: t.TempDir(), withdrawn: make(chan struct{}), received: make(chan struct{}, 16)}
+	var once sync.Once
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(client.IdentityHeader, client.IdentityValue)
+		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/permissions" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		f.bodies = append(f.bodies, b)
+		f.auth = append(f.auth, r.Header.Get("Authorization"))
+		f.mu.Unlock()
+		f.received <- struct{}{}
+		if status == 0 { // never answer
+			<-r.Context().Done()
+			once.Do(func() { close(f.withdrawn) })
+			return
+		}
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			once.Do(func() { close(f.withdrawn) })
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, answer)
+	}))
+	t.Cleanup(f.srv.Close)
+	port := f.srv.Listener.Addr().(*net.TCPAddr).Port
+	if err := client.WriteInfo(f.home, client.Info{Port: port, PID: os.Getpid(), Token: "tok"}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// body returns the one request the hook sent.
+func (f *fakeRuntime) body(t *testing.T) client.RequestBody {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) != 1 {
+		t.Fatalf("runtime got %d permission requests, want 1", len(f.bodies))
+	}
+	if f.auth[0] != "Bearer tok" {
+		t.Errorf("Authorization = %q, want the token from runtime.json", f.auth[0])
+	}
+	var rb client.RequestBody
+	if err := json.Unmarshal(f.bodies[0], &rb); err != nil {
+		t.Fatalf("request body is not a RequestBody: %v\n%.300s", err, f.bodies[0])
+	}
+	return rb
+}
+
+// runHookOn runs `clawd hook claude` with stdin against home, bounded.
+func runHookOn(t *testing.T, ctx context.Context, home string, stdin []byte) (code int, stdout string, stderr string) {
+	t.Helper()
+	e, out, errb := testEnv(t, home, stdin, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1"})
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, e, []string{"clawd", "hook", "claude"}) }()
+	select {
+	case code = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("hook did not return")
+	}
+	return code, out.String(), errb.String()
+}
+
+func sameJSON(t *testing.T, got, want []byte) bool {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		return false
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(g, w)
+}
+
+func output(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "outputs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestHookPermissionDecision(t *testing.T) {
+	shortWait(t, 5*time.Second)
+	cases := []struct {
+		name    string
+		fixture string
+		answer  string
+		want    string // file in testdata/claude/outputs
+	}{
+		{"allow", "PermissionRequest.json", `{"id":"p1","decision":{"behavior":"allow"}}`, "PermissionRequest.allow.json"},
+		{"deny with message", "PermissionRequest.json", `{"id":"p1","decision":{"behavior":"deny","message":"Denied by the test hook"}}`, "PermissionRequest.deny.json"},
+		{"deny and interrupt", "PermissionRequest.json", `{"id":"p1","decision":{"behavior":"deny","message":"stop now","interrupt":true}}`, "PermissionRequest.deny-interrupt.json"},
+		{"always: the offered suggestion", "PermissionRequest.setMode.json",
+			`{"id":"p1","decision":{"behavior":"allow","updated_permissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}`,
+			"PermissionRequest.allow-always-setMode.json"},
+		{"no decision", "PermissionRequest.json", `{"id":"p1","decision":null,"reason":"dnd"}`, "PermissionRequest.no-decision.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeRuntime(t, 200, c.answer, 50*time.Millisecond)
+			code, out, errb := runHookOn(t, context.Background(), f.home, fixture(t, c.fixture))
+			if code != 0 || errb != "" || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 || !sameJSON(t, []byte(out), output(t, c.want)) {
+				t.Errorf("exit %d stdout %q stderr %q; want 0 and one line equal to %s", code, out, errb, c.want)
+			}
+			if l := hookLog(t, f.home); l != "" {
+				t.Errorf("hook.log = %q, want nothing logged for an answer", l)
+			}
+			rb := f.body(t)
+			if rb.Event.Kind != agents.KindPermissionRequest || rb.Event.ToolName != "Bash" || rb.Event.SessionID == "" {
+				t.Errorf("event = %+v", rb.Event)
+			}
+			if rb.WaitSeconds != 5 || rb.InputTruncated {
+				t.Errorf("wait_seconds %d input_truncated %v, want 5, false", rb.WaitSeconds, rb.InputTruncated)
+			}
+			payload := fixture(t, c.fixture)
+			if !sameJSON(t, rb.ToolInput, []byte(gjson.GetBytes(payload, "tool_input").Raw)) {
+				t.Errorf("tool_input = %s", rb.ToolInput)
+			}
+			sugg, _ := json.Marshal(rb.Suggestions)
+			if !sameJSON(t, sugg, []byte(gjson.GetBytes(payload, "permission_suggestions").Raw)) {
+				t.Errorf("suggestions = %s", sugg)
+			}
+		})
+	}
+}
+
+func TestHookPermissionFailsOpen(t *testing.T) {
+	shortWait(t, 700*time.Millisecond)
+	cases := []struct {
+		name    string
+		status  int
+		answer  string
+		wantLog string
+	}{
+		{"runtime answers 500", 500, `{"error":"boom"}`, "runtime refused the permission request"},
+		{"answer not JSON", 200, `{"decision":`, "bad answer from the runtime"},
+		{"unknown behavior", 200, `{"decision":{"behavior":"maybe"}}`, "unknown decision"},
+		{"no answer within the wait", 0, "", "no answer from the runtime within the wait"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeRuntime(t, c.status, c.answer, 10*time.Millisecond)
+			code, out, errb := runHookOn(t, context.Background(), f.home, fixture(t, "PermissionRequest.json"))
+			if code != 0 || out != "{}\n" || errb != "" {
+				t.Errorf("exit %d stdout %q stderr %q; want 0, {}, no stderr", code, out, errb)
+			}
+			if l := hookLog(t, f.home); !strings.Contains(l, c.wantLog) {
+				t.Errorf("hook.log = %q, want a line with %q", l, c.wantLog)
+			}
+			if c.status == 0 {
+				select {
+				case <-f.withdrawn:
+				case <-time.After(5 * time.Second):
+					t.Error("the hook gave up but its request stayed open: the runtime cannot withdraw it")
+				}
+			}
+		})
+	}
+	t.Run("runtime down", func(t *testing.T) {
+		home := t.TempDir()
+		ln, _ := net.Listen("tcp", "127.0.0.1:0")
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close() // nothing listens there now
+		client.WriteInfo(home, client.Info{Port: port, PID: 1, Token: "tok"})
+		code, out, _ := runHookOn(t, context.Background(), home, fixture(t, "PermissionRequest.json"))
+		if code != 0 || out != "{}\n" || !strings.Contains(hookLog(t, home), "runtime not reachable") {
+			t.Errorf("exit %d stdout %q log %q", code, out, hookLog(t, home))
+		}
+	})
+}
+
+// The agent SIGTERMs the hook when the person answered in the terminal:
+// the hook ends at once, prints nothing, logs nothing, and its request is
+// withdrawn. The signal context is a child of run's ctx, so cancelling
+// that stands in for the signal.
+func TestHookPermissionSIGTERM(t *testing.T) {
+	shortWait(t, 10*time.Second)
+	f := newFakeRuntime(t, 0, "", 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-f.received
+		cancel()
+	}()
+	start := time.Now()
+	code, out, errb := runHookOn(t, ctx, f.home, fixture(t, "PermissionRequest.json"))
+	if code != 0 || out != "" || errb != "" || time.Since(start) > 5*time.Second {
+		t.Errorf("exit %d stdout %q stderr %q after %v; want 0, nothing, at once", code, out, errb, time.Since(start))
+	}
+	if l := hookLog(t, f.home); l != "" {
+		t.Errorf("hook.log = %q, want nothing on SIGTERM", l)
+	}
+	select {
+	case <-f.withdrawn:
+	case <-time.After(5 * time.Second):
+		t.Error("request not withdrawn after SIGTERM")
+	}
+}
+
+// A tool input over maxPermissionInput goes out as a preview marked
+// input_truncated, and is still decided: size is never a reason to deny.
+func TestHookPermissionOversizeInput(t *testing.T) {
+	shortWait(t, 5*time.Second)
+	f := newFakeRuntime(t, 200, `{"decision":{"behavior":"allow"}}`, 0)
+	big := strings.Repeat(`<a href="x">&</a>`, (maxPermissionInput+1000)/17+1)
+	payload := bytes.Replace(fixture(t, "PermissionRequest.json"), []byte(`"echo hello > out.txt"`), []byte(`"`+strings.ReplaceAll(big, `"`, `\"`)+`"`), 1)
+	code, out, _ := runHookOn(t, context.Background(), f.home, payload)
+	if code != 0 || !sameJSON(t, []byte(out), output(t, "PermissionRequest.allow.json")) {
+		t.Errorf("exit %d stdout %q; want the allow", code, out)
+	}
+	rb := f.body(t)
+	var preview string
+	if err := json.Unmarshal(rb.ToolInput, &preview); err != nil {
+		t.Fatalf("tool_input is not a JSON string preview: %v (%.100s)", err, rb.ToolInput)
+	}
+	if !rb.InputTruncated || len(preview) == 0 || len(preview) > maxPermissionInput ||
+		!strings.HasPrefix(preview, "{") || !strings.Contains(preview[:100], `"command": "<a href=\"x\">&`) {
+		t.Errorf("input_truncated %v, preview %d bytes starting %.40q; want true and at most %d bytes of the raw input", rb.InputTruncated, len(preview), preview, maxPermissionInput)
+	}
+	f.mu.Lock()
+	n := len(f.bodies[0])
+	f.mu.Unlock()
+	if n > 2*maxPermissionInput {
+		t.Errorf("request body %d bytes: the preview must stay near its cap (no HTML escaping)", n)
+	}
+}
+
+func TestPermissionRequestElicitation(t *testing.T) {
+	payload := fixture(t, "Elicitation.json")
+	ev, err := agents.Claude.Decode(payload, "", func(string) string { return "" }, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := permissionRequest(ev, payload, false, 90*time.Second)
+	if rb.Message != "Which color do you want?" || rb.WaitSeconds != 90 || rb.ToolInput != nil || rb.Suggestions != nil {
+		t.Errorf("permissionRequest(Elicitation) = %+v", rb)
+	}
+}
