@@ -94,6 +94,8 @@ func newRootCmd(e *env) *cli.Command {
 			newServeCmd(e),
 			newStatusCmd(e),
 			newEventsCmd(e),
+			newPermissionsCmd(e),
+			newDNDCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newHookCmd(e),

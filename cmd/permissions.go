@@ -1,0 +1,282 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+type permissionsOptions struct {
+	json bool
+	wait bool
+}
+
+func newPermissionsCmd(e *env) *cli.Command {
+	o := &permissionsOptions{}
+	return &cli.Command{
+		Name:  "permissions",
+		Usage: "list the agents' pending permission requests and answer them",
+		Description: "Without a subcommand, lists the pending requests. The agent's own dialog stays\n" +
+			"open meanwhile: whoever answers first wins.\n\n" +
+			"  clawd permissions allow ID             run the call\n" +
+			"  clawd permissions deny ID [--message M] [--interrupt]\n" +
+			"  clawd permissions always ID [N]        allow and apply suggestion N (default 1)\n" +
+			"  clawd permissions terminal ID          close it here, answer in the agent's terminal",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &o.json},
+			&cli.BoolFlag{Name: "wait", Usage: "block until at least one request is pending, then print the list", Destination: &o.wait},
+		},
+		OnUsageError: usageError,
+		Commands: []*cli.Command{
+			newPermissionAnswerCmd(e, "allow", "ID", "allow the tool call"),
+			newPermissionAnswerCmd(e, "deny", "ID", "deny the tool call; the model is told why with --message"),
+			newPermissionAnswerCmd(e, "always", "ID [N]", "allow and apply the request's suggestion N (from 1; default 1)"),
+			newPermissionAnswerCmd(e, "terminal", "ID", "close the request here without a decision: answer in the agent's terminal"),
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() > 0 {
+				return exitCode(2, fmt.Errorf("unknown subcommand %q: use allow, deny, always or terminal", c.Args().First()))
+			}
+			return runPermissions(ctx, e, o)
+		},
+	}
+}
+
+func usageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
+	return exitCode(2, err)
+}
+
+func runPermissions(ctx context.Context, e *env, o *permissionsOptions) error {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	var list []client.PermissionView
+	if o.wait {
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		list, err = waitPermissions(ctx, c)
+		if ctx.Err() != nil {
+			return exitCode(130, errors.New("")) // interrupted before anything was pending
+		}
+	} else {
+		list, err = c.Permissions(ctx)
+	}
+	if err != nil {
+		return permissionError(err, "")
+	}
+	if o.json {
+		if list == nil {
+			list = []client.PermissionView{}
+		}
+		return printJSON(e.stdout, list, true)
+	}
+	renderPermissions(e.stdout, list, e.now(), e.getenv("HOME"))
+	return nil
+}
+
+// errPending stops the change stream once something is pending.
+var errPending = errors.New("a request is pending")
+
+// waitPermissions follows the change stream until at least one request is
+// pending and returns the list then. The stream starts with the requests
+// already pending, so none is missed between a list and a subscribe.
+func waitPermissions(ctx context.Context, c *client.Client) ([]client.PermissionView, error) {
+	for {
+		err := c.PermissionEvents(ctx, func(ch client.PermissionChange) error {
+			if ch.Type == "added" || ch.Type == "stream.lagged" {
+				return errPending
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, errPending):
+		case err != nil:
+			return nil, err
+		default:
+			return nil, errors.New("the runtime stopped")
+		}
+		list, err := c.Permissions(ctx)
+		if err != nil || len(list) > 0 {
+			return list, err
+		}
+		// Closed again before the list was read: keep waiting.
+	}
+}
+
+func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time, home string) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no pending permission requests")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGENT\tSESSION\tTOOL\tSUMMARY\tAGE\tSUGGESTIONS")
+	for _, p := range list {
+		agent := p.Agent
+		if p.Headless {
+			agent += " (headless)"
+		}
+		session := p.Title
+		if session == "" {
+			session = shortPath(p.Cwd, home)
+		}
+		tool := p.Tool
+		if p.Kind != "" && p.Kind != client.KindPermission {
+			tool += " (" + string(p.Kind) + ")"
+		}
+		if tool == "" {
+			tool = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, agent, cell(session), tool, cell(p.Summary),
+			age(now, p.CreatedAt), numbered(p.Suggestions))
+	}
+	tw.Flush()
+}
+
+// cell keeps a table cell on one line and not absurdly wide.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
+// numbered lists suggestion labels as "1) a  2) b", the numbers
+// `clawd permissions always ID N` takes.
+func numbered(labels []string) string {
+	if len(labels) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = strconv.Itoa(i+1) + ") " + cell(l)
+	}
+	return strings.Join(parts, "  ")
+}
+
+type permissionAnswerOptions struct {
+	verb      string // allow, deny, always, terminal
+	message   string
+	interrupt bool
+}
+
+func newPermissionAnswerCmd(e *env, verb, argsUsage, usage string) *cli.Command {
+	o := &permissionAnswerOptions{verb: verb}
+	var flags []cli.Flag
+	if verb == "deny" {
+		flags = []cli.Flag{
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "tell the model why", Destination: &o.message},
+			&cli.BoolFlag{Name: "interrupt", Usage: "also end the agent's turn", Destination: &o.interrupt},
+		}
+	}
+	return &cli.Command{
+		Name:         verb,
+		Usage:        usage,
+		ArgsUsage:    argsUsage,
+		Flags:        flags,
+		OnUsageError: usageError,
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return runPermissionAnswer(ctx, e, o, c.Args().Slice())
+		},
+	}
+}
+
+// decisionBody checks the arguments of an answer subcommand and builds
+// what is sent.
+func (o *permissionAnswerOptions) decisionBody(args []string) (string, client.DecisionBody, error) {
+	max := 1
+	if o.verb == "always" {
+		max = 2
+	}
+	if len(args) == 0 || len(args) > max || args[0] == "" {
+		usage := "ID"
+		if o.verb == "always" {
+			usage = "ID [N]"
+		}
+		return "", client.DecisionBody{}, fmt.Errorf("usage: clawd permissions %s %s (the ID from `clawd permissions`)", o.verb, usage)
+	}
+	d := client.DecisionBody{Behavior: o.verb, Via: "cli"}
+	switch o.verb {
+	case "always":
+		d.Behavior, d.Suggestion = string(client.Allow), 1
+		if len(args) == 2 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				return "", d, fmt.Errorf("suggestion %q: want a number from 1, as `clawd permissions` lists them", args[1])
+			}
+			d.Suggestion = n
+		}
+	case "deny":
+		d.Message, d.Interrupt = o.message, o.interrupt
+	}
+	return args[0], d, nil
+}
+
+func runPermissionAnswer(ctx context.Context, e *env, o *permissionAnswerOptions, args []string) error {
+	id, body, err := o.decisionBody(args)
+	if err != nil {
+		return exitCode(2, err)
+	}
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	v, err := c.Decide(ctx, id, body)
+	if err != nil {
+		return permissionError(err, id)
+	}
+	what := v.Tool
+	if v.Summary != "" {
+		what += ": " + v.Summary
+	}
+	what = cell(what)
+	switch o.verb {
+	case "allow":
+		fmt.Fprintf(e.stdout, "allowed %s (%s)\n", id, what)
+	case "deny":
+		fmt.Fprintf(e.stdout, "denied %s (%s)\n", id, what)
+	case "always":
+		label := "suggestion " + strconv.Itoa(body.Suggestion)
+		if n := body.Suggestion; n <= len(v.Suggestions) {
+			label += " " + strconv.Quote(v.Suggestions[n-1])
+		}
+		fmt.Fprintf(e.stdout, "allowed %s (%s) and applied %s\n", id, what, label)
+	case "terminal":
+		fmt.Fprintf(e.stdout, "closed %s here: answer it in the agent's terminal (%s)\n", id, what)
+	}
+	return nil
+}
+
+// permissionError turns an API error into the one line the person sees,
+// with exit 1.
+func permissionError(err error, id string) error {
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) {
+		switch {
+		case apiErr.Status == 404 && strings.HasPrefix(apiErr.Message, "no such route"):
+			return exitCode(1, errors.New("this clawd runtime has no permission API: restart `clawd serve` with this version"))
+		case apiErr.Status == 404 && id != "":
+			return exitCode(1, fmt.Errorf("no such request: %s (see `clawd permissions`)", id))
+		case apiErr.Status == 401 || apiErr.Status == 403:
+			return exitCode(1, errors.New("the runtime refused the API token from runtime.json: is it the same clawd home?"))
+		case apiErr.Message != "":
+			return exitCode(1, errors.New(apiErr.Message))
+		}
+	}
+	return exitCode(1, fmt.Errorf("permissions: %w", err))
+}

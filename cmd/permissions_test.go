@@ -1,0 +1,274 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// fakeAPI is an httptest runtime for the CLI: health, the permission list,
+// decisions, the change stream and DND, behind the bearer token.
+type fakeAPI struct {
+	home string
+	mu   sync.Mutex
+	list []client.PermissionView
+	// decided records each decision by id.
+	decided map[string]client.DecisionBody
+	// closed ids answer 409.
+	closed map[string]bool
+	dnd    bool
+	// stream carries the changes the stream sends after the pending list.
+	stream chan client.PermissionChange
+}
+
+func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
+	t.Helper()
+	f := &fakeAPI{home: t.TempDir(), list: list, decided: map[string]client.DecisionBody{},
+		closed: map[string]bool{}, stream: make(chan client.PermissionChange, 4)}
+	mux := http.NewServeMux()
+	writeJSON := func(w http.ResponseWriter, code int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("GET /api/v1/health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"ok": true, "app": "clawd"})
+	})
+	mux.HandleFunc("GET /api/v1/permissions", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		writeJSON(w, 200, append([]client.PermissionView{}, f.list...))
+	})
+	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		var d client.DecisionBody
+		json.NewDecoder(r.Body).Decode(&d)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.closed[id] {
+			writeJSON(w, 409, map[string]string{"error": "permission request " + id + " was already answered"})
+			return
+		}
+		for i, p := range f.list {
+			if p.ID == id {
+				f.decided[id] = d
+				f.closed[id] = true
+				f.list = append(f.list[:i], f.list[i+1:]...)
+				p.State = "answered"
+				writeJSON(w, 200, p)
+				return
+			}
+		}
+		writeJSON(w, 404, map[string]string{"error": "no permission request " + id})
+	})
+	mux.HandleFunc("GET /api/v1/permissions/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.WriteHeader(200)
+		enc := json.NewEncoder(w)
+		f.mu.Lock()
+		for _, p := range f.list {
+			enc.Encode(client.PermissionChange{Type: "added", Permission: p})
+		}
+		f.mu.Unlock()
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case ch := <-f.stream:
+				if ch.Type == "added" {
+					f.mu.Lock()
+					f.list = append(f.list, ch.Permission)
+					f.mu.Unlock()
+				}
+				enc.Encode(ch)
+				w.(http.Flusher).Flush()
+			}
+		}
+	})
+	mux.HandleFunc("GET /api/v1/dnd", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		writeJSON(w, 200, client.DND{On: f.dnd})
+	})
+	mux.HandleFunc("POST /api/v1/dnd", func(w http.ResponseWriter, r *http.Request) {
+		var d client.DND
+		json.NewDecoder(r.Body).Decode(&d)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.dnd = d.On
+		writeJSON(w, 200, client.DND{On: f.dnd})
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(client.IdentityHeader, client.IdentityValue)
+		if r.URL.Path != "/api/v1/health" && r.Header.Get("Authorization") != "Bearer tok" {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":"missing or wrong API token"}`)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	if err := client.WriteInfo(f.home, client.Info{Port: port, PID: os.Getpid(), Token: "tok"}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+var created = time.Date(2026, 5, 1, 11, 58, 0, 0, time.UTC)
+
+func pendingView(id string) client.PermissionView {
+	return client.PermissionView{
+		ID: id, Kind: client.KindPermission, Agent: "claude", SessionID: "s1",
+		Cwd: "/home/user/project", Tool: "Bash", Summary: "echo hello > out.txt",
+		Suggestions: []string{"Add /home/user/project (session)", "Accept edits (session)"},
+		CreatedAt:   created, State: "pending",
+	}
+}
+
+// runCLI runs clawd with args against home and returns exit code and
+// output.
+func runCLI(t *testing.T, home string, args ...string) (int, string, string) {
+	t.Helper()
+	e, out, errb := testEnv(t, home, nil, map[string]string{"HOME": "/home/user"})
+	e.now = func() time.Time { return created.Add(2 * time.Minute) }
+	code := run(context.Background(), e, append([]string{"clawd"}, args...))
+	return code, out.String(), errb.String()
+}
+
+func TestPermissionsList(t *testing.T) {
+	titled := pendingView("p2")
+	titled.Title, titled.Suggestions, titled.Headless = "Fix the login bug", nil, true
+	f := newFakeAPI(t, pendingView("p1"), titled)
+
+	code, out, errb := runCLI(t, f.home, "permissions")
+	if code != 0 || errb != "" {
+		t.Fatalf("permissions = %d, stderr %q", code, errb)
+	}
+	for _, want := range []string{"ID", "AGENT", "SESSION", "TOOL", "SUMMARY", "AGE", "SUGGESTIONS",
+		"p1", "~/project", "echo hello > out.txt", "2m", "1) Add /home/user/project (session)  2) Accept edits (session)",
+		"p2", "claude (headless)", "Fix the login bug"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("permissions output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = runCLI(t, f.home, "permissions", "--json")
+	var got []client.PermissionView
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 2 || got[0].ID != "p1" || len(got[0].Suggestions) != 2 {
+		t.Errorf("permissions --json = %d %v\n%s", code, err, out)
+	}
+
+	empty := newFakeAPI(t)
+	if code, out, _ := runCLI(t, empty.home, "permissions"); code != 0 || out != "no pending permission requests\n" {
+		t.Errorf("permissions with none pending = %d %q", code, out)
+	}
+	if code, out, _ := runCLI(t, empty.home, "permissions", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("permissions --json with none pending = %d %q, want []", code, out)
+	}
+}
+
+func TestPermissionsWait(t *testing.T) {
+	f := newFakeAPI(t)
+	e, _, errb := testEnv(t, f.home, nil, nil)
+	out := &syncBuffer{}
+	e.stdout = out
+	done := make(chan int, 1)
+	go func() { done <- run(context.Background(), e, []string{"clawd", "permissions", "--wait", "--json"}) }()
+	select {
+	case code := <-done:
+		t.Fatalf("permissions --wait returned %d with nothing pending: %q %q", code, out, errb)
+	case <-time.After(300 * time.Millisecond):
+	}
+	f.stream <- client.PermissionChange{Type: "added", Permission: pendingView("p9")}
+	select {
+	case code := <-done:
+		var got []client.PermissionView
+		if err := json.Unmarshal([]byte(out.String()), &got); code != 0 || err != nil || len(got) != 1 || got[0].ID != "p9" {
+			t.Errorf("permissions --wait --json = %d %v %q", code, err, out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("permissions --wait did not return after a request was added")
+	}
+
+	// Already pending: at once.
+	f2 := newFakeAPI(t, pendingView("p1"))
+	if code, out, _ := runCLI(t, f2.home, "permissions", "--wait"); code != 0 || !strings.Contains(out, "p1") {
+		t.Errorf("permissions --wait with one pending = %d %q", code, out)
+	}
+}
+
+func TestPermissionsAnswer(t *testing.T) {
+	cases := []struct {
+		args    []string
+		want    client.DecisionBody
+		wantOut string
+	}{
+		{[]string{"allow", "p1"}, client.DecisionBody{Behavior: "allow", Via: "cli"}, "allowed p1 (Bash: echo hello > out.txt)\n"},
+		{[]string{"deny", "p1"}, client.DecisionBody{Behavior: "deny", Via: "cli"}, "denied p1 (Bash: echo hello > out.txt)\n"},
+		{[]string{"deny", "--message", "not there", "--interrupt", "p1"}, client.DecisionBody{Behavior: "deny", Message: "not there", Interrupt: true, Via: "cli"}, "denied p1"},
+		{[]string{"deny", "p1", "-m", "use the tmp dir"}, client.DecisionBody{Behavior: "deny", Message: "use the tmp dir", Via: "cli"}, "denied p1"},
+		{[]string{"always", "p1"}, client.DecisionBody{Behavior: "allow", Suggestion: 1, Via: "cli"}, `applied suggestion 1 "Add /home/user/project (session)"`},
+		{[]string{"always", "p1", "2"}, client.DecisionBody{Behavior: "allow", Suggestion: 2, Via: "cli"}, `applied suggestion 2 "Accept edits (session)"`},
+		{[]string{"terminal", "p1"}, client.DecisionBody{Behavior: "terminal", Via: "cli"}, "closed p1 here: answer it in the agent's terminal"},
+	}
+	for _, c := range cases {
+		f := newFakeAPI(t, pendingView("p1"))
+		code, out, errb := runCLI(t, f.home, append([]string{"permissions"}, c.args...)...)
+		f.mu.Lock()
+		got, ok := f.decided["p1"]
+		f.mu.Unlock()
+		if code != 0 || !ok || got != c.want || !strings.Contains(out, c.wantOut) || strings.Count(out, "\n") != 1 {
+			t.Errorf("permissions %q = %d, sent %+v (%v), stdout %q stderr %q; want 0, %+v, %q", c.args, code, got, ok, out, errb, c.want, c.wantOut)
+		}
+	}
+}
+
+func TestPermissionsAnswerErrors(t *testing.T) {
+	f := newFakeAPI(t, pendingView("p1"))
+	f.closed["gone"] = true
+	cases := []struct {
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{[]string{"allow", "gone"}, 1, "clawd: permission request gone was already answered\n"},
+		{[]string{"deny", "nope"}, 1, "clawd: no such request: nope (see `clawd permissions`)\n"},
+		{[]string{"allow"}, 2, "usage: clawd permissions allow ID"},
+		{[]string{"allow", "p1", "p2"}, 2, "usage: clawd permissions allow ID"},
+		{[]string{"always", "p1", "zero"}, 2, `suggestion "zero": want a number from 1`},
+		{[]string{"always", "p1", "0"}, 2, `suggestion "0"`},
+		{[]string{"maybe", "p1"}, 2, `unknown subcommand "maybe"`},
+	}
+	for _, c := range cases {
+		code, out, errb := runCLI(t, f.home, append([]string{"permissions"}, c.args...)...)
+		if code != c.wantCode || out != "" || !strings.Contains(errb, c.wantErr) || strings.Count(errb, "\n") != 1 {
+			t.Errorf("permissions %q = %d, stdout %q stderr %q; want %d and one line with %q", c.args, code, out, errb, c.wantCode, c.wantErr)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.decided) != 0 {
+		t.Errorf("decisions sent for bad commands: %+v", f.decided)
+	}
+}
+
+func TestPermissionsNotRunning(t *testing.T) {
+	for _, args := range [][]string{{"permissions"}, {"permissions", "allow", "p1"}, {"dnd"}, {"dnd", "on"}} {
+		code, out, errb := runCLI(t, t.TempDir(), args...)
+		if code != 1 || out != "" || !strings.HasPrefix(errb, "clawd: clawd is not running") || strings.Count(errb, "\n") != 1 {
+			t.Errorf("%q without a runtime = %d, %q %q", args, code, out, errb)
+		}
+	}
+}
