@@ -272,3 +272,65 @@ func TestPermissionsNotRunning(t *testing.T) {
 		}
 	}
 }
+
+// The whole loop against the real runtime: the hook holds a request, the
+// CLI lists and answers it, the hook prints Claude's answer; a second
+// answer is refused.
+func TestPermissionsRealRuntime(t *testing.T) {
+	home := t.TempDir()
+	startRuntime(t, home)
+	shortWait(t, 30*time.Second)
+
+	hookOut := make(chan string, 1)
+	go func() {
+		e, out, _ := testEnv(t, home, fixture(t, "PermissionRequest.json"), map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1"})
+		run(context.Background(), e, []string{"clawd", "hook", "claude"})
+		hookOut <- out.String()
+	}()
+
+	code, out, errb := runCLI(t, home, "permissions", "--wait", "--json")
+	var list []client.PermissionView
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list) != 1 {
+		t.Fatalf("permissions --wait --json = %d %v %q %q", code, err, out, errb)
+	}
+	p := list[0]
+	if p.Agent != "claude" || p.Tool != "Bash" || p.State != "pending" || len(p.Suggestions) != 1 {
+		t.Errorf("pending request = %+v", p)
+	}
+	if code, out, _ := runCLI(t, home, "permissions"); code != 0 || !strings.Contains(out, p.ID) || !strings.Contains(out, "1) ") {
+		t.Errorf("permissions = %d\n%s", code, out)
+	}
+
+	code, out, errb = runCLI(t, home, "permissions", "always", p.ID)
+	if code != 0 || !strings.HasPrefix(out, "allowed "+p.ID) {
+		t.Fatalf("permissions always = %d %q %q", code, out, errb)
+	}
+	select {
+	case got := <-hookOut:
+		want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow",` +
+			`"updatedPermissions":[{"type":"addDirectories","directories":["/home/user/project"],"destination":"session"}]}}}`
+		if !sameJSON(t, []byte(got), []byte(want)) {
+			t.Errorf("hook printed %q, want %s", got, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the hook did not print the decision")
+	}
+
+	code, out, errb = runCLI(t, home, "permissions", "deny", p.ID)
+	if code != 1 || out != "" || !strings.Contains(errb, "already answered") {
+		t.Errorf("second answer = %d %q %q, want exit 1 saying it was already answered", code, out, errb)
+	}
+	if code, _, errb := runCLI(t, home, "permissions", "allow", "nosuchid"); code != 1 || !strings.Contains(errb, "no such request: nosuchid") {
+		t.Errorf("unknown id = %d %q", code, errb)
+	}
+	if code, out, _ := runCLI(t, home, "dnd", "on"); code != 0 || out != "do not disturb: on\n" {
+		t.Errorf("dnd on = %d %q", code, out)
+	}
+	// With DND on the hook gets no decision at once.
+	e, hout, _ := testEnv(t, home, fixture(t, "PermissionRequest.json"), map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1"})
+	start := time.Now()
+	run(context.Background(), e, []string{"clawd", "hook", "claude"})
+	if hout.String() != "{}\n" || time.Since(start) > 5*time.Second {
+		t.Errorf("hook under DND = %q after %v, want {} at once", hout, time.Since(start))
+	}
+}
