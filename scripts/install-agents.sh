@@ -5,7 +5,10 @@
 #
 #   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/claude   Claude Code (npm)
 #
-# and tmux (apt) when it is missing: the interactive tests run the CLI under it.
+# and tmux (apt) when it is missing: the interactive tests run the CLI under it;
+# and Debian's chromium (apt) when /usr/bin/chromium is missing: the browser
+# test (e2e/browser_test.go) drives it headless. A browser downloaded by a test
+# tool does not work here; the distribution's does.
 # Silent when everything is already there. Prints progress to stderr otherwise.
 set -euo pipefail
 
@@ -54,15 +57,36 @@ install_claude() {
   claude_bin "$dir" >/dev/null || { say "claude $CLAUDE_VERSION does not run after install"; exit 1; }
 }
 
+# apt_updated is set once apt-get update ran in this script: tmux and
+# chromium may both be missing, one update serves both.
+apt_updated=
+
+# apt_install installs Debian packages, as root or through sudo -n.
+apt_install() {
+  local sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo -n)
+  if [ -z "$apt_updated" ]; then
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    apt_updated=1
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
 install_tmux() {
   command -v tmux >/dev/null && return 0
   command -v apt-get >/dev/null || { say "tmux is missing and apt-get is not available: install tmux"; exit 1; }
-  local sudo=()
-  [ "$(id -u)" = 0 ] || sudo=(sudo -n)
   say "installing tmux (apt)"
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tmux >&2
+  apt_install tmux
+}
+
+install_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  command -v apt-get >/dev/null || { say "/usr/bin/chromium is missing and apt-get is not available: install Debian's chromium"; exit 1; }
+  say "installing chromium (apt, ~1 min)"
+  apt_install chromium
+  [ -x /usr/bin/chromium ] || { say "chromium installed but /usr/bin/chromium is not there"; exit 1; }
 }
 
 install_claude
 install_tmux
+install_chromium
