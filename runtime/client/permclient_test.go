@@ -35,7 +35,9 @@ func TestAskPermission(t *testing.T) {
 			io.WriteString(w, `{"decision":{"behavior":"deny",`)
 			w.(http.Flusher).Flush()
 			io.WriteString(w, `"message":"no"}}`)
-		}, func(a Answer, err error) bool { return err == nil && a.Decision.Behavior == Deny && a.Decision.Message == "no" }},
+		}, func(a Answer, err error) bool {
+			return err == nil && a.Decision.Behavior == Deny && a.Decision.Message == "no"
+		}},
 		{"no decision", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
 			io.WriteString(w, `{"decision":null,"reason":"dnd"}`)
