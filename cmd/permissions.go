@@ -138,8 +138,12 @@ func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time,
 		if tool == "" {
 			tool = "-"
 		}
+		offers := numbered(p.Suggestions)
+		if len(p.Options) > 0 {
+			offers = cell("options: " + strings.Join(p.Options, " | "))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, agent, cell(session), tool, cell(p.Summary),
-			age(now, p.CreatedAt), numbered(p.Suggestions))
+			age(now, p.CreatedAt), offers)
 	}
 	tw.Flush()
 }

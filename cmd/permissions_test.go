@@ -334,3 +334,16 @@ func TestPermissionsRealRuntime(t *testing.T) {
 		t.Errorf("hook under DND = %q after %v, want {} at once", hout, time.Since(start))
 	}
 }
+
+func TestRenderPermissionsShowsQuestionOptions(t *testing.T) {
+	var b strings.Builder
+	renderPermissions(&b, []client.PermissionView{{
+		ID: "q1", Kind: client.KindQuestion, Agent: "claude", Tool: "AskUserQuestion",
+		Summary: "Which color?", Options: []string{"Red", "Blue"}, CreatedAt: time.Now(),
+	}}, time.Now(), "")
+	for _, want := range []string{"AskUserQuestion (question)", "Which color?", "options: Red | Blue"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("list lacks %q:\n%s", want, b.String())
+		}
+	}
+}

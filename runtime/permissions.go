@@ -396,6 +396,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 			Tool:        e.ToolName,
 			Summary:     summarize(e, body),
 			Suggestions: suggestionLabels(body.Suggestions),
+			Options:     questionOptions(e, body),
 			Headless:    headless,
 			CreatedAt:   now.UTC(),
 			State:       statePending,
@@ -462,6 +463,38 @@ func summarize(e *agents.Event, body *client.RequestBody) string {
 		s = body.Message
 	}
 	return oneLine(s, maxSummary)
+}
+
+// questionOptions lists the option labels of an AskUserQuestion call, each
+// prefixed with its question's header when it asks several questions.
+func questionOptions(e *agents.Event, body *client.RequestBody) []string {
+	if e.ToolName != "AskUserQuestion" {
+		return nil
+	}
+	var in struct {
+		Questions []struct {
+			Header  string `json:"header"`
+			Options []struct {
+				Label string `json:"label"`
+			} `json:"options"`
+		} `json:"questions"`
+	}
+	if json.Unmarshal(body.ToolInput, &in) != nil {
+		return nil
+	}
+	var out []string
+	for _, q := range in.Questions {
+		for _, o := range q.Options {
+			label := oneLine(o.Label, maxSummary)
+			if len(in.Questions) > 1 && q.Header != "" {
+				label = oneLine(q.Header, maxSummary) + ": " + label
+			}
+			if label != "" && len(out) < 32 {
+				out = append(out, label)
+			}
+		}
+	}
+	return out
 }
 
 // jsonString returns the string field name of the JSON object in.

@@ -882,3 +882,22 @@ func TestPermissionClosedKept(t *testing.T) {
 		t.Errorf("GET after more than a minute = %d %s, want 404", code, b)
 	}
 }
+
+func TestQuestionOptions(t *testing.T) {
+	in := json.RawMessage(`{"questions":[{"question":"Which color?","header":"Color","options":[{"label":"Red","description":"warm"},{"label":"Blue"}],"multiSelect":false}]}`)
+	e := &agents.Event{ToolName: "AskUserQuestion", Kind: agents.KindQuestion}
+	got := questionOptions(e, &client.RequestBody{ToolInput: in})
+	if strings.Join(got, ",") != "Red,Blue" {
+		t.Errorf("questionOptions = %q, want Red, Blue", got)
+	}
+	two := json.RawMessage(`{"questions":[{"question":"A?","header":"First","options":[{"label":"x"}]},{"question":"B?","header":"Second","options":[{"label":"y"}]}]}`)
+	if got := questionOptions(e, &client.RequestBody{ToolInput: two}); strings.Join(got, ",") != "First: x,Second: y" {
+		t.Errorf("questionOptions(two questions) = %q", got)
+	}
+	if got := questionOptions(&agents.Event{ToolName: "Bash"}, &client.RequestBody{ToolInput: in}); got != nil {
+		t.Errorf("questionOptions(Bash) = %q, want none", got)
+	}
+	if s := summarize(e, &client.RequestBody{ToolInput: in}); s != "Which color?" {
+		t.Errorf("summary of a question = %q", s)
+	}
+}

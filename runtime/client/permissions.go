@@ -113,9 +113,12 @@ type PermissionView struct {
 	Summary   string      `json:"summary"`
 	// Suggestions are human labels of the offered "always" options, in
 	// the order `clawd permissions always ID N` numbers them (from 1).
-	Suggestions []string  `json:"suggestions,omitempty"`
-	Headless    bool      `json:"headless,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	Suggestions []string `json:"suggestions,omitempty"`
+	// Options are the answers a question offers (AskUserQuestion's
+	// option labels), shown so the person knows what the terminal will ask.
+	Options   []string  `json:"options,omitempty"`
+	Headless  bool      `json:"headless,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 	// State is pending, answered, withdrawn or expired.
 	State string `json:"state"`
 }
