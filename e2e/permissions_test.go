@@ -1,0 +1,433 @@
+//go:build !windows
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/internal/fakeanthropic"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// The permission tests drive the real Claude Code TUI under tmux through a
+// permission dialog while `clawd serve` holds the hook's request open, and
+// answer it the way a person at another terminal would: with
+// `clawd permissions`.
+
+// permSession is one interactive claude session with the runtime up, the
+// hooks installed and the permission change stream followed.
+type permSession struct {
+	w      *world
+	id     string
+	title  string
+	serve  *server
+	stream *permStream
+	c      *interactiveClaude
+}
+
+// startPermSession starts the fake API with convs, the runtime, clawd's
+// hooks and an interactive claude, and submits "Please <marker> now".
+func startPermSession(ctx context.Context, t *testing.T, marker string, convs func(w *world) []fakeanthropic.Conversation) *permSession {
+	t.Helper()
+	deadline, _ := ctx.Deadline()
+	w := newWorld(t)
+	w.startAPI(fakeanthropic.Script{Conversations: convs(w)})
+	s := &permSession{w: w, id: newUUID(t), title: "Please " + marker + " now"}
+	s.serve = w.startServe()
+	s.stream = w.followPermissions(ctx, s.serve)
+	w.install(ctx)
+	s.c = w.startInteractiveClaude(s.id, deadline)
+	s.c.submit(s.title)
+	return s
+}
+
+// awaitRequest waits until `clawd permissions --json` lists a pending
+// request of the session for tool, checks what the list says about it, and
+// waits for Claude Code's own dialog: the two are up at the same time.
+func (s *permSession) awaitRequest(ctx context.Context, t *testing.T, tool, summary string) client.PermissionView {
+	t.Helper()
+	start := time.Now()
+	list := s.w.waitPermissions(ctx, 45*time.Second, "pending "+tool+" request of the session", func(l []client.PermissionView) bool {
+		for _, p := range ofSession(l, s.id) {
+			if p.Tool == tool {
+				return true
+			}
+		}
+		return false
+	})
+	mine := ofSession(list, s.id)
+	if len(mine) != 1 {
+		t.Fatalf("clawd permissions --json lists %d requests of the session, want 1:\n%s", len(mine), dumpPermissions(list))
+	}
+	p := mine[0]
+	t.Logf("listed after %v: %s", time.Since(start).Round(time.Millisecond), dumpPermissions(mine))
+	if p.ID == "" || p.Kind != client.KindPermission || p.Agent != "claude" || p.State != "pending" || p.Headless {
+		t.Errorf("listed request = %+v, want an id, kind permission, agent claude, state pending, not headless", p)
+	}
+	if !strings.Contains(p.Summary, summary) {
+		t.Errorf("listed request summary = %q, want it to contain %q", p.Summary, summary)
+	}
+	if p.Title != s.title {
+		t.Errorf("listed request title = %q, want the prompt's %q", p.Title, s.title)
+	}
+	if p.Cwd != s.w.project {
+		t.Errorf("listed request cwd = %q, want the project %q", p.Cwd, s.w.project)
+	}
+	if p.CreatedAt.IsZero() || time.Since(p.CreatedAt) > time.Minute {
+		t.Errorf("listed request created_at = %v, want just now", p.CreatedAt)
+	}
+	// The table a person reads lists it too.
+	if r := s.w.mustClawd(ctx, "permissions"); !strings.Contains(r.stdout, p.ID) || !strings.Contains(r.stdout, tool) {
+		t.Errorf("clawd permissions does not show %s (%s):\n%s", p.ID, tool, r.stdout)
+	}
+	if _, ok := s.stream.await(10*time.Second, func(chs []permChange) bool {
+		for _, c := range chs {
+			if c.Type == "added" && c.Permission.ID == p.ID {
+				return true
+			}
+		}
+		return false
+	}); !ok {
+		t.Errorf("the permission change stream shows no \"added\" for %s", p.ID)
+	}
+	s.c.WaitFor(permissionDialog, 30*time.Second)
+	return p
+}
+
+// awaitClosed waits for the stream's "closed" line of request id and
+// checks its reason and state.
+func (s *permSession) awaitClosed(t *testing.T, id, reason, state string) permChange {
+	t.Helper()
+	chs, ok := s.stream.await(10*time.Second, func(chs []permChange) bool {
+		_, ok := closedChange(chs, id)
+		return ok
+	})
+	c, _ := closedChange(chs, id)
+	switch {
+	case !ok:
+		t.Errorf("the permission change stream shows no \"closed\" for %s: %s", id, dumpChanges(chs))
+	case c.Reason != reason || c.Permission.State != state:
+		t.Errorf("closed %s: reason %q, state %q; want %q, %q", id, c.Reason, c.Permission.State, reason, state)
+	}
+	return c
+}
+
+// checkNonePending checks that `clawd permissions --json` lists nothing.
+func (s *permSession) checkNonePending(ctx context.Context, t *testing.T, when string) {
+	t.Helper()
+	if list := s.w.pendingPermissions(ctx); len(list) != 0 {
+		t.Errorf("clawd permissions --json %s lists:\n%s", when, dumpPermissions(list))
+	}
+}
+
+// finish exits claude, uninstalls the hooks and stops the runtime.
+func (s *permSession) finish(ctx context.Context, t *testing.T) {
+	t.Helper()
+	if rc := s.c.exit(); rc != 0 {
+		t.Errorf("claude exited %d after /exit, want 0", rc)
+	}
+	s.w.uninstall(ctx)
+	s.stream.stop()
+	s.serve.shutdown()
+}
+
+// toolResultOf returns the tool_result Claude Code sent the model for the
+// only call of tool in the conversation.
+func (w *world) toolResultOf(t *testing.T, marker, tool string) fakeanthropic.MessageBlock {
+	t.Helper()
+	ids := w.issuedToolIDs(marker)
+	if len(ids[tool]) != 1 {
+		t.Fatalf("the fake model issued %s calls %v, want one", tool, ids[tool])
+	}
+	b, ok := w.toolResult(ids[tool][0])
+	if !ok {
+		t.Fatalf("no request to the fake model carries a tool_result for the %s call %s", tool, ids[tool][0])
+	}
+	return b
+}
+
+// hookSaid matches the debug log line of the PermissionRequest hook's
+// output for tool containing want.
+func hookSaid(debug, tool, want string) bool {
+	for _, l := range strings.Split(debug, "\n") {
+		if strings.Contains(l, "Hook PermissionRequest:"+tool+" (PermissionRequest) success") && strings.Contains(l, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestInteractivePermissionAllow: `clawd permissions allow` answers the
+// request the hook holds open; Claude Code's dialog closes as answered by
+// the hook and the tool runs.
+func TestInteractivePermissionAllow(t *testing.T) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_ALLOW"
+	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{permissionScript(marker)}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	r := w.mustClawd(ctx, "permissions", "allow", p.ID)
+	if !strings.HasPrefix(r.stdout, "allowed "+p.ID) {
+		t.Errorf("clawd permissions allow %s printed %q, want \"allowed %s ...\"", p.ID, r.stdout, p.ID)
+	}
+	screen := c.WaitFor(regexp.MustCompile(`Allowed by PermissionRequest hook|`+regexp.QuoteMeta(interactiveDone)), 30*time.Second)
+	t.Logf("screen after the allow:\n%s", screen)
+	c.WaitFor(regexp.MustCompile(regexp.QuoteMeta(interactiveDone)), 45*time.Second)
+	if screen, gone := c.awaitGone(permissionDialog, 5*time.Second); !gone {
+		t.Errorf("the permission dialog is still up after the allow:\n%s", screen)
+	}
+	w.checkOutTxt(t)
+	s.awaitClosed(t, p.ID, "answered", "answered")
+	s.checkNonePending(ctx, t, "after the allow")
+	if b := w.toolResultOf(t, marker, "Bash"); b.IsError {
+		t.Errorf("the allowed Bash call's tool_result is an error: %+v", b)
+	}
+	// Allowing an answered request again is refused plainly.
+	if r := w.clawd(ctx, "", "permissions", "allow", p.ID); r.code != 1 || !strings.Contains(r.stderr, "already answered") {
+		t.Errorf("clawd permissions allow %s a second time: %s\nwant exit 1 saying it was already answered", p.ID, r)
+	}
+	s.finish(ctx, t)
+
+	debug := c.debug()
+	checkHooksExitedZero(t, w, debug, interactiveHooks...)
+	if !hookSaid(debug, "Bash", `\"behavior\":\"allow\"`) {
+		t.Errorf("Claude Code's debug log does not show the PermissionRequest hook answering allow:\n%s",
+			grepLines(debug, "PermissionRequest"))
+	}
+	t.Logf("TestInteractivePermissionAllow took %v", time.Since(started).Round(time.Millisecond))
+}
+
+// TestInteractivePermissionDeny: `clawd permissions deny --message` keeps
+// the tool from running, and the model is told why.
+func TestInteractivePermissionDeny(t *testing.T) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_DENY"
+	const message = "not now"
+	const after = "Understood, I did not write out.txt."
+	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{{Match: marker, Steps: []fakeanthropic.Step{
+			fakeanthropic.Tool("Bash", map[string]any{"command": "echo hello > out.txt", "description": "Write hello to out.txt"}),
+			fakeanthropic.Text(after),
+		}}}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	r := w.mustClawd(ctx, "permissions", "deny", p.ID, "--message", message)
+	if !strings.HasPrefix(r.stdout, "denied "+p.ID) {
+		t.Errorf("clawd permissions deny %s printed %q, want \"denied %s ...\"", p.ID, r.stdout, p.ID)
+	}
+	screen := c.WaitFor(regexp.MustCompile(regexp.QuoteMeta(after)), 45*time.Second)
+	if !regexp.MustCompile(`Denied by PermissionRequest hook|`+regexp.QuoteMeta(message)).MatchString(screen) {
+		t.Errorf("the screen does not show the denial:\n%s", screen)
+	}
+	if permissionDialog.MatchString(screen) {
+		t.Errorf("the permission dialog is still up after the deny:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "out.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("out.txt exists (stat: %v): the denied Bash call ran", err)
+	}
+	s.awaitClosed(t, p.ID, "answered", "answered")
+	s.checkNonePending(ctx, t, "after the deny")
+	if b := w.toolResultOf(t, marker, "Bash"); !b.IsError || !strings.Contains(b.Text, message) {
+		t.Errorf("the denied Bash call's tool_result = %+v, want is_error with %q", b, message)
+	}
+	s.finish(ctx, t)
+
+	debug := c.debug()
+	checkHooksExitedZero(t, w, debug, "SessionStart:startup", "UserPromptSubmit", "PreToolUse:Bash",
+		"PermissionRequest:Bash", "Stop", "SessionEnd:prompt_input_exit")
+	if !hookSaid(debug, "Bash", `\"behavior\":\"deny\"`) {
+		t.Errorf("Claude Code's debug log does not show the PermissionRequest hook answering deny:\n%s",
+			grepLines(debug, "PermissionRequest"))
+	}
+	if runs, _ := parseHookRuns(debug, w.hookCmd); anyRun(runs, "PostToolUse:Bash") {
+		t.Errorf("PostToolUse:Bash ran for the denied call: %v", runs)
+	}
+	t.Logf("TestInteractivePermissionDeny took %v", time.Since(started).Round(time.Millisecond))
+}
+
+func anyRun(runs []hookRun, event string) bool {
+	for _, r := range runs {
+		if r.Event == event {
+			return true
+		}
+	}
+	return false
+}
+
+// hookEndRe is the debug log line of a PermissionRequest hook run ending
+// (killed, or cancelled), with its timestamp.
+var hookEndRe = regexp.MustCompile(`(?m)^(\S+) \[DEBUG\] Hooks: PermissionRequest:Bash \[.*\] (finished with status -?\d+|cancelled)`)
+
+// hookProcesses lists the running `clawd hook claude` processes of this
+// test binary's clawd, for failure messages.
+func hookProcesses() string {
+	out, _ := exec.Command("ps", "-eo", "pid,ppid,etime,args").Output()
+	return grepLines(string(out), clawdBin+" hook claude")
+}
+
+// answerInTerminal answers the dialog of the listed request p with key, as
+// the person at Claude Code's terminal would, and checks that the request
+// then leaves `clawd permissions` within 3 s, closed as withdrawn: Claude
+// Code ends the hook, whose connection closing withdraws it. It returns
+// when the key went in.
+func (s *permSession) answerInTerminal(ctx context.Context, t *testing.T, p client.PermissionView, key string) time.Time {
+	t.Helper()
+	c := s.c
+	// The dialog ignores keys pressed right after it appears.
+	time.Sleep(500 * time.Millisecond)
+	pressed := time.Now()
+	c.SendKeys(key)
+	// On a loaded machine the first key can still be swallowed.
+	for i := 0; i < 3; i++ {
+		if _, gone := c.awaitGone(permissionDialog, 3*time.Second); gone {
+			break
+		}
+		t.Logf("the dialog is still up 3 s after pressing %s; pressing it again", key)
+		pressed = time.Now()
+		c.SendKeys(key)
+	}
+	// From the key press, which comes before the hook's end, to the
+	// request leaving the list: an upper bound on the time from the
+	// hook's connection closing.
+	list, ok := s.w.awaitPermissions(ctx, 10*time.Second, func(l []client.PermissionView) bool { return len(ofSession(l, s.id)) == 0 })
+	gone := time.Since(pressed)
+	if !ok {
+		t.Fatalf("clawd permissions --json still lists the request %v after the person answered %s in the terminal:\n%s"+
+			"clawd hook processes still running:\n%s\nClaude Code's debug log, PermissionRequest lines:\n%s",
+			gone.Round(time.Millisecond), key, dumpPermissions(list), hookProcesses(), grepLines(c.debug(), "PermissionRequest"))
+	}
+	t.Logf("request gone from clawd permissions %v after the key press", gone.Round(time.Millisecond))
+	if gone > 3*time.Second {
+		t.Errorf("the request left clawd permissions %v after the person answered, want ≤ 3 s", gone.Round(time.Millisecond))
+	}
+	closed := s.awaitClosed(t, p.ID, "withdrawn", "withdrawn")
+	if !closed.at.IsZero() {
+		t.Logf("\"closed\" (withdrawn) on the stream %v after the key press", closed.at.Sub(pressed).Round(time.Millisecond))
+		// Claude Code's own clock for the hook's end, against the stream's.
+		if m := hookEndRe.FindStringSubmatch(c.debug()); m != nil {
+			if end, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+				t.Logf("\"closed\" on the stream %v after Claude Code logged the hook's end (%s)",
+					closed.at.Sub(end).Round(time.Millisecond), m[2])
+			}
+		}
+	}
+	// A late answer from another client loses the race plainly.
+	if r := s.w.clawd(ctx, "", "permissions", "allow", p.ID); r.code != 1 || !strings.Contains(r.stderr, "withdrawn") {
+		t.Errorf("clawd permissions allow %s after the terminal answer: %s\nwant exit 1 saying it was withdrawn", p.ID, r)
+	}
+	return pressed
+}
+
+// TestInteractivePermissionTerminalYes: the person answers "Yes" in the
+// terminal while clawd holds the request; the request must leave
+// `clawd permissions` at once, closed as withdrawn, and the tool runs.
+//
+// Known product bug, so skipped unless CLAWD_E2E_KNOWN_BUGS=1: Claude Code
+// 2.1.328 does not end the PermissionRequest hook when the person picks
+// "Yes" (it does on Esc/"No" and at exit, see
+// TestInteractivePermissionTerminalNo), so the hook's connection stays
+// open and the runtime lists the request as pending until claude exits or
+// the request times out (~9.5 min).
+func TestInteractivePermissionTerminalYes(t *testing.T) {
+	if os.Getenv("CLAWD_E2E_KNOWN_BUGS") == "" {
+		t.Skip("known bug: a terminal \"Yes\" leaves the request pending (Claude Code keeps the hook running); set CLAWD_E2E_KNOWN_BUGS=1 to run")
+	}
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_TERMINAL_YES"
+	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{permissionScript(marker)}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	s.answerInTerminal(ctx, t, p, "1")
+	c.WaitFor(regexp.MustCompile(regexp.QuoteMeta(interactiveDone)), 45*time.Second)
+	if screen := c.Capture(); hookAnswered.MatchString(screen) {
+		t.Errorf("the screen says a hook answered; the person did:\n%s", screen)
+	}
+	w.checkOutTxt(t)
+	s.finish(ctx, t)
+	checkPermissionHookEnded(t, w, c.debug())
+	t.Logf("TestInteractivePermissionTerminalYes took %v", time.Since(started).Round(time.Millisecond))
+}
+
+// TestInteractivePermissionTerminalNo: the person rejects the call in the
+// terminal (Esc) while clawd holds the request; Claude Code cancels the
+// hook, the request leaves `clawd permissions` at once, closed as
+// withdrawn, and the tool does not run.
+func TestInteractivePermissionTerminalNo(t *testing.T) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_TERMINAL_NO"
+	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{permissionScript(marker)}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	s.answerInTerminal(ctx, t, p, "Escape")
+	// A rejection interrupts the turn: no Stop, no further model call.
+	c.WaitFor(regexp.MustCompile(`Interrupted`), 30*time.Second)
+	if screen := c.Capture(); hookAnswered.MatchString(screen) {
+		t.Errorf("the screen says a hook answered; the person did:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "out.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("out.txt exists (stat: %v): the rejected Bash call ran", err)
+	}
+	s.checkNonePending(ctx, t, "after the terminal rejection")
+	s.finish(ctx, t)
+
+	debug := c.debug()
+	runs, trouble := parseHookRuns(debug, w.hookCmd)
+	for _, r := range runs {
+		if r.Status != 0 {
+			t.Errorf("hook %s exited %d, want 0", r.Event, r.Status)
+		}
+	}
+	for _, ev := range []string{"SessionStart:startup", "UserPromptSubmit", "PreToolUse:Bash", "SessionEnd:prompt_input_exit"} {
+		if !anyRun(runs, ev) {
+			t.Errorf("Claude Code's debug log shows no run of the clawd hook for %s; hook runs seen: %v", ev, runs)
+		}
+	}
+	for _, ev := range []string{"PostToolUse:Bash", "Stop"} {
+		if anyRun(runs, ev) {
+			t.Errorf("hook %s ran after the person rejected the call: %v", ev, runs)
+		}
+	}
+	cancelled := regexp.MustCompile(`Hooks?:? PermissionRequest:Bash .*cancelled`)
+	sawCancel := false
+	for _, l := range trouble {
+		if cancelled.MatchString(l) {
+			sawCancel = true
+			continue
+		}
+		t.Errorf("Claude Code's debug log reports hook trouble: %s", l)
+	}
+	if !sawCancel {
+		t.Errorf("Claude Code's debug log does not show the PermissionRequest hook cancelled:\n%s", grepLines(debug, "PermissionRequest"))
+	}
+	if data, err := os.ReadFile(filepath.Join(w.clawdHome, "logs", "hook.log")); err == nil && len(data) > 0 {
+		t.Errorf("hook.log = %q, want nothing: being cancelled is not a failure", data)
+	}
+	t.Logf("TestInteractivePermissionTerminalNo took %v", time.Since(started).Round(time.Millisecond))
+}
