@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -687,3 +688,70 @@ async function navigations() {
 </script>
 </body></html>
 `))
+
+// TestBrowserAttackPageReachesOpenServer is the control of
+// TestBrowserCannotDriveRuntime: the same page against a server with no
+// guard and CORS wide open must get its requests in and read the
+// answers. Otherwise the page, not the guard, is what failed.
+func TestBrowserAttackPageReachesOpenServer(t *testing.T) {
+	if _, err := os.Stat(chromiumBin); err != nil {
+		t.Fatalf("%s not found (%v): run bash scripts/test.sh, which installs Debian's chromium through scripts/install-agents.sh", chromiumBin, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	var mu sync.Mutex
+	got := map[string]int{} // "METHOD path" -> requests
+	open := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Method+" "+r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		w.Header().Set("Access-Control-Allow-Credentials", "true")
+		w.Header().Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
+		w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("open"))
+	}))
+	defer open.Close()
+	port := open.Listener.Addr().(*net.TCPAddr).Port
+
+	const id = "p-control"
+	page := attackPage(t, port, id, "token", "session")
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(page)
+		case "/sleep":
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer attacker.Close()
+
+	dom := runChromium(ctx, t, attacker.URL+"/")
+	if !strings.Contains(dom, `id="done">`+doneMarker) {
+		t.Fatalf("the dumped DOM has no %q. DOM:\n%s", doneMarker, clip(dom, 4000))
+	}
+	readable := 0
+	for _, o := range pageOutcomes(t, dom) {
+		if o.Outcome == "readable" {
+			readable++
+		}
+	}
+	if readable == 0 {
+		t.Error("against an open server the page read nothing: it cannot tell a guard from a broken page")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range []string{"POST /state", "POST /api/v1/events", "POST /api/v1/permissions",
+		"POST /api/v1/permissions/" + id + "/decision", "POST /api/v1/dnd", "GET /api/v1/events", "GET /api/v1/permissions/events"} {
+		if got[k] == 0 {
+			t.Errorf("the page never sent %s to the open server; it got %v", k, got)
+		}
+	}
+	t.Logf("the page read %d answers of the open server; requests: %v", readable, got)
+}
