@@ -14,10 +14,40 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
+// permClawd runs `clawd permissions args...`. On a loaded machine the
+// CLI's 200 ms identity probe of the runtime can time out and it then says
+// "clawd is not running" although it is (seen with chromium tests running
+// beside these); nothing reached the runtime then, so it is safe to try
+// again. Each retry is logged.
+func (w *world) permClawd(ctx context.Context, args ...string) result {
+	w.t.Helper()
+	args = append([]string{"permissions"}, args...)
+	var r result
+	for try := 1; ; try++ {
+		r = w.clawd(ctx, "", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "is not running") || try == 4 {
+			return r
+		}
+		w.t.Logf("clawd %s said the runtime is not running (try %d, %v): trying again",
+			strings.Join(args, " "), try, r.dur.Round(time.Millisecond))
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// mustPerm runs `clawd permissions args...`, which has to succeed.
+func (w *world) mustPerm(ctx context.Context, args ...string) result {
+	w.t.Helper()
+	r := w.permClawd(ctx, args...)
+	if r.code != 0 {
+		w.t.Fatalf("clawd permissions %s: %s", strings.Join(args, " "), r)
+	}
+	return r
+}
+
 // pendingPermissions runs `clawd permissions --json` and returns the list.
 func (w *world) pendingPermissions(ctx context.Context) []client.PermissionView {
 	w.t.Helper()
-	r := w.mustClawd(ctx, "permissions", "--json")
+	r := w.mustPerm(ctx, "--json")
 	var list []client.PermissionView
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 		w.t.Fatalf("clawd permissions --json printed %q: %v", r.stdout, err)
@@ -137,6 +167,13 @@ func (ps *permStream) stop() {
 	if ps.err != nil && !errors.Is(ps.err, context.Canceled) {
 		ps.w.t.Errorf("permission change stream: %v", ps.err)
 	}
+}
+
+// snapshot returns the changes so far.
+func (ps *permStream) snapshot() []permChange {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return append([]permChange(nil), ps.changes...)
 }
 
 // await waits until cond holds for the changes so far.
