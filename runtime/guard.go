@@ -14,6 +14,9 @@ import (
 // not stop that, these checks do:
 //
 //   - any Origin or Referer header (also empty or "null") is a browser: 403;
+//   - so is Sec-Fetch-Site naming another site: a page can strip Origin and
+//     Referer from a no-cors GET (referrerPolicy "no-referrer"), but not
+//     the fetch metadata, and such a GET could still hold a stream open;
 //   - Host must name loopback with the runtime's port (stops DNS rebinding): 403;
 //   - exactly one Host and at most one Content-Type header: 400;
 //   - a body-carrying request must be application/json: 415;
@@ -32,6 +35,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if _, ok := r.Header["Referer"]; ok {
+			reject(http.StatusForbidden)
+			return
+		}
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "", "none", "same-origin":
+		default:
 			reject(http.StatusForbidden)
 			return
 		}

@@ -100,6 +100,9 @@ func TestGuard(t *testing.T) {
 		{"origin empty", host, []string{json, "Origin: "}, http.StatusForbidden},
 		{"origin loopback", host, []string{json, "Origin: http://" + host}, http.StatusForbidden},
 		{"referer", host, []string{json, "Referer: http://evil.example/page"}, http.StatusForbidden},
+		{"fetch metadata cross-site", host, []string{json, "Sec-Fetch-Site: cross-site"}, http.StatusForbidden},
+		{"fetch metadata same-site", host, []string{json, "Sec-Fetch-Site: same-site"}, http.StatusForbidden},
+		{"fetch metadata same-origin", host, []string{json, "Sec-Fetch-Site: same-origin"}, http.StatusNoContent},
 		{"foreign host", fmt.Sprintf("evil.example:%d", port), []string{json}, http.StatusForbidden},
 		{"rebinding host", "evil.example", []string{json}, http.StatusForbidden},
 		{"wrong port", "127.0.0.1:1", []string{json}, http.StatusForbidden},
@@ -147,6 +150,13 @@ func TestGuard(t *testing.T) {
 			"\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\n\r\n")
 		if code != http.StatusMethodNotAllowed || hdr.Get("Access-Control-Allow-Origin") != "" {
 			t.Fatalf("OPTIONS = %d (ACAO %q), want 405 without CORS", code, hdr.Get("Access-Control-Allow-Origin"))
+		}
+	})
+	t.Run("stream get from a page without origin or referer", func(t *testing.T) {
+		code, _, body := rawRequest(t, port, "GET /api/v1/events HTTP/1.1\r\nHost: "+host+
+			"\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\nConnection: close\r\n\r\n")
+		if code != http.StatusForbidden || body != "" {
+			t.Fatalf("no-cors stream GET = %d %q, want empty 403", code, body)
 		}
 	})
 	t.Run("get with origin", func(t *testing.T) {
