@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -38,6 +39,14 @@ type permSession struct {
 // hooks and an interactive claude, and submits "Please <marker> now".
 func startPermSession(ctx context.Context, t *testing.T, marker string, convs func(w *world) []fakeanthropic.Conversation) *permSession {
 	t.Helper()
+	s := newPermSession(ctx, t, marker, convs)
+	s.c.submit(s.title)
+	return s
+}
+
+// newPermSession is startPermSession up to claude's empty prompt.
+func newPermSession(ctx context.Context, t *testing.T, marker string, convs func(w *world) []fakeanthropic.Conversation) *permSession {
+	t.Helper()
 	deadline, _ := ctx.Deadline()
 	w := newWorld(t)
 	w.startAPI(fakeanthropic.Script{Conversations: convs(w)})
@@ -46,7 +55,6 @@ func startPermSession(ctx context.Context, t *testing.T, marker string, convs fu
 	s.stream = w.followPermissions(ctx, s.serve)
 	w.install(ctx)
 	s.c = w.startInteractiveClaude(s.id, deadline)
-	s.c.submit(s.title)
 	return s
 }
 
@@ -174,12 +182,32 @@ func TestInteractivePermissionAllow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	const marker = "E2E_PERM_ALLOW"
-	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+	s := newPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
 		return []fakeanthropic.Conversation{permissionScript(marker)}
 	})
 	w, c := s.w, s.c
+	// A script waiting for something to answer: `clawd permissions --wait`
+	// started with nothing pending returns once the request comes.
+	waitCmd := exec.Command(clawdBin, "permissions", "--wait", "--json")
+	waitCmd.Env, waitCmd.Dir = w.clawdEnv(), w.project
+	waitOut := &syncBuffer{}
+	waiter := startProc(t, "clawd permissions --wait", waitCmd, waitOut)
+	time.Sleep(300 * time.Millisecond)
+	if waiter.exited() {
+		t.Fatalf("clawd permissions --wait --json exited with nothing pending: %v\nstdout: %s\nstderr: %s", waiter.err, waitOut, waiter.stderr)
+	}
+	c.submit(s.title)
 
 	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	select {
+	case <-waiter.done:
+		var got []client.PermissionView
+		if waiter.err != nil || json.Unmarshal([]byte(waitOut.String()), &got) != nil || len(got) != 1 || got[0].ID != p.ID {
+			t.Errorf("clawd permissions --wait --json: %v, printed %q; want exit 0 and a list of %s", waiter.err, waitOut, p.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("clawd permissions --wait --json has not returned 10 s after %s was listed", p.ID)
+	}
 	r := w.mustPerm(ctx, "allow", p.ID)
 	if !strings.HasPrefix(r.stdout, "allowed "+p.ID) {
 		t.Errorf("clawd permissions allow %s printed %q, want \"allowed %s ...\"", p.ID, r.stdout, p.ID)
@@ -604,4 +632,145 @@ func TestInteractivePermissionParallel(t *testing.T) {
 	s.finish(ctx, t)
 	checkHooksExitedZero(t, w, c.debug(), "PreToolUse:Read", "PermissionRequest:Read", "PostToolUse:Read", "Stop")
 	t.Logf("TestInteractivePermissionParallel took %v", time.Since(started).Round(time.Millisecond))
+}
+
+// checkDialogStays checks that Claude Code's dialog stays up, unanswered
+// by a hook, for a while: the request was handed back to the terminal.
+func (s *permSession) checkDialogStays(t *testing.T, d time.Duration) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		screen := s.c.Capture()
+		if hookAnswered.MatchString(screen) || !permissionDialog.MatchString(screen) {
+			t.Fatalf("the dialog closed after the request was handed back to the terminal:\n%s", screen)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// dialogFor matches Claude Code's permission dialog for one Bash command:
+// the dialog shows the command between dashed rules, the transcript above
+// it does not.
+func dialogFor(command string) *regexp.Regexp {
+	return regexp.MustCompile(`╌\s*\n\s*` + regexp.QuoteMeta(command) + `\s*\n\s*╌(?s:.*)Do you want to proceed\?`)
+}
+
+// answerYes picks "1. Yes" in the dialog for command, as a person would.
+// Unlike answerDialogYes it never presses again once that dialog is gone,
+// so a second dialog right behind it is left alone.
+func (s *permSession) answerYes(t *testing.T, command string) {
+	t.Helper()
+	re := dialogFor(command)
+	s.c.WaitFor(re, 30*time.Second)
+	// The dialog ignores keys pressed right after it appears.
+	time.Sleep(500 * time.Millisecond)
+	for i := 0; ; i++ {
+		s.c.SendKeys("1")
+		screen, gone := s.c.awaitGone(re, 3*time.Second)
+		if gone {
+			return
+		}
+		if i == 3 {
+			t.Fatalf("the dialog for %q is still up after pressing 1 four times:\n%s", command, screen)
+		}
+		t.Logf("the dialog for %q is still up 3 s after pressing 1; pressing it again", command)
+	}
+}
+
+// TestInteractivePermissionHandBack: `clawd permissions terminal` closes
+// the request in clawd with no decision; Claude Code's dialog stays for
+// the person, who answers it there.
+func TestInteractivePermissionHandBack(t *testing.T) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_HANDBACK"
+	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{permissionScript(marker)}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	r := w.mustPerm(ctx, "terminal", p.ID)
+	if !strings.HasPrefix(r.stdout, "closed "+p.ID) {
+		t.Errorf("clawd permissions terminal %s printed %q, want \"closed %s ...\"", p.ID, r.stdout, p.ID)
+	}
+	s.awaitClosed(t, p.ID, "terminal", "answered")
+	s.checkNonePending(ctx, t, "after handing the request back")
+	s.checkDialogStays(t, 2*time.Second)
+	if _, err := os.Stat(filepath.Join(w.project, "out.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("out.txt exists (stat: %v) before the person answered", err)
+	}
+	c.answerDialogYes()
+	c.WaitFor(regexp.MustCompile(regexp.QuoteMeta(interactiveDone)), 45*time.Second)
+	w.checkOutTxt(t)
+	s.finish(ctx, t)
+
+	debug := c.debug()
+	// The hook answered "no decision" and ended by itself.
+	checkHooksExitedZero(t, w, debug, interactiveHooks...)
+	if !regexp.MustCompile(`Hook PermissionRequest:Bash \(PermissionRequest\) success:\\n\{\}"`).MatchString(debug) {
+		t.Errorf("Claude Code's debug log does not show the PermissionRequest hook answering {}:\n%s",
+			grepLines(debug, "PermissionRequest"))
+	}
+	t.Logf("TestInteractivePermissionHandBack took %v", time.Since(started).Round(time.Millisecond))
+}
+
+// TestInteractivePermissionDND: `clawd dnd on` hands the pending request
+// back to Claude Code's dialog, and while it is on the next request is
+// never listed; `clawd dnd off` restores the normal flow.
+func TestInteractivePermissionDND(t *testing.T) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_DND"
+	const done = "Wrote out.txt and out2.txt."
+	s := startPermSession(ctx, t, marker, func(*world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{{Match: marker, Steps: []fakeanthropic.Step{
+			fakeanthropic.Tool("Bash", map[string]any{"command": "echo hello > out.txt", "description": "Write hello to out.txt"}),
+			fakeanthropic.Tool("Bash", map[string]any{"command": "echo again > out2.txt", "description": "Write again to out2.txt"}),
+			fakeanthropic.Text(done),
+		}}}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
+	if r := w.mustClawd(ctx, "dnd", "on"); strings.TrimSpace(r.stdout) != "do not disturb: on" {
+		t.Errorf("clawd dnd on printed %q, want \"do not disturb: on\"", r.stdout)
+	}
+	s.awaitClosed(t, p.ID, "dnd", "withdrawn")
+	s.checkNonePending(ctx, t, "after clawd dnd on")
+	s.checkDialogStays(t, 2*time.Second)
+	s.answerYes(t, "echo hello > out.txt")
+
+	// The second call's dialog: answered "no decision" at once, never
+	// listed.
+	c.WaitFor(dialogFor("echo again > out2.txt"), 30*time.Second)
+	s.checkDialogStays(t, time.Second)
+	if list := w.pendingPermissions(ctx); len(list) != 0 {
+		t.Errorf("clawd permissions --json with do-not-disturb on lists:\n%s", dumpPermissions(list))
+	}
+	s.answerYes(t, "echo again > out2.txt")
+	c.WaitFor(regexp.MustCompile(regexp.QuoteMeta(done)), 45*time.Second)
+	w.checkOutTxt(t)
+	if data, err := os.ReadFile(filepath.Join(w.project, "out2.txt")); err != nil || string(data) != "again\n" {
+		t.Errorf("out2.txt = %q (%v), want %q", data, err, "again\n")
+	}
+	for _, ch := range s.stream.snapshot() {
+		if ch.Type == "added" && ch.Permission.ID != p.ID {
+			t.Errorf("a request was announced while do-not-disturb was on: %s", ch)
+		}
+	}
+	if r := w.mustClawd(ctx, "dnd", "off", "--json"); strings.TrimSpace(r.stdout) != `{"on":false}` {
+		t.Errorf("clawd dnd off --json printed %q, want {\"on\":false}", r.stdout)
+	}
+	s.finish(ctx, t)
+
+	debug := c.debug()
+	checkHooksExitedZero(t, w, debug, interactiveHooks...)
+	if n := len(regexp.MustCompile(`Hook PermissionRequest:Bash \(PermissionRequest\) success:\\n\{\}"`).FindAllString(debug, -1)); n != 2 {
+		t.Errorf("Claude Code's debug log shows the PermissionRequest hook answering {} %d times, want 2:\n%s",
+			n, grepLines(debug, "PermissionRequest"))
+	}
+	t.Logf("TestInteractivePermissionDND took %v", time.Since(started).Round(time.Millisecond))
 }
