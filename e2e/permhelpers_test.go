@@ -198,7 +198,7 @@ func (ps *permStream) await(timeout time.Duration, cond func([]permChange) bool)
 	}
 }
 
-// closed returns the "closed" change of request id, if any.
+// closedChange returns the "closed" change of request id, if any.
 func closedChange(chs []permChange, id string) (permChange, bool) {
 	for _, c := range chs {
 		if c.Type == "closed" && c.Permission.ID == id {

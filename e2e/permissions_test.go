@@ -318,9 +318,8 @@ func hookProcesses() string {
 // answerInTerminal answers the dialog of the listed request p with key, as
 // the person at Claude Code's terminal would, and checks that the request
 // then leaves `clawd permissions` within 3 s, closed as withdrawn: Claude
-// Code ends the hook, whose connection closing withdraws it. It returns
-// when the key went in.
-func (s *permSession) answerInTerminal(ctx context.Context, t *testing.T, p client.PermissionView, key string) time.Time {
+// Code ends the hook, whose connection closing withdraws it.
+func (s *permSession) answerInTerminal(ctx context.Context, t *testing.T, p client.PermissionView, key string) {
 	t.Helper()
 	c := s.c
 	// The dialog ignores keys pressed right after it appears.
@@ -364,7 +363,6 @@ func (s *permSession) answerInTerminal(ctx context.Context, t *testing.T, p clie
 	if r := s.w.permClawd(ctx, "allow", p.ID); r.code != 1 || !strings.Contains(r.stderr, "withdrawn") {
 		t.Errorf("clawd permissions allow %s after the terminal answer: %s\nwant exit 1 saying it was withdrawn", p.ID, r)
 	}
-	return pressed
 }
 
 // TestInteractivePermissionTerminalYes: the person answers "Yes" in the
@@ -464,6 +462,58 @@ func TestInteractivePermissionTerminalNo(t *testing.T) {
 	t.Logf("TestInteractivePermissionTerminalNo took %v", time.Since(started).Round(time.Millisecond))
 }
 
+// alwaysCommand is a compound Bash call for which Claude Code 2.1.328
+// offers the suggestion setMode acceptEdits (a cd with a write needs
+// manual approval).
+const alwaysCommand = "mkdir -p sub && cd sub && pwd"
+
+// alwaysScript: the compound Bash call, a Write of note.txt, then done.
+func alwaysScript(w *world, marker, note, done string) fakeanthropic.Conversation {
+	return fakeanthropic.Conversation{Match: marker, Steps: []fakeanthropic.Step{
+		fakeanthropic.Tool("Bash", map[string]any{"command": alwaysCommand, "description": "Enter sub directory"}),
+		fakeanthropic.Tool("Write", map[string]any{"file_path": filepath.Join(w.project, "note.txt"), "content": note}),
+		fakeanthropic.Text(done),
+	}}
+}
+
+// TestInteractivePermissionAllowOnceAsksAgain is the control of
+// TestInteractivePermissionAlways: after a plain allow of the same Bash
+// call, the Write is a permission request of its own.
+func TestInteractivePermissionAllowOnceAsksAgain(t *testing.T) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const marker = "E2E_PERM_ONCE"
+	const note = "written after asking"
+	const done = "Made sub and wrote note.txt after asking."
+	s := startPermSession(ctx, t, marker, func(w *world) []fakeanthropic.Conversation {
+		return []fakeanthropic.Conversation{alwaysScript(w, marker, note, done)}
+	})
+	w, c := s.w, s.c
+
+	p := s.awaitRequest(ctx, t, "Bash", alwaysCommand)
+	w.mustPerm(ctx, "allow", p.ID)
+	list := w.waitPermissions(ctx, 45*time.Second, "pending Write request after a plain allow", func(l []client.PermissionView) bool {
+		for _, q := range ofSession(l, s.id) {
+			if q.Tool == "Write" {
+				return true
+			}
+		}
+		return false
+	})
+	q := ofSession(list, s.id)[0]
+	if q.ID == p.ID || q.Summary != filepath.Join(w.project, "note.txt") {
+		t.Errorf("Write request = %+v, want a new request for %s", q, filepath.Join(w.project, "note.txt"))
+	}
+	w.mustPerm(ctx, "allow", q.ID)
+	c.WaitFor(regexp.MustCompile(regexp.QuoteMeta(done)), 45*time.Second)
+	if data, err := os.ReadFile(filepath.Join(w.project, "note.txt")); err != nil || string(data) != note {
+		t.Errorf("note.txt = %q (%v), want %q", data, err, note)
+	}
+	s.finish(ctx, t)
+	t.Logf("TestInteractivePermissionAllowOnceAsksAgain took %v", time.Since(started).Round(time.Millisecond))
+}
+
 // TestInteractivePermissionAlways: `clawd permissions always ID N` with
 // the setMode acceptEdits suggestion Claude Code offers for a compound
 // Bash call runs the call and switches the session to accept edits: the
@@ -473,19 +523,14 @@ func TestInteractivePermissionAlways(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	const marker = "E2E_PERM_ALWAYS"
-	const command = "mkdir -p sub && cd sub && pwd"
 	const note = "written without asking"
 	const done = "Made sub and wrote note.txt."
 	s := startPermSession(ctx, t, marker, func(w *world) []fakeanthropic.Conversation {
-		return []fakeanthropic.Conversation{{Match: marker, Steps: []fakeanthropic.Step{
-			fakeanthropic.Tool("Bash", map[string]any{"command": command, "description": "Enter sub directory"}),
-			fakeanthropic.Tool("Write", map[string]any{"file_path": filepath.Join(w.project, "note.txt"), "content": note}),
-			fakeanthropic.Text(done),
-		}}}
+		return []fakeanthropic.Conversation{alwaysScript(w, marker, note, done)}
 	})
 	w, c := s.w, s.c
 
-	p := s.awaitRequest(ctx, t, "Bash", command)
+	p := s.awaitRequest(ctx, t, "Bash", alwaysCommand)
 	n := 0
 	for i, l := range p.Suggestions {
 		if strings.HasPrefix(l, "Auto-accept edits") {
