@@ -368,17 +368,12 @@ func (s *permSession) answerInTerminal(ctx context.Context, t *testing.T, p clie
 // TestInteractivePermissionTerminalYes: the person answers "Yes" in the
 // terminal while clawd holds the request; the request must leave
 // `clawd permissions` at once, closed as withdrawn, and the tool runs.
-//
-// Known product bug, so skipped unless CLAWD_E2E_KNOWN_BUGS=1: Claude Code
-// 2.1.328 does not end the PermissionRequest hook when the person picks
-// "Yes" (it does on Esc/"No" and at exit, see
-// TestInteractivePermissionTerminalNo), so the hook's connection stays
-// open and the runtime lists the request as pending until claude exits or
-// the request times out (~9.5 min).
+// Claude Code 2.1.328 does not end the PermissionRequest hook on a "Yes"
+// (it does on Esc/"No", see TestInteractivePermissionTerminalNo): the
+// runtime learns of the answer from the tool's PostToolUse, which closes
+// the state machine's pending entry, and then closes the request and lets
+// the hook go with no decision.
 func TestInteractivePermissionTerminalYes(t *testing.T) {
-	if os.Getenv("CLAWD_E2E_KNOWN_BUGS") == "" {
-		t.Skip("known bug: a terminal \"Yes\" leaves the request pending (Claude Code keeps the hook running); set CLAWD_E2E_KNOWN_BUGS=1 to run")
-	}
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()

@@ -233,6 +233,30 @@ func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason st
 	return true
 }
 
+// settlePermissions closes the open requests of session k whose pending
+// entry the agent's own events have closed: the tool ran or failed, the
+// turn ended, the session is gone. That is how clawd learns that the
+// person answered in the terminal: Claude Code 2.1.328 SIGTERMs the hook
+// when the person picks No or Esc, but after a Yes the hook keeps running
+// until the session ends, and the request would stay listed as pending
+// (and a late allow or deny would claim to decide what was already done).
+func (s *Server) settlePermissions(k statemachine.Key) {
+	b := s.perms
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range b.pending {
+		if r.key != k || r.pendingKey == "" {
+			continue
+		}
+		s.mu.Lock()
+		open := s.m.HasPending(k, r.pendingKey)
+		s.mu.Unlock()
+		if !open {
+			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn)
+		}
+	}
+}
+
 // closeNoDecision closes r with no decision, if it is still pending.
 func (s *Server) closeNoDecision(r *permRequest, reason string) {
 	state := stateWithdrawn

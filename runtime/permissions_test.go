@@ -901,3 +901,48 @@ func TestQuestionOptions(t *testing.T) {
 		t.Errorf("summary of a question = %q", s)
 	}
 }
+
+// TestPermissionSettledByAgentEvents: Claude Code keeps the hook running
+// after the person picks "Yes" in the terminal; the tool's PostToolUse is
+// how clawd learns. It must close exactly that request (the sibling stays)
+// and let its hook go with no decision.
+func TestPermissionSettledByAgentEvents(t *testing.T) {
+	env := startPerm(t, nil)
+	st := env.follow(t)
+	pre := func(id, hash string) agents.Event {
+		return agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "s1", Time: time.Now().UTC(),
+			ToolName: "Bash", ToolUseID: id, InputHash: hash}
+	}
+	env.s.Ingest(pre("toolu_1", "h1"))
+	first := env.hook(bashRequest("s1", "h1", "echo hello > out.txt"))
+	a := st.next(t, "added", 5*time.Second).Permission
+	env.s.Ingest(pre("toolu_2", "h2"))
+	second := env.hook(bashRequest("s1", "h2", "npm run lint"))
+	b := st.next(t, "added", 5*time.Second).Permission
+
+	// The person answered the first one in the terminal: the tool ran.
+	end := pre("toolu_1", "h1")
+	end.Kind = agents.KindToolEnd
+	env.s.Ingest(end)
+	if r := wait(t, first); r.ans.Decision != nil || r.ans.Reason != client.ReasonWithdrawn {
+		t.Errorf("hook of the settled request got %s, want no decision, withdrawn", r.raw)
+	}
+	if c := st.next(t, "closed", 5*time.Second); c.Permission.ID != a.ID || c.Reason != client.ReasonWithdrawn {
+		t.Errorf("closed change = %+v, want %s withdrawn", c, a.ID)
+	}
+	noAnswer(t, second)
+	if l := env.list(t); len(l) != 1 || l[0].ID != b.ID {
+		t.Errorf("list = %+v, want only the sibling %s", l, b.ID)
+	}
+	if code, _ := env.decide(t, a.ID, client.DecisionBody{Behavior: "deny"}); code != http.StatusConflict {
+		t.Errorf("a late deny of the settled request = %d, want 409", code)
+	}
+	// The turn ends: nothing can still be pending.
+	env.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindTurnEnd, SessionID: "s1", Time: time.Now().UTC()})
+	if r := wait(t, second); r.ans.Decision != nil {
+		t.Errorf("hook of the sibling after the turn ended got %s, want no decision", r.raw)
+	}
+	if l := env.list(t); len(l) != 0 {
+		t.Errorf("list after the turn ended = %+v", l)
+	}
+}

@@ -278,6 +278,7 @@ func (s *Server) Ingest(e agents.Event) client.EventRecord {
 	case s.wake <- struct{}{}:
 	default:
 	}
+	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
 	return rec
 }
 

@@ -471,6 +471,14 @@ func (m *Machine) Resolve(k Key, pendingKey string, now time.Time) Result {
 	return res
 }
 
+// HasPending reports whether session k still has the pending entry
+// pendingKey: false once the agent's own events closed it (the tool ran,
+// the turn ended) or the session is gone.
+func (m *Machine) HasPending(k Key, pendingKey string) bool {
+	s := m.sessions[k]
+	return s != nil && s.hasPending(pendingKey)
+}
+
 func (m *Machine) create(k Key, now time.Time) (*session, *Session) {
 	var evicted *Session
 	if len(m.list) >= m.opts.MaxSessions {
