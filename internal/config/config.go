@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -225,13 +226,18 @@ func decodeError(path string, err error) error {
 	}
 	// A value of the wrong type comes as a plain error:
 	// toml: line 2 (last key "permissions.timeout"): incompatible types: ...
-	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+	if m := typeError().FindStringSubmatch(err.Error()); m != nil {
 		return fmt.Errorf("%s:%s: %s has the wrong type: want %s", path, m[1], m[2], wantType(m[2]))
 	}
 	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 }
 
-var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): `)
+// typeError matches the toml library's error for a value of the wrong
+// type. It is compiled on first use: every hook process starts this
+// package.
+var typeError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): `)
+})
 
 // wantType says what a key of the schema holds, for type errors.
 func wantType(key string) string {
