@@ -8,9 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -162,77 +160,9 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.Snapshot())
 }
 
-// handleStream follows the event stream: newline-delimited JSON by default,
-// Server-Sent Events when the client accepts text/event-stream. A
-// heartbeat (an empty line, or an SSE comment) goes out every 15 s so both
-// ends notice a dead connection.
+// handleStream follows the event stream (see Server.stream).
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming unsupported")
-		return
-	}
-	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
-	if sse {
-		w.Header().Set("Content-Type", "text/event-stream")
-	} else {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	fl.Flush()
-
-	sub := s.bus.subscribe(4096)
-	defer s.bus.unsubscribe(sub)
-	heartbeat := time.NewTicker(15 * time.Second)
-	defer heartbeat.Stop()
-	write := func(line []byte) error {
-		var err error
-		if sse {
-			_, err = fmt.Fprintf(w, "data: %s\n\n", line)
-		} else {
-			_, err = fmt.Fprintf(w, "%s\n", line)
-		}
-		return err
-	}
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		case <-heartbeat.C:
-			hb := "\n"
-			if sse {
-				hb = ": ping\n\n"
-			}
-			if _, err := io.WriteString(w, hb); err != nil {
-				return
-			}
-			fl.Flush()
-		case line := <-sub.ch:
-			if n := s.bus.takeDropped(sub); n > 0 {
-				lag, _ := json.Marshal(map[string]any{"kind": "stream.lagged", "dropped": n})
-				if write(lag) != nil {
-					return
-				}
-			}
-			if write(line) != nil {
-				return
-			}
-			// Drain what is already queued before flushing once.
-			for more := true; more; {
-				select {
-				case line = <-sub.ch:
-					if write(line) != nil {
-						return
-					}
-				default:
-					more = false
-				}
-			}
-			fl.Flush()
-		}
-	}
+	s.stream(w, r, s.bus, "kind", func() (*subscriber, [][]byte) {
+		return s.bus.subscribe(4096), nil
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -805,88 +804,19 @@ func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reaso
 // default, Server-Sent Events when the client accepts text/event-stream,
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming unsupported")
-		return
-	}
-	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
-	if sse {
-		w.Header().Set("Content-Type", "text/event-stream")
-	} else {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	write := func(line []byte) error {
-		var err error
-		if sse {
-			_, err = fmt.Fprintf(w, "data: %s\n\n", line)
-		} else {
-			_, err = fmt.Fprintf(w, "%s\n", line)
-		}
-		return err
-	}
-
-	// Subscribe and take the pending list under one lock: no change is
-	// missed or seen twice.
 	b := s.perms
-	b.mu.Lock()
-	sub := b.bus.subscribe(1024)
-	var initial [][]byte
-	for _, p := range b.pendingLocked() {
-		if line, err := json.Marshal(client.PermissionChange{Type: "added", Permission: p.view}); err == nil {
-			initial = append(initial, line)
+	s.stream(w, r, b.bus, "type", func() (*subscriber, [][]byte) {
+		// Subscribe and take the pending list under one lock: no change
+		// is missed or seen twice.
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		sub := b.bus.subscribe(1024)
+		var initial [][]byte
+		for _, p := range b.pendingLocked() {
+			if line, err := json.Marshal(client.PermissionChange{Type: "added", Permission: p.view}); err == nil {
+				initial = append(initial, line)
+			}
 		}
-	}
-	b.mu.Unlock()
-	defer b.bus.unsubscribe(sub)
-	for _, line := range initial {
-		if write(line) != nil {
-			return
-		}
-	}
-	fl.Flush()
-
-	heartbeat := time.NewTicker(15 * time.Second)
-	defer heartbeat.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		case <-heartbeat.C:
-			hb := "\n"
-			if sse {
-				hb = ": ping\n\n"
-			}
-			if _, err := io.WriteString(w, hb); err != nil {
-				return
-			}
-			fl.Flush()
-		case line := <-sub.ch:
-			if n := b.bus.takeDropped(sub); n > 0 {
-				lag, _ := json.Marshal(map[string]any{"type": "stream.lagged", "dropped": n})
-				if write(lag) != nil {
-					return
-				}
-			}
-			if write(line) != nil {
-				return
-			}
-			for more := true; more; {
-				select {
-				case line = <-sub.ch:
-					if write(line) != nil {
-						return
-					}
-				default:
-					more = false
-				}
-			}
-			fl.Flush()
-		}
-	}
+		return sub, initial
+	})
 }
