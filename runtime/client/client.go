@@ -207,7 +207,22 @@ func (c *Client) Sessions(ctx context.Context) (Snapshot, error) {
 // event record, until ctx ends, the runtime closes the stream or fn returns
 // an error.
 func (c *Client) StreamEvents(ctx context.Context, fn func(raw []byte, rec EventRecord) error) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/events", nil)
+	return c.follow(ctx, "/api/v1/events", func(line []byte) error {
+		var rec EventRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("bad stream line: %w", err)
+		}
+		return fn(line, rec)
+	})
+}
+
+// follow reads one of the runtime's streams, calling fn with each JSON
+// line, until ctx ends (it returns ctx's error; nil when the runtime
+// closed the stream) or fn returns an error (which it returns).
+// Heartbeats are skipped, and Server-Sent Events framing ("data:" lines,
+// ":" comments, "event:" lines) is unwrapped as well as NDJSON.
+func (c *Client) follow(ctx context.Context, path string, fn func(line []byte) error) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {
 		return err
 	}
@@ -217,27 +232,30 @@ func (c *Client) StreamEvents(ctx context.Context, fn func(raw []byte, rec Event
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return err
+		return ctxErr(ctx, err)
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get(IdentityHeader) != IdentityValue {
 		return ErrNotClawd
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &APIError{Status: resp.StatusCode}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return &APIError{Status: resp.StatusCode, Message: errorMessage(b)}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == ':' {
 			continue // heartbeat
 		}
-		var rec EventRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("bad stream line: %w", err)
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			line = bytes.TrimSpace(rest)
 		}
-		if err := fn(line, rec); err != nil {
+		if len(line) == 0 || line[0] != '{' {
+			continue // e.g. an SSE "event:" line
+		}
+		if err := fn(line); err != nil {
 			return err
 		}
 	}

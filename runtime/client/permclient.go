@@ -2,7 +2,6 @@ package client
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -134,53 +133,13 @@ func (c *Client) Decide(ctx context.Context, id string, d DecisionBody) (Permiss
 // each change, until ctx ends (it returns ctx's error), the runtime closes
 // the stream (nil) or fn returns an error (which it returns).
 func (c *Client) PermissionEvents(ctx context.Context, fn func(PermissionChange) error) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/permissions/events", nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/x-ndjson")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return ctxErr(ctx, err)
-	}
-	defer resp.Body.Close()
-	if resp.Header.Get(IdentityHeader) != IdentityValue {
-		return ErrNotClawd
-	}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return &APIError{Status: resp.StatusCode, Message: errorMessage(b)}
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		// Tolerate Server-Sent Events framing as well as NDJSON: skip
-		// heartbeats (empty lines, SSE comments) and unwrap "data:".
-		if len(line) == 0 || line[0] == ':' {
-			continue
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			line = bytes.TrimSpace(rest)
-		}
-		if len(line) == 0 || line[0] != '{' {
-			continue // e.g. an SSE "event:" line
-		}
+	return c.follow(ctx, "/api/v1/permissions/events", func(line []byte) error {
 		var ch PermissionChange
 		if err := json.Unmarshal(line, &ch); err != nil {
 			return fmt.Errorf("bad stream line: %w", err)
 		}
-		if err := fn(ch); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil && ctx.Err() == nil {
-		return err
-	}
-	return ctx.Err()
+		return fn(ch)
+	})
 }
 
 // DND reports whether do-not-disturb is on.
