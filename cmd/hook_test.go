@@ -232,7 +232,6 @@ func TestHookFastArgs(t *testing.T) {
 	}
 }
 
-var _ = agents.Claude
 
 // fakeRuntime is an httptest server on loopback that identifies as clawd
 // and answers POST /api/v1/permissions with answer after delay (or never,
