@@ -232,7 +232,6 @@ func TestHookFastArgs(t *testing.T) {
 	}
 }
 
-
 // fakeRuntime is an httptest server on loopback that identifies as clawd
 // and answers POST /api/v1/permissions with answer after delay (or never,
 // when answer is nil and status is 0). It records what the hook sent.
