@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -109,21 +108,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 func startDecisionRuntime(ctx context.Context, b *testing.B, home string) (*client.Client, <-chan string) {
 	b.Helper()
 	ctx, cancel := context.WithCancel(ctx)
-	s := runtime.New(runtime.Config{Home: home, Version: "bench"})
-	ready := make(chan client.Info, 1)
-	runErr := make(chan error, 1)
-	go func() { runErr <- s.Run(ctx, 0, func(in client.Info) { ready <- in }) }()
-	var info client.Info
-	select {
-	case info = <-ready:
-	case err := <-runErr:
-		cancel()
-		b.Fatalf("runtime: %v", err)
-	case <-time.After(10 * time.Second):
-		cancel()
-		<-runErr
-		b.Fatal("runtime did not start in 10 s")
-	}
+	info, runErr := runRuntime(ctx, cancel, b, home)
 
 	c := client.New(info.Port, info.Token, client.Options{})
 	added := make(chan string, 1)

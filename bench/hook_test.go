@@ -194,6 +194,30 @@ type liveRuntime struct {
 	wrongKind atomic.Int64
 }
 
+// runRuntime starts a real runtime for home on a free loopback port (Run
+// writes runtime.json there, as `clawd serve` does) and waits until it
+// listens. It stops when ctx ends; its result arrives on the channel.
+// cancel is called before failing b.
+func runRuntime(ctx context.Context, cancel context.CancelFunc, b *testing.B, home string) (client.Info, <-chan error) {
+	b.Helper()
+	s := runtime.New(runtime.Config{Home: home, Version: "bench"})
+	ready := make(chan client.Info, 1)
+	runErr := make(chan error, 1)
+	go func() { runErr <- s.Run(ctx, 0, func(in client.Info) { ready <- in }) }()
+	select {
+	case info := <-ready:
+		return info, runErr
+	case err := <-runErr:
+		cancel()
+		b.Fatalf("runtime: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		<-runErr
+		b.Fatal("runtime did not start in 10 s")
+	}
+	return client.Info{}, nil
+}
+
 // startRuntime runs a real runtime on a free loopback port with home as its
 // clawd home (Run writes runtime.json there, as `clawd serve` does) and
 // follows its event stream until the benchmark ends.
@@ -206,20 +230,7 @@ func startRuntime(b *testing.B, home string) *liveRuntime {
 	rt := &liveRuntime{session: ev.SessionID}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	s := runtime.New(runtime.Config{Home: home, Version: "bench"})
-	ready := make(chan client.Info, 1)
-	runErr := make(chan error, 1)
-	go func() { runErr <- s.Run(ctx, 0, func(in client.Info) { ready <- in }) }()
-	var info client.Info
-	select {
-	case info = <-ready:
-	case err := <-runErr:
-		cancel()
-		b.Fatalf("runtime: %v", err)
-	case <-time.After(10 * time.Second):
-		cancel()
-		b.Fatal("runtime did not start in 10 s")
-	}
+	info, runErr := runRuntime(ctx, cancel, b, home)
 
 	c := client.New(info.Port, info.Token, client.Options{})
 	synced := make(chan struct{}, 1)
