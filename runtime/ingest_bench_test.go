@@ -61,27 +61,11 @@ func turn(sid string, now time.Time) []agents.Event {
 	}
 }
 
-// serveBench runs a runtime on a free loopback port until the benchmark
-// ends, with the GC settings of `clawd serve`. It is startServer for a
-// *testing.B.
+// serveBench is startServer with the GC settings of `clawd serve`.
 func serveBench(b *testing.B) (*Server, int) {
 	b.Helper()
 	b.Cleanup(TuneGC())
-	s := New(Config{Home: b.TempDir(), Version: "bench", Alive: func(int) bool { return true }})
-	ln, err := Listen(0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Errorf("Serve: %v", err)
-		}
-	})
-	return s, ln.Addr().(*net.TCPAddr).Port
+	return startServer(b)
 }
 
 // BenchmarkIngestHTTP is the runtime's throughput as hooks see it: 50

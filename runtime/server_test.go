@@ -20,7 +20,7 @@ import (
 )
 
 // startServer runs a runtime on a free loopback port for the test's life.
-func startServer(t *testing.T) (*Server, int) {
+func startServer(t testing.TB) (*Server, int) {
 	t.Helper()
 	s := New(Config{Home: t.TempDir(), Version: "test", Alive: func(int) bool { return true }})
 	ln, err := Listen(0)
