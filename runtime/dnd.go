@@ -8,7 +8,17 @@ import (
 
 // handleGetDND is GET /api/v1/dnd.
 func (s *Server) handleGetDND(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, client.DND{On: s.DND()})
+	writeJSON(w, http.StatusOK, s.dndView())
+}
+
+// dndView is the do-not-disturb setting with the notification pause, when
+// one is running.
+func (s *Server) dndView() client.DND {
+	d := client.DND{On: s.DND()}
+	if until := s.NotificationsPausedUntil(); until.After(s.cfg.Now()) {
+		d.NotificationsPausedUntil = &until
+	}
+	return d
 }
 
 // handlePostDND is POST /api/v1/dnd: it sets do-not-disturb and answers
@@ -26,5 +36,5 @@ func (s *Server) handlePostDND(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.SetDND(*body.On)
-	writeJSON(w, http.StatusOK, client.DND{On: s.DND()})
+	writeJSON(w, http.StatusOK, s.dndView())
 }

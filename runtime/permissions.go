@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -78,9 +79,10 @@ type broker struct {
 	pending map[string]*permRequest
 	closed  map[string]*permRequest
 	bus     *bus
+	feeds   *feedHub
 }
 
-func newBroker(cfg Config) *broker {
+func newBroker(cfg Config, feeds *feedHub) *broker {
 	b := &broker{
 		after:   cfg.After,
 		timeout: cfg.PermissionTimeout,
@@ -88,6 +90,7 @@ func newBroker(cfg Config) *broker {
 		pending: map[string]*permRequest{},
 		closed:  map[string]*permRequest{},
 		bus:     newBus(),
+		feeds:   feeds,
 	}
 	if b.after == nil {
 		b.after = time.After
@@ -271,10 +274,12 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 }
 
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
+	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
+	b.feeds.publish(Change{Permission: &c})
 	if !b.bus.active() {
 		return
 	}
-	if line, err := json.Marshal(client.PermissionChange{Type: typ, Permission: v, Reason: reason}); err == nil {
+	if line, err := json.Marshal(c); err == nil {
 		b.bus.publish(line)
 	}
 }
@@ -291,6 +296,7 @@ func (s *Server) SetDND(on bool) {
 	}
 	b.dnd = on
 	s.log.Info("do not disturb", "on", on)
+	b.feeds.publish(Change{Settings: true})
 	if !on {
 		return
 	}
@@ -683,17 +689,22 @@ func suggestionLabel(raw json.RawMessage) string {
 	return "Apply " + s.Type
 }
 
-// handlePermissionList is GET /api/v1/permissions: pending requests,
-// oldest first.
-func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
+// Permissions returns the pending requests, oldest first.
+func (s *Server) Permissions() []client.PermissionView {
 	b := s.perms
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	views := []client.PermissionView{}
 	for _, p := range b.pendingLocked() {
 		views = append(views, p.view)
 	}
-	b.mu.Unlock()
-	writeJSON(w, http.StatusOK, views)
+	return views
+}
+
+// handlePermissionList is GET /api/v1/permissions: pending requests,
+// oldest first.
+func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Permissions())
 }
 
 // lookupLocked finds a pending or recently closed request. The caller
@@ -726,20 +737,26 @@ func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// handlePermissionDecision is POST /api/v1/permissions/{id}/decision.
-func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	var body client.DecisionBody
-	if !readBodyCapped(w, r, maxDecisionBody, &body) {
-		return
-	}
+// Errors of Decide.
+var (
+	// ErrNoRequest: no pending or recently closed request has the id.
+	ErrNoRequest = errors.New("no such permission request")
+	// ErrClosed: the request was already answered, withdrawn or expired.
+	ErrClosed = errors.New("permission request already closed")
+	// ErrBadDecision: the decision does not fit the request.
+	ErrBadDecision = errors.New("decision does not fit the request")
+)
+
+// Decide answers the pending request id, for the API and the tray alike.
+// The error wraps ErrNoRequest, ErrClosed or ErrBadDecision and says why
+// in words a person can act on.
+func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionView, error) {
 	b := s.perms
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p := s.lookupLocked(id)
 	if p == nil {
-		writeError(w, http.StatusNotFound, "no permission request "+id)
-		return
+		return client.PermissionView{}, fmt.Errorf("%w: %s", ErrNoRequest, id)
 	}
 	if p.view.State != statePending {
 		msg := "permission request " + id + " was already answered"
@@ -749,17 +766,44 @@ func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request
 		case stateExpired:
 			msg = "permission request " + id + " expired"
 		}
-		writeError(w, http.StatusConflict, msg)
-		return
+		return p.view, &decideError{ErrClosed, msg}
 	}
-	ans, reason, state, err := decide(p, &body)
-	if err != "" {
-		writeError(w, http.StatusBadRequest, err)
-		return
+	ans, reason, state, problem := decide(p, &body)
+	if problem != "" {
+		return p.view, &decideError{ErrBadDecision, problem}
 	}
 	s.closeLocked(p, ans, state, reason)
 	s.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
-	writeJSON(w, http.StatusOK, p.view)
+	return p.view, nil
+}
+
+// decideError keeps the sentinel for errors.Is and the message as is.
+type decideError struct {
+	kind error
+	msg  string
+}
+
+func (e *decideError) Error() string { return e.msg }
+func (e *decideError) Unwrap() error { return e.kind }
+
+// handlePermissionDecision is POST /api/v1/permissions/{id}/decision.
+func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var body client.DecisionBody
+	if !readBodyCapped(w, r, maxDecisionBody, &body) {
+		return
+	}
+	view, err := s.Decide(id, body)
+	switch {
+	case errors.Is(err, ErrNoRequest):
+		writeError(w, http.StatusNotFound, "no permission request "+id)
+	case errors.Is(err, ErrClosed):
+		writeError(w, http.StatusConflict, err.Error())
+	case err != nil:
+		writeError(w, http.StatusBadRequest, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, view)
+	}
 }
 
 // decide turns a client's decision into the hook's answer, or says why it

@@ -64,11 +64,15 @@ type Server struct {
 	m   *statemachine.Machine
 	seq uint64
 
-	bus  *bus
-	wake chan struct{}
-	done chan struct{} // closed when shutting down: ends streams
+	bus   *bus
+	feeds *feedHub
+	wake  chan struct{}
+	done  chan struct{} // closed when shutting down: ends streams
 
 	perms *broker
+
+	settingsMu  sync.Mutex
+	pausedUntil time.Time
 }
 
 // New returns a runtime server.
@@ -88,15 +92,17 @@ func New(cfg Config) *Server {
 	if cfg.Token == "" {
 		cfg.Token = newToken()
 	}
+	feeds := newFeedHub()
 	return &Server{
-		cfg:  cfg,
-		log:  cfg.Logger,
-		m:    statemachine.New(cfg.Machine),
-		bus:  newBus(),
-		wake: make(chan struct{}, 1),
-		done: make(chan struct{}),
+		cfg:   cfg,
+		log:   cfg.Logger,
+		m:     statemachine.New(cfg.Machine),
+		bus:   newBus(),
+		feeds: feeds,
+		wake:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
 
-		perms: newBroker(cfg),
+		perms: newBroker(cfg, feeds),
 	}
 }
 
@@ -248,11 +254,15 @@ func (s *Server) runClock(ctx context.Context) {
 
 func (s *Server) tick(alive func(int) bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.m.Tick(s.cfg.Now(), alive) {
+	res := s.m.Tick(s.cfg.Now(), alive)
+	for _, r := range res {
 		if r.Removed {
 			s.log.Info("session gone", "agent", r.Session.Agent, "session", r.Session.ID)
 		}
+	}
+	s.mu.Unlock()
+	if len(res) > 0 {
+		s.feeds.publish(Change{Display: true})
 	}
 }
 
@@ -272,6 +282,10 @@ func (s *Server) Ingest(e agents.Event) client.EventRecord {
 		if b, err := json.Marshal(rec); err == nil {
 			s.bus.publish(b)
 		}
+	}
+	if s.feeds.active() {
+		r := rec
+		s.feeds.publish(Change{Event: &r})
 	}
 	s.mu.Unlock()
 	select {

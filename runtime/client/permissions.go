@@ -157,4 +157,7 @@ type PermissionChange struct {
 // DND is the do-not-disturb setting.
 type DND struct {
 	On bool `json:"on"`
+	// NotificationsPausedUntil is set while desktop notifications are
+	// paused (the tray's "Pause notifications for 1 h"); read only.
+	NotificationsPausedUntil *time.Time `json:"notifications_paused_until,omitempty"`
 }

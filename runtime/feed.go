@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// Change is one item of an in-process Feed: what just changed in the
+// runtime. Exactly one of Event, Permission, Settings or Display is set.
+type Change struct {
+	// Event is an agent event the runtime applied.
+	Event *client.EventRecord
+	// Permission is a permission request added or closed.
+	Permission *client.PermissionChange
+	// Settings is set when do-not-disturb or the notification pause
+	// changed.
+	Settings bool
+	// Display is set when the clock changed a session or the display
+	// without an event: a one-shot state ran out, a session went stale or
+	// its agent process died.
+	Display bool
+	// Dropped counts the changes this feed lost before this one because
+	// its reader fell behind. A reader that cares (the tray does not: it
+	// rebuilds from a snapshot anyway) can resynchronize.
+	Dropped int
+}
+
+// Feed delivers the runtime's changes in process, in order, to one
+// reader: the tray and the notifier follow the runtime through it, as the
+// CLI follows the HTTP streams. Publishing never blocks the runtime: when
+// C is full, changes are dropped and counted on the next one delivered.
+type Feed struct {
+	C <-chan Change
+
+	ch      chan Change
+	hub     *feedHub
+	dropped int // guarded by hub.mu
+}
+
+// Close stops the feed. C is not closed: a reader selects on its own
+// context too.
+func (f *Feed) Close() {
+	f.hub.mu.Lock()
+	delete(f.hub.feeds, f)
+	f.hub.mu.Unlock()
+}
+
+type feedHub struct {
+	mu    sync.Mutex
+	feeds map[*Feed]struct{}
+}
+
+func newFeedHub() *feedHub { return &feedHub{feeds: map[*Feed]struct{}{}} }
+
+func (h *feedHub) publish(c Change) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for f := range h.feeds {
+		c := c
+		c.Dropped = f.dropped
+		select {
+		case f.ch <- c:
+			f.dropped = 0
+		default:
+			f.dropped++
+		}
+	}
+}
+
+func (h *feedHub) active() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.feeds) > 0
+}
+
+// Subscribe returns a feed of every change from now on, with room for buf
+// changes before it drops.
+func (s *Server) Subscribe(buf int) *Feed {
+	ch := make(chan Change, max(buf, 1))
+	f := &Feed{C: ch, ch: ch, hub: s.feeds}
+	s.feeds.mu.Lock()
+	s.feeds.feeds[f] = struct{}{}
+	s.feeds.mu.Unlock()
+	return f
+}
+
+// PauseNotifications pauses desktop notifications until the given time
+// (the zero time resumes them). The runtime only keeps the setting, for
+// every UI to show and obey; it does not touch permission requests.
+func (s *Server) PauseNotifications(until time.Time) {
+	s.settingsMu.Lock()
+	s.pausedUntil = until
+	s.settingsMu.Unlock()
+	s.log.Info("notifications paused", "until", until)
+	s.feeds.publish(Change{Settings: true})
+}
+
+// NotificationsPausedUntil returns the end of the notification pause; it
+// is in the past (or zero) when notifications are not paused.
+func (s *Server) NotificationsPausedUntil() time.Time {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	return s.pausedUntil
+}
