@@ -12,6 +12,30 @@
 //	# their requests for a person like interactive ones.
 //	headless = "none"
 //
+//	[notifications]
+//	# false: no desktop popups at all ("sound" below is its own switch).
+//	enabled = true
+//	# Which events notify (popup and sound): a session finished its turn
+//	# and nobody asked it anything since, needs a permission, has a
+//	# question, failed.
+//	done = true
+//	permission = true
+//	question = true
+//	error = true
+//	# At most one popup per session and event kind within this long.
+//	# A duration between 0s and 24h.
+//	cooldown = "60s"
+//	# How long a finished turn waits before it notifies: activity in the
+//	# session meanwhile (a new prompt) means the person was right there,
+//	# and cancels it. Between 0s and 1m.
+//	done_grace = "3s"
+//	# Daily local-time span without popups or sounds, "HH:MM-HH:MM"; it
+//	# may cross midnight ("22:00-07:00"). "" means none.
+//	quiet_hours = ""
+//	# A short chime on the same events, with its own cooldown (0s to 24h).
+//	sound = true
+//	sound_cooldown = "30s"
+//
 //	[agents.claude]
 //	# false: clawd never answers Claude Code's permission requests (it
 //	# still shows the session's state).
@@ -31,6 +55,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,9 +91,20 @@ const (
 
 var headlessPolicies = []Headless{HeadlessNone, HeadlessAsk}
 
+// Defaults and limits of the [notifications] durations.
+const (
+	DefaultCooldown      = 60 * time.Second
+	DefaultSoundCooldown = 30 * time.Second
+	DefaultDoneGrace     = 3 * time.Second
+
+	MaxCooldown  = 24 * time.Hour // cooldown and sound_cooldown
+	MaxDoneGrace = time.Minute
+)
+
 // Config is clawd's user configuration.
 type Config struct {
-	Permissions Permissions
+	Permissions   Permissions
+	Notifications Notifications
 	// Agents holds the per-agent settings by agent id (agents.Agent.ID),
 	// for the agents the file has a table for.
 	Agents map[string]Agent
@@ -82,6 +118,123 @@ type Permissions struct {
 	Headless Headless
 }
 
+// Notifications is the [notifications] table: desktop popups and sounds.
+type Notifications struct {
+	// Enabled is the master switch for popups; Sound is the one for
+	// sounds.
+	Enabled bool
+	// Done, Permission, Question and Error switch one kind of event, for
+	// popups and sounds alike.
+	Done, Permission, Question, Error bool
+	// Cooldown is the least time between two popups of one session and
+	// kind.
+	Cooldown time.Duration
+	// DoneGrace is how long a finished turn is held before it notifies.
+	DoneGrace time.Duration
+	// QuietHours is when neither popups nor sounds happen.
+	QuietHours QuietHours
+	// Sound plays a chime on the events that notify.
+	Sound bool
+	// SoundCooldown is the least time between two sounds of one session
+	// and kind, independent of Cooldown.
+	SoundCooldown time.Duration
+}
+
+// DefaultNotifications returns the [notifications] of a config file
+// without that table.
+func DefaultNotifications() Notifications {
+	return Notifications{
+		Enabled: true,
+		Done:    true, Permission: true, Question: true, Error: true,
+		Cooldown:      DefaultCooldown,
+		DoneGrace:     DefaultDoneGrace,
+		Sound:         true,
+		SoundCooldown: DefaultSoundCooldown,
+	}
+}
+
+// QuietHours is a daily span of local wall-clock time. The zero value is
+// no quiet hours.
+type QuietHours struct {
+	// Start and End are minutes after midnight. The span is [Start, End);
+	// it crosses midnight when End < Start. Start == End is no span.
+	Start, End int
+}
+
+// ParseQuietHours parses "HH:MM-HH:MM" (24-hour clock); "" is no quiet
+// hours.
+func ParseQuietHours(s string) (QuietHours, error) {
+	if strings.TrimSpace(s) == "" {
+		return QuietHours{}, nil
+	}
+	from, to, ok := strings.Cut(s, "-")
+	if !ok {
+		return QuietHours{}, errNotSpan
+	}
+	start, ok1 := parseClock(strings.TrimSpace(from))
+	end, ok2 := parseClock(strings.TrimSpace(to))
+	if !ok1 || !ok2 {
+		return QuietHours{}, errNotSpan
+	}
+	if start == end {
+		return QuietHours{}, errEmptySpan
+	}
+	return QuietHours{Start: start, End: end}, nil
+}
+
+var (
+	errNotSpan   = errors.New(`not a span of hours: want "HH:MM-HH:MM" (24-hour local time) like "22:00-07:00", or "" for none`)
+	errEmptySpan = errors.New(`an empty span: want two different times like "22:00-07:00", or "" for none`)
+)
+
+// parseClock parses "H:MM" or "HH:MM" into minutes after midnight.
+func parseClock(s string) (int, bool) {
+	h, m, ok := strings.Cut(s, ":")
+	if !ok || len(h) < 1 || len(h) > 2 || len(m) != 2 || !digits(h) || !digits(m) {
+		return 0, false
+	}
+	hh, _ := strconv.Atoi(h)
+	mm, _ := strconv.Atoi(m)
+	if hh > 23 || mm > 59 {
+		return 0, false
+	}
+	return hh*60 + mm, true
+}
+
+func digits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// IsZero reports whether q is no quiet hours.
+func (q QuietHours) IsZero() bool { return q.Start == q.End }
+
+// Contains reports whether t's wall clock, in t's own location, falls in
+// the span. Passing the time in keeps callers testable and follows the
+// person's clock across time zone and daylight saving changes.
+func (q QuietHours) Contains(t time.Time) bool {
+	if q.IsZero() {
+		return false
+	}
+	m := t.Hour()*60 + t.Minute()
+	if q.Start < q.End {
+		return m >= q.Start && m < q.End
+	}
+	return m >= q.Start || m < q.End
+}
+
+// String returns q as written in config.toml: "22:00-07:00", or "".
+func (q QuietHours) String() string {
+	if q.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%02d:%02d-%02d:%02d", q.Start/60, q.Start%60, q.End/60, q.End%60)
+}
+
 // Agent is one [agents.<id>] table.
 type Agent struct {
 	// Permissions is false when clawd must never answer the agent's
@@ -92,8 +245,9 @@ type Agent struct {
 // Default returns the configuration of a clawd home without config.toml.
 func Default() Config {
 	return Config{
-		Permissions: Permissions{Timeout: DefaultTimeout, Headless: HeadlessNone},
-		Agents:      map[string]Agent{},
+		Permissions:   Permissions{Timeout: DefaultTimeout, Headless: HeadlessNone},
+		Notifications: DefaultNotifications(),
+		Agents:        map[string]Agent{},
 	}
 }
 
@@ -121,9 +275,24 @@ type file struct {
 		Timeout  *string `toml:"timeout"`
 		Headless *string `toml:"headless"`
 	} `toml:"permissions"`
-	Agents map[string]struct {
+	Notifications notificationsFile `toml:"notifications"`
+	Agents        map[string]struct {
 		Permissions *bool `toml:"permissions"`
 	} `toml:"agents"`
+}
+
+// notificationsFile is the [notifications] table as written.
+type notificationsFile struct {
+	Enabled       *bool   `toml:"enabled"`
+	Done          *bool   `toml:"done"`
+	Permission    *bool   `toml:"permission"`
+	Question      *bool   `toml:"question"`
+	Error         *bool   `toml:"error"`
+	Cooldown      *string `toml:"cooldown"`
+	DoneGrace     *string `toml:"done_grace"`
+	QuietHours    *string `toml:"quiet_hours"`
+	Sound         *bool   `toml:"sound"`
+	SoundCooldown *string `toml:"sound_cooldown"`
 }
 
 // Load reads config.toml from the clawd home. A missing file gives
@@ -182,6 +351,7 @@ func Parse(path string, data []byte) (Config, error) {
 			p.add(toml.Key{"permissions", "headless"}, "permissions.headless = %q is not a policy: want %q or %q", *s, HeadlessNone, HeadlessAsk)
 		}
 	}
+	c.Notifications = p.notifications(f.Notifications, c.Notifications)
 	names := make([]string, 0, len(f.Agents))
 	for name := range f.Agents {
 		names = append(names, name)
@@ -212,6 +382,51 @@ func Parse(path string, data []byte) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// notifications applies the [notifications] keys that are set to n.
+func (p *problems) notifications(f notificationsFile, n Notifications) Notifications {
+	for _, b := range []struct {
+		v   *bool
+		dst *bool
+	}{
+		{f.Enabled, &n.Enabled}, {f.Done, &n.Done}, {f.Permission, &n.Permission},
+		{f.Question, &n.Question}, {f.Error, &n.Error}, {f.Sound, &n.Sound},
+	} {
+		if b.v != nil {
+			*b.dst = *b.v
+		}
+	}
+	p.duration("cooldown", f.Cooldown, MaxCooldown, "24h", &n.Cooldown)
+	p.duration("sound_cooldown", f.SoundCooldown, MaxCooldown, "24h", &n.SoundCooldown)
+	p.duration("done_grace", f.DoneGrace, MaxDoneGrace, "1m", &n.DoneGrace)
+	if s := f.QuietHours; s != nil {
+		q, err := ParseQuietHours(*s)
+		if err != nil {
+			p.add(toml.Key{"notifications", "quiet_hours"}, "notifications.quiet_hours = %q is %v", *s, err)
+		} else {
+			n.QuietHours = q
+		}
+	}
+	return n
+}
+
+// duration sets *dst to the [notifications] duration named key when it is
+// set and between 0s and limit (written limitText for people).
+func (p *problems) duration(key string, s *string, limit time.Duration, limitText string, dst *time.Duration) {
+	if s == nil {
+		return
+	}
+	k := toml.Key{"notifications", key}
+	d, err := time.ParseDuration(*s)
+	switch {
+	case err != nil:
+		p.add(k, "%s = %q is not a duration: want a string like \"0s\", \"30s\" or \"2m\" between 0s and %s", k, *s, limitText)
+	case d < 0 || d > limit:
+		p.add(k, "%s = %q is out of range: want between 0s and %s", k, *s, limitText)
+	default:
+		*dst = d
+	}
 }
 
 // decodeError rewords a TOML syntax or type error as "<path>:<line>: ...".
@@ -248,6 +463,14 @@ func wantType(key string) string {
 		return `a quoted duration like "10m"`
 	case key == "permissions.headless":
 		return `"none" or "ask"`
+	case key == "notifications":
+		return "a table: [notifications]"
+	case key == "notifications.quiet_hours":
+		return `a quoted span like "22:00-07:00", or ""`
+	case k[0] == "notifications" && len(k) == 2 && slices.Contains([]string{"cooldown", "done_grace", "sound_cooldown"}, k[1]):
+		return `a quoted duration like "60s"`
+	case k[0] == "notifications" && len(k) == 2:
+		return "true or false"
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
@@ -262,9 +485,11 @@ func wantType(key string) string {
 func knownKeys(k toml.Key) string {
 	switch {
 	case len(k) == 1:
-		return "known tables: [permissions], [agents.<id>]"
+		return "known tables: [permissions], [notifications], [agents.<id>]"
 	case k[0] == "permissions" && len(k) == 2:
 		return "known keys in [permissions]: timeout, headless"
+	case k[0] == "notifications" && len(k) == 2:
+		return "known keys in [notifications]: enabled, done, permission, question, error, cooldown, done_grace, quiet_hours, sound, sound_cooldown"
 	case k[0] == "agents" && len(k) == 3:
 		return "known keys in [agents.<id>]: permissions"
 	case k[0] == "agents" && len(k) == 2:

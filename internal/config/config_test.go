@@ -28,6 +28,13 @@ func TestLoadMissingFile(t *testing.T) {
 	if c.Permissions.Timeout != 10*time.Minute || c.Permissions.Headless != HeadlessNone || !c.PermissionsEnabled("claude") {
 		t.Errorf("defaults = %+v, want timeout 10m, headless none, claude permissions on", c)
 	}
+	wantN := Notifications{
+		Enabled: true, Done: true, Permission: true, Question: true, Error: true,
+		Cooldown: 60 * time.Second, DoneGrace: 3 * time.Second, Sound: true, SoundCooldown: 30 * time.Second,
+	}
+	if c.Notifications != wantN {
+		t.Errorf("default notifications = %+v, want %+v", c.Notifications, wantN)
+	}
 	// A missing clawd home is the same as a missing file.
 	if _, err := Load(filepath.Join(home, "nope")); err != nil {
 		t.Errorf("Load(missing home) error = %v, want nil", err)
@@ -75,6 +82,44 @@ permissions = true
 		{"agent table without keys keeps permissions on", "[agents.claude]\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: true} }},
 		{"agent by alias", "[agents.claude-code]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false} }},
 		{"agent alias, any case", "[agents.Claude]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false} }},
+		{"notifications: the documented example", `
+[notifications]
+enabled = true
+done = true
+permission = true
+question = true
+error = true
+cooldown = "60s"
+done_grace = "3s"
+quiet_hours = ""
+sound = true
+sound_cooldown = "30s"
+`, func(c *Config) {}},
+		{"notifications: everything off", `
+[notifications]
+enabled = false
+done = false
+permission = false
+question = false
+error = false
+sound = false
+`, func(c *Config) {
+			c.Notifications.Enabled, c.Notifications.Sound = false, false
+			c.Notifications.Done, c.Notifications.Permission, c.Notifications.Question, c.Notifications.Error = false, false, false, false
+		}},
+		{"notifications: one kind off keeps the others", "[notifications]\nquestion = false\n", func(c *Config) { c.Notifications.Question = false }},
+		{"notifications: zero durations", "[notifications]\ncooldown = \"0s\"\ndone_grace = \"0s\"\nsound_cooldown = \"0\"\n", func(c *Config) {
+			c.Notifications.Cooldown, c.Notifications.DoneGrace, c.Notifications.SoundCooldown = 0, 0, 0
+		}},
+		{"notifications: upper bounds", "[notifications]\ncooldown = \"24h\"\ndone_grace = \"1m\"\nsound_cooldown = \"1440m\"\n", func(c *Config) {
+			c.Notifications.Cooldown, c.Notifications.DoneGrace, c.Notifications.SoundCooldown = 24*time.Hour, time.Minute, 24*time.Hour
+		}},
+		{"notifications: quiet hours across midnight", "[notifications]\nquiet_hours = \"22:00-07:00\"\n", func(c *Config) {
+			c.Notifications.QuietHours = QuietHours{Start: 22 * 60, End: 7 * 60}
+		}},
+		{"notifications: quiet hours, short hour and spaces", "notifications.quiet_hours = '7:30 - 09:15'\n", func(c *Config) {
+			c.Notifications.QuietHours = QuietHours{Start: 7*60 + 30, End: 9*60 + 15}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,9 +151,9 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown key with its line", "[permissions]\ntimout = \"1m\"\n",
 			[]string{":2: unknown key permissions.timout (known keys in [permissions]: timeout, headless)"}},
 		{"unknown top-level key", "timeout = \"1m\"\n",
-			[]string{":1: unknown key timeout (known tables: [permissions], [agents.<id>])"}},
+			[]string{":1: unknown key timeout (known tables: [permissions], [notifications], [agents.<id>])"}},
 		{"unknown table reported once", "[foo]\nbar = 1\nbaz = 2\n",
-			[]string{":1: unknown key foo (known tables: [permissions], [agents.<id>])"}},
+			[]string{":1: unknown key foo (known tables: [permissions], [notifications], [agents.<id>])"}},
 		{"unknown agent key", "[agents.claude]\npermisions = false\n",
 			[]string{":2: unknown key agents.claude.permisions (known keys in [agents.<id>]: permissions)"}},
 		{"unknown key in inline table has no line", "permissions = { timeout = \"1m\", x = 1 }\n",
@@ -144,6 +189,43 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`:1: unknown agent "codex" in [agents.codex]: want one of claude`}},
 		{"one agent twice by alias", "[agents.claude]\n[agents.claude-code]\npermissions = false\n",
 			[]string{`:2: [agents.claude-code] and [agents.claude] both configure Claude Code: keep one`}},
+		{"unknown notifications key", "[notifications]\nenable = false\n",
+			[]string{":2: unknown key notifications.enable (known keys in [notifications]: enabled, done, permission, question, error, cooldown, done_grace, quiet_hours, sound, sound_cooldown)"}},
+		{"notifications: every problem, in line order", "[notifications]\nsound_cooldown = \"-1s\"\ncooldown = \"1 min\"\nquiet_hours = \"late\"\ndone_grace = \"2m\"\n",
+			[]string{
+				`:2: notifications.sound_cooldown = "-1s" is out of range: want between 0s and 24h`,
+				`:3: notifications.cooldown = "1 min" is not a duration: want a string like "0s", "30s" or "2m" between 0s and 24h`,
+				`:4: notifications.quiet_hours = "late" is not a span of hours: want "HH:MM-HH:MM" (24-hour local time) like "22:00-07:00", or "" for none`,
+				`:5: notifications.done_grace = "2m" is out of range: want between 0s and 1m`,
+			}},
+		{"cooldown too long", "[notifications]\ncooldown = \"25h\"\n",
+			[]string{`:2: notifications.cooldown = "25h" is out of range: want between 0s and 24h`}},
+		{"cooldown negative", "[notifications]\ncooldown = \"-60s\"\n",
+			[]string{`:2: notifications.cooldown = "-60s" is out of range: want between 0s and 24h`}},
+		{"cooldown without unit", "[notifications]\ncooldown = \"60\"\n",
+			[]string{`:2: notifications.cooldown = "60" is not a duration: want a string like "0s", "30s" or "2m" between 0s and 24h`}},
+		{"sound cooldown not a duration", "[notifications]\nsound_cooldown = \"often\"\n",
+			[]string{`:2: notifications.sound_cooldown = "often" is not a duration: want a string like "0s", "30s" or "2m" between 0s and 24h`}},
+		{"done grace not a duration", "[notifications]\ndone_grace = \"3\"\n",
+			[]string{`:2: notifications.done_grace = "3" is not a duration: want a string like "0s", "30s" or "2m" between 0s and 1m`}},
+		{"done grace negative", "[notifications]\ndone_grace = \"-3s\"\n",
+			[]string{`:2: notifications.done_grace = "-3s" is out of range: want between 0s and 1m`}},
+		{"quiet hours without a dash", "[notifications]\nquiet_hours = \"22:00\"\n",
+			[]string{`:2: notifications.quiet_hours = "22:00" is not a span of hours: want "HH:MM-HH:MM" (24-hour local time) like "22:00-07:00", or "" for none`}},
+		{"quiet hours past 23:59", "[notifications]\nquiet_hours = \"22:00-24:00\"\n",
+			[]string{`:2: notifications.quiet_hours = "22:00-24:00" is not a span of hours: want "HH:MM-HH:MM" (24-hour local time) like "22:00-07:00", or "" for none`}},
+		{"quiet hours, 12-hour clock", "[notifications]\nquiet_hours = \"10pm-7am\"\n",
+			[]string{`:2: notifications.quiet_hours = "10pm-7am" is not a span of hours: want "HH:MM-HH:MM" (24-hour local time) like "22:00-07:00", or "" for none`}},
+		{"quiet hours, empty span", "[notifications]\nquiet_hours = \"07:00-7:00\"\n",
+			[]string{`:2: notifications.quiet_hours = "07:00-7:00" is an empty span: want two different times like "22:00-07:00", or "" for none`}},
+		{"quiet hours not a string", "[notifications]\nquiet_hours = 22\n",
+			[]string{`:2: notifications.quiet_hours has the wrong type: want a quoted span like "22:00-07:00", or ""`}},
+		{"cooldown not a string", "[notifications]\ncooldown = 60\n",
+			[]string{`:2: notifications.cooldown has the wrong type: want a quoted duration like "60s"`}},
+		{"switch not a bool", "[notifications]\nsound = \"off\"\n",
+			[]string{`:2: notifications.sound has the wrong type: want true or false`}},
+		{"notifications not a table", "notifications = false\n",
+			[]string{`:1: notifications has the wrong type: want a table: [notifications]`}},
 		{"syntax error", "[permissions\ntimeout = \"1m\"\n",
 			[]string{`:2: expected '.' or ']' to end table name, but got '\n' instead`}},
 	}
@@ -217,6 +299,76 @@ x.y = 2
 	} {
 		if got[key] != want {
 			t.Errorf("keyLines: %q on line %d, want %d", strings.ReplaceAll(key, "\x00", "."), got[key], want)
+		}
+	}
+}
+
+func TestParseQuietHours(t *testing.T) {
+	tests := []struct {
+		in   string
+		want QuietHours
+		err  error
+	}{
+		{"", QuietHours{}, nil},
+		{"  ", QuietHours{}, nil},
+		{"22:00-07:00", QuietHours{22 * 60, 7 * 60}, nil},
+		{"00:00-23:59", QuietHours{0, 23*60 + 59}, nil},
+		{"9:05-17:30", QuietHours{9*60 + 5, 17*60 + 30}, nil},
+		{" 13:00 - 14:00 ", QuietHours{13 * 60, 14 * 60}, nil},
+		{"12:00-12:00", QuietHours{}, errEmptySpan},
+		{"22:00", QuietHours{}, errNotSpan},
+		{"22-07", QuietHours{}, errNotSpan},
+		{"22:0-07:00", QuietHours{}, errNotSpan},
+		{"022:00-07:00", QuietHours{}, errNotSpan},
+		{"+2:00-07:00", QuietHours{}, errNotSpan},
+		{"22:00-07:60", QuietHours{}, errNotSpan},
+		{"24:00-07:00", QuietHours{}, errNotSpan},
+		{"22:00-07:00-08:00", QuietHours{}, errNotSpan},
+	}
+	for _, tt := range tests {
+		got, err := ParseQuietHours(tt.in)
+		if got != tt.want || err != tt.err {
+			t.Errorf("ParseQuietHours(%q) = %+v, %v, want %+v, %v", tt.in, got, err, tt.want, tt.err)
+		}
+		if err == nil && got.String() != "" {
+			if again, _ := ParseQuietHours(got.String()); again != got {
+				t.Errorf("ParseQuietHours(%q).String() = %q, which parses as %+v", tt.in, got.String(), again)
+			}
+		}
+	}
+}
+
+func TestQuietHoursContains(t *testing.T) {
+	night := QuietHours{22 * 60, 7 * 60}
+	lunch := QuietHours{12 * 60, 13*60 + 30}
+	// A zone far from UTC: the span is on the time's own wall clock.
+	tokyo := time.FixedZone("JST", 9*3600)
+	at := func(h, m int) time.Time { return time.Date(2026, 3, 14, h, m, 0, 0, tokyo) }
+	tests := []struct {
+		q    QuietHours
+		t    time.Time
+		want bool
+	}{
+		{night, at(21, 59), false},
+		{night, at(22, 0), true},
+		{night, at(23, 59), true},
+		{night, at(0, 0), true},
+		{night, at(6, 59), true},
+		{night, at(7, 0), false},
+		{night, at(12, 0), false},
+		{lunch, at(11, 59), false},
+		{lunch, at(12, 0), true},
+		{lunch, at(13, 29), true},
+		{lunch, at(13, 30), false},
+		{lunch, at(0, 0), false},
+		{QuietHours{}, at(0, 0), false},
+		{QuietHours{}, at(12, 0), false},
+		// 23:00 in Tokyo is 14:00 UTC: not night there.
+		{night, at(23, 0).UTC(), false},
+	}
+	for _, tt := range tests {
+		if got := tt.q.Contains(tt.t); got != tt.want {
+			t.Errorf("%v.Contains(%v) = %v, want %v", tt.q, tt.t, got, tt.want)
 		}
 	}
 }
