@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -349,10 +350,19 @@ exit 0`, self),
 }
 
 func TestFocusDeadline(t *testing.T) {
-	fakeTools(t, map[string]string{
-		// Not exec: the shell's child keeps the output open after the
-		// shell is killed.
-		"xdotool": "/bin/sleep 30",
+	log := fakeTools(t, map[string]string{
+		// The shell's child keeps the output open after the shell is
+		// killed; the test kills it at the end.
+		"xdotool": `/bin/sleep 30 &
+echo $! > "$FOCUS_LOG.pid"
+wait`,
+	})
+	t.Cleanup(func() {
+		if data, err := os.ReadFile(log + ".pid"); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 	})
 	const deadline = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
