@@ -1,6 +1,69 @@
-// Package tray will hold the tray icon and menu of `clawd serve`: a client
-// of the runtime's API like any other. Until it lands, serve runs headless.
+// Package tray is the tray icon and menu of `clawd serve`. Like the
+// CLI, it is a client of the runtime: one event loop follows the runtime's
+// change feed, rebuilds the menu from a fresh snapshot with the pure Build
+// and hands clicks back to the runtime. It holds no state of its own.
+//
+// The platform part is fyne.io/systray: D-Bus StatusNotifierItem with
+// com.canonical.dbusmenu on Linux, the notification area on Windows, and
+// Cocoa on macOS, where it needs cgo; a CGO_ENABLED=0 darwin build has no
+// tray (tray_nocgo_darwin.go).
 package tray
 
-// Available reports whether this build has a tray.
-func Available() bool { return false }
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray/focus"
+)
+
+// Runtime is what the tray needs of the runtime; *runtime.Server has it.
+type Runtime interface {
+	Snapshot() client.Snapshot
+	Permissions() []client.PermissionView
+	Decide(id string, d client.DecisionBody) (client.PermissionView, error)
+	DND() bool
+	SetDND(on bool)
+	NotificationsPausedUntil() time.Time
+	PauseNotifications(until time.Time)
+	Subscribe(buf int) *runtime.Feed
+}
+
+// Options configure the tray.
+type Options struct {
+	Runtime Runtime
+	// Home is the clawd home, which "Open config folder" opens.
+	Home string
+	// Quit stops the runtime; the tray goes away when ctx ends.
+	Quit func()
+	Log  *slog.Logger
+	Now  func() time.Time
+	// Focus brings a session's terminal to the front; default focus.Focus.
+	Focus func(ctx context.Context, t focus.Target) error
+	// Open opens a folder in the file manager; default openFolder.
+	Open func(ctx context.Context, path string) error
+}
+
+// ErrUnavailable means this build has no tray.
+var ErrUnavailable = errors.New("this build of clawd has no tray (macOS builds need cgo)")
+
+func (o *Options) defaults() {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Focus == nil {
+		o.Focus = focus.Focus
+	}
+	if o.Open == nil {
+		o.Open = openFolder
+	}
+	if o.Quit == nil {
+		o.Quit = func() {}
+	}
+}

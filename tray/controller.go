@@ -1,0 +1,176 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/clawdhq/clawd/tray/focus"
+)
+
+// ui is the platform tray the controller drives: systray in the binary,
+// a recorder in tests.
+type ui interface {
+	// Apply shows m; clicks come back as item keys on the channel given
+	// to the controller.
+	Apply(m Menu)
+}
+
+// Timing of the controller.
+const (
+	// settle coalesces a burst of changes (a tool batch, a permission
+	// and its events) into one rebuild.
+	settle = 50 * time.Millisecond
+	// refreshEvery keeps the ages in the labels current.
+	refreshEvery = 30 * time.Second
+	// sideEffectTimeout bounds focusing a terminal or opening a folder.
+	sideEffectTimeout = 3 * time.Second
+)
+
+// controller is the tray's one event loop.
+type controller struct {
+	o      Options
+	ui     ui
+	clicks <-chan string
+
+	menu Menu
+	wg   sync.WaitGroup // side effects started by clicks
+}
+
+func newController(o Options, u ui, clicks <-chan string) *controller {
+	o.defaults()
+	return &controller{o: o, ui: u, clicks: clicks}
+}
+
+// run shows the menu and keeps it current until ctx ends.
+func (c *controller) run(ctx context.Context) {
+	feed := c.o.Runtime.Subscribe(256)
+	defer feed.Close()
+	defer c.wg.Wait()
+	c.render()
+	refresh := time.NewTicker(refreshEvery)
+	defer refresh.Stop()
+	var settleC <-chan time.Time
+	var pauseEnd *time.Timer
+	defer func() {
+		if pauseEnd != nil {
+			pauseEnd.Stop()
+		}
+	}()
+	for {
+		var pauseC <-chan time.Time
+		if pauseEnd != nil {
+			pauseC = pauseEnd.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-feed.C:
+			if settleC == nil {
+				settleC = time.After(settle)
+			}
+		case <-settleC:
+			settleC = nil
+			c.render()
+		case <-refresh.C:
+			c.render()
+		case <-pauseC:
+			pauseEnd = nil
+			c.render()
+		case key := <-c.clicks:
+			c.click(ctx, key)
+			c.render()
+		}
+		// The "paused until" label turns back into "Pause" on its own.
+		if until := c.o.Runtime.NotificationsPausedUntil(); pauseEnd == nil && until.After(c.o.Now()) {
+			pauseEnd = time.NewTimer(until.Sub(c.o.Now()))
+		}
+	}
+}
+
+// view reads everything the menu shows from the runtime.
+func (c *controller) view() View {
+	rt := c.o.Runtime
+	return View{
+		Snapshot:    rt.Snapshot(),
+		Pending:     rt.Permissions(),
+		DND:         rt.DND(),
+		PausedUntil: rt.NotificationsPausedUntil(),
+		Now:         c.o.Now(),
+	}
+}
+
+func (c *controller) render() {
+	c.menu = Build(c.view())
+	c.ui.Apply(c.menu)
+}
+
+// click runs the action of the item with key in the menu shown now. A
+// key that is gone (the request was answered elsewhere while the menu was
+// open) does nothing: keys carry the request id, so a stale click can
+// never answer a different request.
+func (c *controller) click(ctx context.Context, key string) {
+	it, ok := findItem(c.menu.Items, key)
+	if !ok || !it.Enabled {
+		c.o.Log.Debug("tray click on an item that is gone", "item", key)
+		return
+	}
+	a := it.Action
+	rt := c.o.Runtime
+	switch a.Kind {
+	case ActFocus:
+		c.focus(ctx, a.Session)
+	case ActDecide:
+		if _, err := rt.Decide(a.Request, a.Decision); err != nil {
+			c.o.Log.Warn("tray decision not applied", "request", a.Request, "err", err)
+			return
+		}
+		c.o.Log.Info("tray decision", "request", a.Request, "behavior", a.Decision.Behavior)
+		if a.Decision.Behavior == "terminal" {
+			c.focus(ctx, a.Session)
+		}
+	case ActDND:
+		rt.SetDND(!rt.DND())
+	case ActPause:
+		rt.PauseNotifications(c.o.Now().Add(PauseFor))
+	case ActResume:
+		rt.PauseNotifications(time.Time{})
+	case ActOpenConfig:
+		c.async(ctx, "open config folder", func(ctx context.Context) error { return c.o.Open(ctx, c.o.Home) })
+	case ActQuit:
+		c.o.Log.Info("quit from the tray menu")
+		c.o.Quit()
+	}
+}
+
+func (c *controller) focus(ctx context.Context, s SessionRef) {
+	t := focus.Target{PID: s.PID, Cwd: s.Cwd, Title: s.Title}
+	c.async(ctx, "focus terminal", func(ctx context.Context) error { return c.o.Focus(ctx, t) })
+}
+
+// async runs a side effect off the loop, bounded in time: a slow window
+// manager never freezes the menu.
+func (c *controller) async(ctx context.Context, what string, f func(context.Context) error) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(ctx, sideEffectTimeout)
+		defer cancel()
+		if err := f(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			c.o.Log.Info(what+" failed", "err", err)
+		}
+	}()
+}
+
+func findItem(items []Item, key string) (Item, bool) {
+	for _, it := range items {
+		if it.Key == key {
+			return it, true
+		}
+		if c, ok := findItem(it.Children, key); ok {
+			return c, true
+		}
+	}
+	return Item{}, false
+}

@@ -1,0 +1,224 @@
+package tray
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray/focus"
+	"github.com/clawdhq/clawd/tray/icons"
+)
+
+// recordUI is the tray as the controller sees it, recording every menu.
+type recordUI struct {
+	mu    sync.Mutex
+	menus []Menu
+	shown chan struct{}
+}
+
+func newRecordUI() *recordUI { return &recordUI{shown: make(chan struct{}, 1)} }
+
+func (u *recordUI) Apply(m Menu) {
+	u.mu.Lock()
+	u.menus = append(u.menus, m)
+	u.mu.Unlock()
+	select {
+	case u.shown <- struct{}{}:
+	default:
+	}
+}
+
+func (u *recordUI) last() Menu {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.menus) == 0 {
+		return Menu{}
+	}
+	return u.menus[len(u.menus)-1]
+}
+
+// waitMenu waits until the shown menu satisfies ok.
+func (u *recordUI) waitMenu(t *testing.T, what string, ok func(Menu) bool) Menu {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		if m := u.last(); ok(m) {
+			return m
+		}
+		select {
+		case <-u.shown:
+		case <-deadline:
+			t.Fatalf("menu never showed %s; last:\n%s", what, strings.Join(outline(u.last().Items, 0), "\n"))
+		}
+	}
+}
+
+func hasKey(m Menu, key string) bool {
+	_, ok := findItem(m.Items, key)
+	return ok
+}
+
+// trayEnv is a runtime serving on loopback with a controller following it.
+type trayEnv struct {
+	srv     *runtime.Server
+	port    int
+	ui      *recordUI
+	clicks  chan string
+	quit    chan struct{}
+	focused chan focus.Target
+}
+
+func startTray(t *testing.T) *trayEnv {
+	t.Helper()
+	env := &trayEnv{ui: newRecordUI(), clicks: make(chan string), quit: make(chan struct{}, 1), focused: make(chan focus.Target, 4)}
+	env.srv = runtime.New(runtime.Config{Home: t.TempDir(), Alive: func(int) bool { return true }})
+	ln, err := runtime.Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.port = ln.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { env.srv.Serve(ctx, ln) })
+	c := newController(Options{
+		Runtime: env.srv,
+		Quit:    func() { env.quit <- struct{}{} },
+		Focus: func(ctx context.Context, tg focus.Target) error {
+			env.focused <- tg
+			return nil
+		},
+	}, env.ui, env.clicks)
+	wg.Go(func() { c.run(ctx) })
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	return env
+}
+
+// ask registers a permission request the way the hook does and returns
+// the answer when it comes.
+func (env *trayEnv) ask(t *testing.T, sid, command string) <-chan client.Answer {
+	t.Helper()
+	in, _ := json.Marshal(map[string]string{"command": command})
+	body, _ := json.Marshal(client.RequestBody{
+		Event:       agents.Event{Agent: "claude", Kind: agents.KindPermissionRequest, SessionID: sid, ToolName: "Bash", Time: time.Now()},
+		ToolInput:   in,
+		WaitSeconds: 60,
+	})
+	ch := make(chan client.Answer, 1)
+	go func() {
+		a, err := client.AskPermission(context.Background(), env.port, "", body)
+		if err != nil {
+			t.Errorf("AskPermission: %v", err)
+		}
+		ch <- a
+	}()
+	return ch
+}
+
+func (env *trayEnv) click(t *testing.T, key string) {
+	t.Helper()
+	select {
+	case env.clicks <- key:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the controller took no click on %s", key)
+	}
+}
+
+func TestControllerFollowsTheRuntime(t *testing.T) {
+	env := startTray(t)
+	env.ui.waitMenu(t, "the empty menu", func(m Menu) bool { return m.Icon == icons.Sleeping && hasKey(m, "sessions-none") })
+
+	env.srv.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "s1", Cwd: "/w/app", AgentPID: 77, Time: time.Now()})
+	env.ui.waitMenu(t, "the thinking session", func(m Menu) bool { return m.Icon == icons.Thinking && hasKey(m, "session:claude/s1") })
+
+	// Clicking a session focuses its terminal, with what the tray knows
+	// of it.
+	env.click(t, "session:claude/s1")
+	select {
+	case tg := <-env.focused:
+		if tg.PID != 77 || tg.Cwd != "/w/app" {
+			t.Errorf("focus target = %+v, want pid 77 in /w/app", tg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("clicking a session focused nothing")
+	}
+
+	// A permission request shows up, and Allow in the menu answers it.
+	ans := env.ask(t, "s1", "npm test")
+	m := env.ui.waitMenu(t, "the request", func(m Menu) bool { return m.Icon == icons.NeedsYou && hasKey(m, "pending-header") })
+	var id string
+	for _, it := range m.Items {
+		if rest, ok := strings.CutPrefix(it.Key, "request:"); ok {
+			id = rest
+		}
+	}
+	if id == "" {
+		t.Fatalf("no request item in\n%s", strings.Join(outline(m.Items, 0), "\n"))
+	}
+	env.click(t, "request:"+id+":allow")
+	select {
+	case a := <-ans:
+		if a.Decision == nil || a.Decision.Behavior != client.Allow {
+			t.Fatalf("answer after Allow in the tray = %+v, want allow", a)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request got no answer after Allow")
+	}
+	env.ui.waitMenu(t, "the request gone", func(m Menu) bool { return !hasKey(m, "pending-header") })
+
+	// A stale click, for the request already answered, does nothing: a
+	// second request is not touched by it.
+	ans2 := env.ask(t, "s1", "rm -rf build")
+	env.ui.waitMenu(t, "the second request", func(m Menu) bool { return hasKey(m, "pending-header") })
+	env.click(t, "request:"+id+":allow")
+	if got := env.srv.Permissions(); len(got) != 1 || got[0].State != "pending" {
+		t.Fatalf("after a stale click: pending = %+v, want the second request still pending", got)
+	}
+	// Do not disturb from the menu sends it back to the agent.
+	env.click(t, "dnd")
+	select {
+	case a := <-ans2:
+		if a.Decision != nil || a.Reason != client.ReasonDND {
+			t.Fatalf("answer after Do Not Disturb = %+v, want no decision (dnd)", a)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second request got no answer after Do Not Disturb")
+	}
+	env.ui.waitMenu(t, "do not disturb", func(m Menu) bool {
+		it, _ := findItem(m.Items, "dnd")
+		return m.Icon == icons.DND && it.Checked
+	})
+	if !env.srv.DND() {
+		t.Error("runtime DND is off after the menu turned it on")
+	}
+
+	env.click(t, "pause")
+	env.ui.waitMenu(t, "the pause", func(m Menu) bool {
+		it, _ := findItem(m.Items, "pause")
+		return it.Action.Kind == ActResume
+	})
+	if until := env.srv.NotificationsPausedUntil(); time.Until(until) < 59*time.Minute {
+		t.Errorf("paused until %v, want about an hour from now", until)
+	}
+	env.click(t, "pause")
+	env.ui.waitMenu(t, "the pause over", func(m Menu) bool {
+		it, _ := findItem(m.Items, "pause")
+		return it.Action.Kind == ActPause
+	})
+
+	env.click(t, "quit")
+	select {
+	case <-env.quit:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Quit in the menu did not stop the runtime")
+	}
+}

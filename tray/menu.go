@@ -1,0 +1,470 @@
+package tray
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+	"github.com/clawdhq/clawd/tray/icons"
+)
+
+// View is everything the tray shows, read from the runtime in one go. The
+// tray keeps nothing else: each change rebuilds the menu from a new View.
+type View struct {
+	Snapshot    client.Snapshot
+	Pending     []client.PermissionView
+	DND         bool
+	PausedUntil time.Time
+	Now         time.Time
+}
+
+// ActionKind is what clicking a menu item does.
+type ActionKind int
+
+// Actions.
+const (
+	ActNone       ActionKind = iota
+	ActFocus                 // bring the session's terminal to the front
+	ActDecide                // answer a permission request
+	ActDND                   // toggle do-not-disturb
+	ActPause                 // pause notifications for PauseFor
+	ActResume                // resume notifications
+	ActOpenConfig            // open the clawd home in the file manager
+	ActQuit                  // stop the runtime and the tray
+)
+
+// Action is a menu item's effect.
+type Action struct {
+	Kind ActionKind
+	// Session is the session to focus (ActFocus, and "answer in terminal").
+	Session SessionRef
+	// Request and Decision are the request answered by ActDecide.
+	Request  string
+	Decision client.DecisionBody
+}
+
+// SessionRef names a session and how to find its terminal.
+type SessionRef struct {
+	Agent, ID  string
+	PID        int
+	Cwd, Title string
+}
+
+// Item is one menu entry. Key is stable across rebuilds for the same
+// thing (a session, a request's Allow), so the tray can tell a change of
+// labels from a change of structure.
+type Item struct {
+	Key       string
+	Label     string
+	Tooltip   string
+	Enabled   bool
+	Checkbox  bool
+	Checked   bool
+	Separator bool
+	Action    Action
+	Children  []Item
+}
+
+// Menu is the whole tray: icon, tooltip and items.
+type Menu struct {
+	Icon    icons.Name
+	Tooltip string
+	Items   []Item
+}
+
+// Limits of the menu, so a busy machine still gets a usable one.
+const (
+	// MaxSessions is how many sessions the menu lists; the rest are
+	// counted in one line.
+	MaxSessions = 12
+	// MaxRequests is how many pending requests get their own submenu.
+	MaxRequests = 8
+	// PauseFor is how long "Pause notifications" lasts.
+	PauseFor = time.Hour
+	// maxLabel keeps labels to what a menu shows without wrapping.
+	maxLabel = 72
+)
+
+// Build turns a View into the menu. It is pure: same View, same Menu.
+func Build(v View) Menu {
+	sessions := slices.Clone(v.Snapshot.Sessions)
+	slices.SortFunc(sessions, func(a, b client.SessionView) int {
+		return cmp.Or(
+			cmp.Compare(urgency(a), urgency(b)),
+			boolOrder(a.Headless, b.Headless),
+			b.UpdatedAt.Compare(a.UpdatedAt),
+			cmp.Compare(a.Agent, b.Agent),
+			cmp.Compare(a.SessionID, b.SessionID),
+		)
+	})
+	byKey := map[[2]string]client.SessionView{}
+	for _, s := range sessions {
+		byKey[[2]string{s.Agent, s.SessionID}] = s
+	}
+
+	m := Menu{Icon: iconFor(v), Tooltip: Tooltip(v)}
+	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
+
+	if len(v.Pending) > 0 {
+		m.Items = append(m.Items, sep("sep-pending"),
+			Item{Key: "pending-header", Label: fmt.Sprintf("Needs you (%d)", len(v.Pending))})
+		for i, p := range v.Pending {
+			if i == MaxRequests {
+				m.Items = append(m.Items, Item{Key: "pending-more",
+					Label: fmt.Sprintf("… %d more: see clawd permissions", len(v.Pending)-MaxRequests)})
+				break
+			}
+			m.Items = append(m.Items, requestItem(p, ref(byKey, p.Agent, p.SessionID, p.Cwd, p.Title)))
+		}
+	}
+
+	m.Items = append(m.Items, sep("sep-sessions"))
+	if len(sessions) == 0 {
+		m.Items = append(m.Items, Item{Key: "sessions-none", Label: "No agent sessions"})
+	} else {
+		m.Items = append(m.Items, Item{Key: "sessions-header", Label: fmt.Sprintf("Sessions (%d)", len(sessions))})
+	}
+	for i, s := range sessions {
+		if i == MaxSessions {
+			m.Items = append(m.Items, Item{Key: "sessions-more",
+				Label: fmt.Sprintf("… %d more: see clawd status", len(sessions)-MaxSessions)})
+			break
+		}
+		r := ref(byKey, s.Agent, s.SessionID, s.Cwd, s.Title)
+		m.Items = append(m.Items, Item{
+			Key:     "session:" + s.Agent + "/" + s.SessionID,
+			Label:   sessionLabel(s, v.Now),
+			Tooltip: s.Cwd,
+			Enabled: true,
+			Action:  Action{Kind: ActFocus, Session: r},
+		})
+	}
+
+	m.Items = append(m.Items, sep("sep-settings"),
+		Item{Key: "dnd", Label: "Do Not Disturb", Enabled: true, Checkbox: true, Checked: v.DND,
+			Tooltip: "No notifications; permission requests are left to the agents' own prompts",
+			Action:  Action{Kind: ActDND}})
+	if v.PausedUntil.After(v.Now) {
+		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActResume},
+			Label: "Resume notifications (paused until " + v.PausedUntil.Local().Format("15:04") + ")"})
+	} else {
+		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
+			Label: "Pause notifications for 1 h"})
+	}
+	m.Items = append(m.Items,
+		Item{Key: "config", Label: "Open config folder", Enabled: true, Action: Action{Kind: ActOpenConfig}},
+		sep("sep-quit"),
+		Item{Key: "quit", Label: "Quit clawd", Enabled: true, Action: Action{Kind: ActQuit},
+			Tooltip: "Stop the runtime; pending requests go back to the agents' own prompts"})
+	return m
+}
+
+func sep(key string) Item { return Item{Key: key, Separator: true} }
+
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// urgency orders sessions for the menu: whatever waits for the person
+// first, then failures and news, then work in progress, then the quiet.
+func urgency(s client.SessionView) int {
+	if s.Pending > 0 {
+		return 0
+	}
+	switch statemachine.State(s.State) {
+	case statemachine.Waiting:
+		return 0
+	case statemachine.Error:
+		return 1
+	case statemachine.Notification, statemachine.Attention:
+		return 2
+	case statemachine.Juggling, statemachine.Working, statemachine.Thinking,
+		statemachine.Sweeping, statemachine.Carrying:
+		return 3
+	case statemachine.Idle:
+		return 4
+	}
+	return 5
+}
+
+func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) SessionRef {
+	r := SessionRef{Agent: agent, ID: id, Cwd: cwd, Title: title}
+	if s, ok := byKey[[2]string{agent, id}]; ok {
+		r.PID = s.AgentPID
+		r.Cwd = cmp.Or(s.Cwd, cwd)
+		r.Title = cmp.Or(s.Title, title)
+	}
+	return r
+}
+
+func requestItem(p client.PermissionView, r SessionRef) Item {
+	agent := AgentName(p.Agent)
+	where := place(p.Title, p.Cwd)
+	key := "request:" + p.ID
+	var label string
+	switch p.Kind {
+	case client.KindQuestion:
+		label = agent + " asks: " + p.Summary
+	case client.KindPlan:
+		label = agent + ": review the plan"
+	default:
+		label = agent + " · " + RequestSummary(p)
+	}
+	if where != "" {
+		label += " — " + where
+	}
+	it := Item{Key: key, Label: clip(label), Tooltip: p.Summary, Enabled: true}
+	decide := func(sub, label string, d client.DecisionBody) Item {
+		d.Via = "tray"
+		return Item{Key: key + ":" + sub, Label: clip(label), Enabled: true,
+			Action: Action{Kind: ActDecide, Request: p.ID, Decision: d, Session: r}}
+	}
+	switch p.Kind {
+	case client.KindQuestion:
+		for i, o := range p.Options {
+			it.Children = append(it.Children, Item{Key: fmt.Sprintf("%s:option:%d", key, i), Label: clip("• " + o)})
+		}
+	case client.KindPlan:
+		it.Children = append(it.Children, decide("allow", "Approve plan", client.DecisionBody{Behavior: string(client.Allow)}))
+	default:
+		it.Children = append(it.Children,
+			decide("allow", "Allow", client.DecisionBody{Behavior: string(client.Allow)}),
+			decide("deny", "Deny", client.DecisionBody{Behavior: string(client.Deny)}))
+		for i, s := range p.Suggestions {
+			it.Children = append(it.Children,
+				decide(fmt.Sprintf("always:%d", i+1), "Always: "+s, client.DecisionBody{Behavior: string(client.Allow), Suggestion: i + 1}))
+		}
+	}
+	it.Children = append(it.Children,
+		decide("terminal", "Answer in terminal", client.DecisionBody{Behavior: "terminal"}))
+	return it
+}
+
+// RequestSummary is a permission request in one line: the tool and what
+// it would do, "Bash: npm test".
+func RequestSummary(p client.PermissionView) string {
+	switch {
+	case p.Summary == "" || p.Summary == p.Tool:
+		return p.Tool
+	case p.Tool == "" || strings.HasPrefix(p.Summary, p.Tool):
+		return p.Summary
+	}
+	return p.Tool + ": " + p.Summary
+}
+
+// AgentName is an agent's display name, or its id when clawd does not
+// know it.
+func AgentName(id string) string {
+	if a := agents.Lookup(id); a != nil {
+		return a.Name
+	}
+	return id
+}
+
+// place names a session for people: its title, else its folder's name.
+func place(title, cwd string) string {
+	if title != "" {
+		return title
+	}
+	if cwd != "" {
+		return filepath.Base(cwd)
+	}
+	return ""
+}
+
+func sessionLabel(s client.SessionView, now time.Time) string {
+	label := AgentName(s.Agent)
+	if p := place(s.Title, s.Cwd); p != "" {
+		label += " · " + p
+	}
+	label += " — " + stateLabel(s)
+	if age := Age(now.Sub(s.UpdatedAt)); age != "" {
+		label += " · " + age
+	}
+	if s.Headless {
+		label += " (headless)"
+	}
+	return clip(label)
+}
+
+// stateLabel says what a session does, in words.
+func stateLabel(s client.SessionView) string {
+	if s.Pending > 0 {
+		return "needs you"
+	}
+	switch statemachine.State(s.State) {
+	case statemachine.Waiting:
+		return "needs you"
+	case statemachine.Error:
+		return "failed"
+	case statemachine.Attention:
+		return "done"
+	case statemachine.Notification:
+		return "has news"
+	case statemachine.Working, statemachine.Carrying:
+		if s.Tool != "" {
+			return "working (" + s.Tool + ")"
+		}
+		return "working"
+	case statemachine.Thinking:
+		return "thinking"
+	case statemachine.Juggling:
+		if s.Subagents == 1 {
+			return "juggling 1 subagent"
+		}
+		if s.Subagents > 1 {
+			return fmt.Sprintf("juggling %d subagents", s.Subagents)
+		}
+		return "juggling"
+	case statemachine.Sweeping:
+		return "compacting"
+	case statemachine.Idle:
+		return "idle"
+	case statemachine.Sleeping:
+		return "ended"
+	}
+	return s.State
+}
+
+// Age is a short duration for a menu: "now", "45s", "12m", "3h", "2d".
+func Age(d time.Duration) string {
+	switch {
+	case d < 5*time.Second:
+		return "now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxLabel {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:maxLabel-1])) + "…"
+}
+
+// Tooltip is the one-line summary: "2 working, 1 needs you".
+func Tooltip(v View) string {
+	var needs, questions, failed, working, done, idle int
+	asks := map[[2]string]bool{}
+	for _, p := range v.Pending {
+		if p.Kind == client.KindQuestion {
+			asks[[2]string{p.Agent, p.SessionID}] = true
+		}
+	}
+	for _, s := range v.Snapshot.Sessions {
+		if s.Headless && s.Pending == 0 {
+			continue
+		}
+		switch urgency(s) {
+		case 0:
+			if asks[[2]string{s.Agent, s.SessionID}] {
+				questions++
+			} else {
+				needs++
+			}
+		case 1:
+			failed++
+		case 2:
+			done++
+		case 3:
+			working++
+		case 4:
+			idle++
+		}
+	}
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(working, "working")
+	add(needs, "needs you")
+	add(questions, plural(questions, "question", "questions"))
+	add(failed, "failed")
+	add(done, "done")
+	add(idle, "idle")
+	s := strings.Join(parts, ", ")
+	if s == "" {
+		s = "no agents running"
+	}
+	s = "clawd: " + s
+	if v.DND {
+		s += " · do not disturb"
+	} else if v.PausedUntil.After(v.Now) {
+		s += " · notifications paused"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// iconFor picks the icon: do-not-disturb overrides everything (the person
+// asked for quiet and requests go to the agents' own prompts); otherwise
+// the display state, with a question told apart from a permission.
+func iconFor(v View) icons.Name {
+	if v.DND {
+		return icons.DND
+	}
+	hasPermission, hasQuestion := false, false
+	for _, p := range v.Pending {
+		if p.Kind == client.KindQuestion {
+			hasQuestion = true
+		} else {
+			hasPermission = true
+		}
+	}
+	switch statemachine.State(v.Snapshot.DisplayState) {
+	case statemachine.Waiting:
+		if hasQuestion && !hasPermission {
+			return icons.Question
+		}
+		return icons.NeedsYou
+	case statemachine.Error:
+		return icons.Error
+	case statemachine.Notification:
+		return icons.NeedsYou
+	case statemachine.Attention:
+		return icons.Done
+	case statemachine.Juggling:
+		return icons.Juggling
+	case statemachine.Working, statemachine.Carrying:
+		return icons.Working
+	case statemachine.Thinking, statemachine.Sweeping:
+		return icons.Thinking
+	case statemachine.Idle:
+		return icons.Idle
+	}
+	if hasPermission {
+		return icons.NeedsYou // a headless session's request, held by policy "ask"
+	}
+	if hasQuestion {
+		return icons.Question
+	}
+	return icons.Sleeping
+}

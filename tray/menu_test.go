@@ -1,0 +1,339 @@
+package tray
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray/icons"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func sess(agent, id, state string, ago time.Duration, mod ...func(*client.SessionView)) client.SessionView {
+	s := client.SessionView{Agent: agent, SessionID: id, State: state, Cwd: "/home/u/" + id, UpdatedAt: t0.Add(-ago)}
+	for _, f := range mod {
+		f(&s)
+	}
+	return s
+}
+
+func perm(id, agent, sid string, kind client.RequestKind, mod ...func(*client.PermissionView)) client.PermissionView {
+	p := client.PermissionView{ID: id, Kind: kind, Agent: agent, SessionID: sid, Tool: "Bash", Summary: "Bash: npm test", Cwd: "/home/u/" + sid, State: "pending"}
+	for _, f := range mod {
+		f(&p)
+	}
+	return p
+}
+
+// outline renders the menu as lines: one per item, children indented,
+// "-" for separators, "[x]"/"[ ]" for checkboxes, "(off)" for disabled
+// items. It is what the table tests compare.
+func outline(items []Item, depth int) []string {
+	var out []string
+	for _, it := range items {
+		pad := strings.Repeat("  ", depth)
+		switch {
+		case it.Separator:
+			out = append(out, pad+"-")
+			continue
+		case it.Checkbox && it.Checked:
+			out = append(out, pad+"[x] "+it.Label)
+		case it.Checkbox:
+			out = append(out, pad+"[ ] "+it.Label)
+		case !it.Enabled:
+			out = append(out, pad+it.Label+" (off)")
+		default:
+			out = append(out, pad+it.Label)
+		}
+		out = append(out, outline(it.Children, depth+1)...)
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	tests := []struct {
+		name string
+		view View
+		icon icons.Name
+		want []string
+	}{{
+		name: "nothing running",
+		view: View{Snapshot: client.Snapshot{DisplayState: "sleeping"}, Now: t0},
+		icon: icons.Sleeping,
+		want: []string{
+			"clawd: no agents running (off)",
+			"-",
+			"No agent sessions (off)",
+			"-",
+			"[ ] Do Not Disturb",
+			"Pause notifications for 1 h",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}, {
+		name: "most urgent first, headless after its peers",
+		view: View{Now: t0, Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "idle1", "idle", 3*time.Hour),
+			sess("claude", "work", "working", 10*time.Second, func(s *client.SessionView) { s.Tool = "Bash"; s.Title = "fix login" }),
+			sess("claude", "ci", "working", time.Second, func(s *client.SessionView) { s.Headless = true }),
+			sess("claude", "wait", "waiting", 2*time.Minute, func(s *client.SessionView) { s.Pending = 1 }),
+			sess("claude", "boom", "error", 3*time.Second),
+			sess("claude", "sub", "juggling", time.Minute, func(s *client.SessionView) { s.Subagents = 2 }),
+		}}, Pending: []client.PermissionView{
+			perm("p1", "claude", "wait", client.KindPermission, func(p *client.PermissionView) {
+				p.Suggestions = []string{"Allow Bash(npm test:*) in this project"}
+			}),
+		}},
+		icon: icons.NeedsYou,
+		want: []string{
+			"clawd: 2 working, 1 needs you, 1 failed, 1 idle (off)",
+			"-",
+			"Needs you (1) (off)",
+			"Claude Code · Bash: npm test — wait",
+			"  Allow",
+			"  Deny",
+			"  Always: Allow Bash(npm test:*) in this project",
+			"  Answer in terminal",
+			"-",
+			"Sessions (6) (off)",
+			"Claude Code · wait — needs you · 2m",
+			"Claude Code · boom — failed · now",
+			"Claude Code · fix login — working (Bash) · 10s",
+			"Claude Code · sub — juggling 2 subagents · 1m",
+			"Claude Code · ci — working · now (headless)",
+			"Claude Code · idle1 — idle · 3h",
+			"-",
+			"[ ] Do Not Disturb",
+			"Pause notifications for 1 h",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}, {
+		name: "question and plan",
+		view: View{Now: t0, Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "q", "waiting", 0, func(s *client.SessionView) { s.Pending = 1; s.Title = "pick a colour" }),
+		}}, Pending: []client.PermissionView{
+			perm("p2", "claude", "q", client.KindQuestion, func(p *client.PermissionView) {
+				p.Tool, p.Summary, p.Options, p.Title = "AskUserQuestion", "Which colour?", []string{"Red", "Blue"}, "pick a colour"
+			}),
+			perm("p3", "claude", "other", client.KindPlan),
+		}},
+		icon: icons.NeedsYou,
+		want: []string{
+			"clawd: 1 question (off)",
+			"-",
+			"Needs you (2) (off)",
+			"Claude Code asks: Which colour? — pick a colour",
+			"  • Red (off)",
+			"  • Blue (off)",
+			"  Answer in terminal",
+			"Claude Code: review the plan — other",
+			"  Approve plan",
+			"  Answer in terminal",
+			"-",
+			"Sessions (1) (off)",
+			"Claude Code · pick a colour — needs you · now",
+			"-",
+			"[ ] Do Not Disturb",
+			"Pause notifications for 1 h",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}, {
+		name: "do not disturb and paused",
+		view: View{Now: t0, DND: true, PausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
+			sess("claude", "d", "attention", 0),
+		}}},
+		icon: icons.DND,
+		want: []string{
+			"clawd: 1 done · do not disturb (off)",
+			"-",
+			"Sessions (1) (off)",
+			"Claude Code · d — done · now",
+			"-",
+			"[x] Do Not Disturb",
+			"Resume notifications (paused until " + t0.Add(30*time.Minute).Local().Format("15:04") + ")",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Build(tt.view)
+			got := outline(m.Items, 0)
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("Build(%s) menu =\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if m.Icon != tt.icon {
+				t.Errorf("Build(%s) icon = %s, want %s", tt.name, m.Icon, tt.icon)
+			}
+			if m.Tooltip != strings.TrimSuffix(got[0], " (off)") {
+				t.Errorf("Build(%s) tooltip = %q, want the summary line %q", tt.name, m.Tooltip, got[0])
+			}
+		})
+	}
+}
+
+func TestBuildActions(t *testing.T) {
+	v := View{Now: t0, Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.AgentPID = 4242; s.Pending = 1 }),
+	}}, Pending: []client.PermissionView{
+		perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) { p.Suggestions = []string{"a", "b"} }),
+	}}
+	m := Build(v)
+	find := func(key string) Item {
+		var walk func([]Item) (Item, bool)
+		walk = func(items []Item) (Item, bool) {
+			for _, it := range items {
+				if it.Key == key {
+					return it, true
+				}
+				if c, ok := walk(it.Children); ok {
+					return c, true
+				}
+			}
+			return Item{}, false
+		}
+		it, ok := walk(m.Items)
+		if !ok {
+			t.Fatalf("no item %q in %v", key, outline(m.Items, 0))
+		}
+		return it
+	}
+	tests := []struct {
+		key  string
+		want Action
+	}{
+		{"request:p1:allow", Action{Kind: ActDecide, Request: "p1", Decision: client.DecisionBody{Behavior: "allow", Via: "tray"}}},
+		{"request:p1:deny", Action{Kind: ActDecide, Request: "p1", Decision: client.DecisionBody{Behavior: "deny", Via: "tray"}}},
+		{"request:p1:always:2", Action{Kind: ActDecide, Request: "p1", Decision: client.DecisionBody{Behavior: "allow", Suggestion: 2, Via: "tray"}}},
+		{"request:p1:terminal", Action{Kind: ActDecide, Request: "p1", Decision: client.DecisionBody{Behavior: "terminal", Via: "tray"}}},
+		{"session:claude/s1", Action{Kind: ActFocus}},
+		{"dnd", Action{Kind: ActDND}},
+		{"pause", Action{Kind: ActPause}},
+		{"config", Action{Kind: ActOpenConfig}},
+		{"quit", Action{Kind: ActQuit}},
+	}
+	wantRef := SessionRef{Agent: "claude", ID: "s1", PID: 4242, Cwd: "/home/u/s1"}
+	for _, tt := range tests {
+		got := find(tt.key)
+		if !got.Enabled {
+			t.Errorf("item %s is disabled", tt.key)
+		}
+		a := got.Action
+		if tt.want.Kind == ActDecide || tt.want.Kind == ActFocus {
+			if a.Session != wantRef {
+				t.Errorf("item %s session = %+v, want %+v", tt.key, a.Session, wantRef)
+			}
+			a.Session = SessionRef{}
+		}
+		if fmt.Sprint(a) != fmt.Sprint(tt.want) {
+			t.Errorf("item %s action = %+v, want %+v", tt.key, a, tt.want)
+		}
+	}
+}
+
+func TestBuildLimits(t *testing.T) {
+	v := View{Now: t0, Snapshot: client.Snapshot{DisplayState: "idle"}}
+	for i := range MaxSessions + 3 {
+		v.Snapshot.Sessions = append(v.Snapshot.Sessions, sess("claude", fmt.Sprintf("s%02d", i), "idle", time.Duration(i)*time.Minute))
+	}
+	for i := range MaxRequests + 2 {
+		v.Pending = append(v.Pending, perm(fmt.Sprintf("p%d", i), "claude", "s00", client.KindPermission,
+			func(p *client.PermissionView) { p.Summary = strings.Repeat("x", 300) }))
+	}
+	m := Build(v)
+	lines := outline(m.Items, 0)
+	var requests, sessions int
+	for _, it := range m.Items {
+		switch {
+		case strings.HasPrefix(it.Key, "request:"):
+			requests++
+			if n := len([]rune(it.Label)); n > maxLabel {
+				t.Errorf("request label has %d runes, want at most %d: %q", n, maxLabel, it.Label)
+			}
+		case strings.HasPrefix(it.Key, "session:"):
+			sessions++
+		}
+	}
+	if requests != MaxRequests || sessions != MaxSessions {
+		t.Errorf("menu lists %d requests and %d sessions, want %d and %d", requests, sessions, MaxRequests, MaxSessions)
+	}
+	joined := strings.Join(lines, "\n")
+	for _, want := range []string{"… 2 more: see clawd permissions", "… 3 more: see clawd status"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("menu lacks %q:\n%s", want, joined)
+		}
+	}
+}
+
+func TestIconFor(t *testing.T) {
+	q := perm("q", "claude", "s", client.KindQuestion)
+	p := perm("p", "claude", "s", client.KindPermission)
+	tests := []struct {
+		display string
+		pending []client.PermissionView
+		dnd     bool
+		want    icons.Name
+	}{
+		{"sleeping", nil, false, icons.Sleeping},
+		{"idle", nil, false, icons.Idle},
+		{"thinking", nil, false, icons.Thinking},
+		{"sweeping", nil, false, icons.Thinking},
+		{"working", nil, false, icons.Working},
+		{"carrying", nil, false, icons.Working},
+		{"juggling", nil, false, icons.Juggling},
+		{"attention", nil, false, icons.Done},
+		{"notification", nil, false, icons.NeedsYou},
+		{"error", nil, false, icons.Error},
+		{"waiting", []client.PermissionView{p}, false, icons.NeedsYou},
+		{"waiting", []client.PermissionView{q}, false, icons.Question},
+		{"waiting", []client.PermissionView{q, p}, false, icons.NeedsYou},
+		{"sleeping", []client.PermissionView{p}, false, icons.NeedsYou},
+		{"waiting", []client.PermissionView{p}, true, icons.DND},
+		{"working", nil, true, icons.DND},
+	}
+	for _, tt := range tests {
+		v := View{Snapshot: client.Snapshot{DisplayState: tt.display}, Pending: tt.pending, DND: tt.dnd, Now: t0}
+		if got := iconFor(v); got != tt.want {
+			t.Errorf("iconFor(%s, %d pending, dnd %v) = %s, want %s", tt.display, len(tt.pending), tt.dnd, got, tt.want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "now"}, {4 * time.Second, "now"}, {45 * time.Second, "45s"}, {90 * time.Second, "1m"},
+		{59 * time.Minute, "59m"}, {3 * time.Hour, "3h"}, {47 * time.Hour, "47h"}, {72 * time.Hour, "3d"},
+	}
+	for _, tt := range tests {
+		if got := Age(tt.d); got != tt.want {
+			t.Errorf("Age(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+func TestRequestSummary(t *testing.T) {
+	tests := []struct{ tool, summary, want string }{
+		{"Bash", "npm test", "Bash: npm test"},
+		{"Bash", "Bash: npm test", "Bash: npm test"},
+		{"Bash", "", "Bash"},
+		{"Write", "Write", "Write"},
+		{"", "something", "something"},
+	}
+	for _, tt := range tests {
+		if got := RequestSummary(client.PermissionView{Tool: tt.tool, Summary: tt.summary}); got != tt.want {
+			t.Errorf("RequestSummary(%q, %q) = %q, want %q", tt.tool, tt.summary, got, tt.want)
+		}
+	}
+}
