@@ -4,17 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"log/slog"
 	"os/signal"
+	"path/filepath"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray"
+	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/tray/notify"
 )
 
 type serveOptions struct {
@@ -30,9 +37,12 @@ func newServeCmd(e *env) *cli.Command {
 		Usage: "run the clawd runtime: loopback server, session states, event stream",
 		Description: "Listens on 127.0.0.1, on the first free port of 23333-23337, and writes\n" +
 			"runtime.json (port, pid, version, API token) into the clawd home ($CLAWD_HOME or\n" +
-			"~/.clawd) so hooks and the CLI find it. Stops cleanly on SIGINT/SIGTERM.",
+			"~/.clawd) so hooks and the CLI find it. Stops cleanly on SIGINT/SIGTERM.\n\n" +
+			"On a desktop it shows a tray icon (state of the agents, sessions, Allow/Deny for\n" +
+			"pending permission requests) and notifications when an agent needs you; without one\n" +
+			"(no D-Bus session bus, an SSH box) it says so once and serves.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "headless", Usage: "run without the tray icon", Destination: &o.headless},
+			&cli.BoolFlag{Name: "headless", Usage: "run without the tray icon and desktop notifications", Destination: &o.headless},
 			&cli.IntFlag{Name: "port", Value: -1, HideDefault: true, Destination: &o.port,
 				Usage: "listen on `PORT` instead of the first free of 23333-23337 (0: any free port)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Destination: &o.logLevel,
@@ -55,11 +65,29 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The error names the file, the line and the key to fix.
 		return exitCode(1, err)
 	}
-	if !o.headless && !tray.Available() {
-		log.Info("tray not available in this build; running headless")
+	// The desktop parts need a desktop: on Linux a session bus, looked
+	// for without starting one. Without it clawd says so once and serves.
+	var showTray, notifications bool
+	if !o.headless {
+		d := desktop.Probe()
+		switch {
+		case !d.Available:
+			log.Info("no desktop session: running without a tray and notifications", "why", d.Why)
+		case !tray.Available():
+			log.Info("this build has no tray; notifications only")
+			notifications = true
+		default:
+			showTray, notifications = true, true
+			if !d.TrayHost {
+				log.Info("no tray host yet: the icon shows up when one starts")
+			}
+		}
 	}
-	// The runtime is a small heap that lives for days and makes garbage on
-	// every hook event; see runtime.TuneGC for the settings and why.
+	if showTray || notifications {
+		// systray and beeep report through the standard logger.
+		stdlog.SetFlags(0)
+		stdlog.SetOutput(slog.NewLogLogger(log.Handler(), slog.LevelInfo).Writer())
+	}
 	restoreGC := runtime.TuneGC()
 	defer restoreGC()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -77,9 +105,51 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		HeadlessPolicy:      string(cfg.Permissions.Headless),
 		PermissionsDisabled: disabled,
 	})
-	err = srv.Run(ctx, o.port, func(in client.Info) {
-		fmt.Fprintf(e.stdout, "clawd %s listening on 127.0.0.1:%d (runtime.json in %s)\n", Version(), in.Port, e.home())
-	})
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		err := srv.Run(ctx, o.port, func(in client.Info) {
+			fmt.Fprintf(e.stdout, "clawd %s listening on 127.0.0.1:%d (runtime.json in %s)\n", Version(), in.Port, e.home())
+			close(ready)
+		})
+		quit() // the tray and the notifier stop with the runtime
+		errc <- err
+	}()
+	select {
+	case <-ready:
+	case err := <-errc:
+		return serveError(err)
+	}
+	var wg sync.WaitGroup
+	if notifications {
+		d := notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
+			log, filepath.Join(e.home(), "cache"))
+		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})
+		wg.Go(func() {
+			n.Run(ctx)
+			// A popup or a chime still under way finishes, briefly.
+			cctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			if err := d.Close(cctx); err != nil {
+				log.Debug("notifications still running at exit", "err", err)
+			}
+		})
+	}
+	if showTray {
+		// systray.Run wants the main goroutine, which urfave/cli runs
+		// actions on; it returns when ctx ends.
+		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now}); err != nil {
+			log.Warn("tray", "err", err)
+		}
+	}
+	err = <-errc
+	wg.Wait()
+	return serveError(err)
+}
+
+func serveError(err error) error {
 	var already *runtime.ErrAlreadyRunning
 	if errors.As(err, &already) {
 		return exitCode(1, err)
@@ -88,4 +158,17 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return exitCode(1, fmt.Errorf("%w: stop whatever holds them, or pass --port", err))
 	}
 	return err
+}
+
+// noteIcon is the picture a notification of kind k carries.
+func noteIcon(k notify.Kind) icons.Name {
+	switch k {
+	case notify.Done:
+		return icons.Done
+	case notify.Question:
+		return icons.Question
+	case notify.Failure:
+		return icons.Error
+	}
+	return icons.NeedsYou
 }
