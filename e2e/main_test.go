@@ -22,8 +22,9 @@ import (
 	"github.com/clawdhq/clawd/internal/fakeanthropic"
 )
 
-// clawdBin is the clawd binary TestMain built for this run.
-var clawdBin string
+// clawdBin is the clawd binary TestMain built for this run; clawdTrayBin
+// is the one `clawd serve` runs with a tray (see testMain).
+var clawdBin, clawdTrayBin string
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
@@ -43,21 +44,38 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	bin := filepath.Join(dir, "clawd")
-	if goruntime.GOOS == "windows" {
-		bin += ".exe"
+	build := func(name string, race bool) (string, error) {
+		bin := filepath.Join(dir, name)
+		if goruntime.GOOS == "windows" {
+			bin += ".exe"
+		}
+		args := []string{"build", "-o", bin}
+		if race {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, ".")...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), root, err, out)
+		}
+		return bin, nil
 	}
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, ".")...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go %s in %s: %v\n%s", strings.Join(args, " "), root, err, out)
+	if clawdBin, err = build("clawd", raceEnabled); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	clawdBin = bin
+	// fyne.io/systray v1.12.2 races with itself (GetLayout reads the menu
+	// revision that refresh writes; fyne-io/systray#12), so a -race clawd
+	// with a tray exits 66 once a host reads its menu. Serve with a tray
+	// runs a plain build; the tray's own code is race-tested in process
+	// (tray/controller_test.go), and every other clawd process stays -race.
+	clawdTrayBin = clawdBin
+	if raceEnabled {
+		if clawdTrayBin, err = build("clawd-tray", false); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			return 1
+		}
+	}
 	return m.Run()
 }
 
@@ -72,6 +90,12 @@ type world struct {
 	api       *fakeanthropic.Server
 	claudeRun int    // number of claude runs so far, for file names
 	hookCmd   string // the hook command `clawd install claude` wrote
+	// desktop, when set, is the private D-Bus session bus every clawd
+	// process of the world sees: serve then runs with its tray and
+	// notifications instead of --headless (see tray_test.go).
+	desktop *desktop
+	// pathPrefix goes before PATH: folders of fake programs.
+	pathPrefix string
 }
 
 func newWorld(t *testing.T) *world {
@@ -106,12 +130,24 @@ func (w *world) startAPI(script fakeanthropic.Script) {
 // clawdEnv is the whole environment of a clawd command: nothing of the
 // developer's own HOME, CLAWD_HOME or CLAUDE_CONFIG_DIR leaks in.
 func (w *world) clawdEnv() []string {
-	return append([]string{
-		"PATH=" + os.Getenv("PATH"),
+	path := os.Getenv("PATH")
+	if w.pathPrefix != "" {
+		path = w.pathPrefix + string(os.PathListSeparator) + path
+	}
+	env := append([]string{
+		"PATH=" + path,
 		"HOME=" + w.home,
 		"CLAWD_HOME=" + w.clawdHome,
 		"LANG=C.UTF-8",
+		// Never the developer's own desktop session: with no
+		// DBUS_SESSION_BUS_ADDRESS of the world's own, serve (when not
+		// --headless) looks at /run/user/<uid>/bus only.
+		"XDG_RUNTIME_DIR=" + w.dir,
 	}, raceEnv()...)
+	if w.desktop != nil {
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+w.desktop.bus.Address())
+	}
+	return env
 }
 
 // raceEnv tunes a -race clawd: the race runtime sleeps 1 s at every exit
@@ -263,7 +299,8 @@ type runtimeInfo struct {
 	StartedAt string `json:"started_at"`
 }
 
-// server is a running `clawd serve --headless --port 0`.
+// server is a running `clawd serve --port 0`, with --headless unless the
+// world has a desktop.
 type server struct {
 	*proc
 	w    *world
@@ -276,7 +313,11 @@ func (w *world) runtimeFile() string { return filepath.Join(w.clawdHome, "runtim
 // runtime.json.
 func (w *world) startServe() *server {
 	w.t.Helper()
-	cmd := exec.Command(clawdBin, "serve", "--headless", "--port", "0")
+	bin, args := clawdBin, []string{"serve", "--headless", "--port", "0"}
+	if w.desktop != nil {
+		bin, args = clawdTrayBin, []string{"serve", "--port", "0"}
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = w.clawdEnv()
 	cmd.Dir = w.dir
 	s := &server{w: w}

@@ -8,7 +8,9 @@
 # and tmux (apt) when it is missing: the interactive tests run the CLI under it;
 # and Debian's chromium (apt) when /usr/bin/chromium is missing: the browser
 # test (e2e/browser_test.go) drives it headless. A browser downloaded by a test
-# tool does not work here; the distribution's does.
+# tool does not work here; the distribution's does. And Debian's dbus (apt)
+# when dbus-daemon is missing: the tray and notification tests run clawd on a
+# private session bus of their own.
 # Silent when everything is already there. Prints progress to stderr otherwise.
 set -euo pipefail
 
@@ -87,6 +89,15 @@ install_chromium() {
   [ -x /usr/bin/chromium ] || { say "chromium installed but /usr/bin/chromium is not there"; exit 1; }
 }
 
+install_dbus() {
+  command -v dbus-daemon >/dev/null && return 0
+  command -v apt-get >/dev/null || { say "dbus-daemon is missing and apt-get is not available: install Debian's dbus"; exit 1; }
+  say "installing dbus (apt)"
+  apt_install dbus
+  command -v dbus-daemon >/dev/null || { say "dbus installed but dbus-daemon is not on PATH"; exit 1; }
+}
+
 install_claude
 install_tmux
 install_chromium
+install_dbus
