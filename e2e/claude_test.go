@@ -415,16 +415,22 @@ func TestClaudeSessionLifecycle(t *testing.T) {
 	defer cancel()
 	const marker = "E2E_LIFECYCLE"
 	const title = "Please " + marker + " now"
+	const trayThinking = `"Claude Code (headless) · ` + title + ` — thinking · now"`
 	w := newWorld(t)
+	// The runtime runs as on a desktop, with its tray and notifications
+	// on the world's private session bus (Linux).
+	w.attachDesktop()
 	id := newUUID(t)
 
 	// Between the Write call and the final answer, Claude Code waits for
-	// the model: look at `clawd status` while the session is mid-turn.
+	// the model: look at `clawd status` and the tray's menu while the
+	// session is mid-turn.
 	var (
 		midMu     sync.Mutex
 		mid       statusSession
 		midFound  bool
 		midStatus status
+		midMenu   string
 	)
 	w.startAPI(fakeanthropic.Script{
 		Conversations: []fakeanthropic.Conversation{lifecycleScript(marker, w.project)},
@@ -437,8 +443,14 @@ func TestClaudeSessionLifecycle(t *testing.T) {
 				st, ok := w.status(ctx)
 				s, found := st.session(id)
 				if ok && found && s.State == "thinking" || time.Now().After(deadline) {
+					// The tray follows within a moment.
+					menu := w.trayMenu(ctx)
+					for w.desktop != nil && !strings.Contains(menu, trayThinking) && time.Now().Before(deadline) {
+						time.Sleep(20 * time.Millisecond)
+						menu = w.trayMenu(ctx)
+					}
 					midMu.Lock()
-					mid, midFound, midStatus = s, found, st
+					mid, midFound, midStatus, midMenu = s, found, st, menu
 					midMu.Unlock()
 					return
 				}
@@ -448,6 +460,7 @@ func TestClaudeSessionLifecycle(t *testing.T) {
 	})
 
 	serve := w.startServe()
+	w.startTrayHost(ctx)
 	checkServerHeader(ctx, t, serve)
 	events := w.startEvents()
 	events.sync(ctx)
@@ -547,7 +560,14 @@ func TestClaudeSessionLifecycle(t *testing.T) {
 			t.Errorf("clawd status mid-turn has no display_state: %+v", midStatus)
 		}
 	}
+	if w.desktop != nil && !strings.Contains(midMenu, trayThinking) {
+		t.Errorf("tray menu mid-turn does not list the headless session thinking:\n%s", midMenu)
+	}
 	midMu.Unlock()
+	// claude -p is headless: nobody is notified about it.
+	if n := w.notifications(); n != 0 {
+		t.Errorf("%d notifications for a headless session, want none", n)
+	}
 	w.checkEndedSession(ctx, t, id)
 
 	w.uninstall(ctx)

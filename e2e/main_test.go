@@ -145,7 +145,7 @@ func (w *world) clawdEnv() []string {
 		"XDG_RUNTIME_DIR=" + w.dir,
 	}, raceEnv()...)
 	if w.desktop != nil {
-		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+w.desktop.bus.Address())
+		env = append(env, w.desktop.env()...)
 	}
 	return env
 }

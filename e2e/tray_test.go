@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/draw"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,17 +33,31 @@ type desktop struct {
 	bus      *fakedesktop.Bus
 	notifier *fakedesktop.Notifier
 	watcher  *fakedesktop.Watcher
+	item     *fakedesktop.Item // clawd's tray item, once the host saw it
 	// sounds is where the fake paplay copies each sound it is asked to
 	// play, one file per play.
 	sounds string
 }
 
-// newDesktopWorld is a world with a desktop: a private bus with a
-// notification daemon, and a fake paplay first on PATH. The tray host
-// (watcher) is started by the test, so it can come after clawd.
+// env points clawd at the desktop's session bus.
+func (d *desktop) env() []string {
+	return []string{"DBUS_SESSION_BUS_ADDRESS=" + d.bus.Address()}
+}
+
+// newDesktopWorld is a world with a desktop (see attachDesktop).
 func newDesktopWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
+	w.attachDesktop()
+	return w
+}
+
+// attachDesktop gives the world a desktop: a private bus with a
+// notification daemon, and a fake paplay first on PATH. The tray host
+// (watcher) is started by the test, so it can come after clawd.
+func (w *world) attachDesktop() {
+	t := w.t
+	t.Helper()
 	d := &desktop{bus: fakedesktop.StartBus(t), sounds: filepath.Join(w.dir, "sounds")}
 	d.notifier = fakedesktop.StartNotifier(t, d.bus)
 	bin := filepath.Join(w.dir, "bin")
@@ -59,7 +74,6 @@ func newDesktopWorld(t *testing.T) *world {
 	}
 	w.pathPrefix = bin
 	w.desktop = d
-	return w
 }
 
 // startWatcher starts the tray host and waits for clawd's item.
@@ -70,7 +84,29 @@ func (w *world) startWatcher(ctx context.Context) *fakedesktop.Item {
 	if err != nil {
 		w.t.Fatalf("the tray never registered: %v", err)
 	}
+	w.desktop.item = item
 	return item
+}
+
+// trayMenu is the tray's menu as the host reads it, one item per line, or
+// "" when the world has no tray host.
+func (w *world) trayMenu(ctx context.Context) string {
+	if w.desktop == nil || w.desktop.item == nil {
+		return ""
+	}
+	root, err := w.desktop.item.Layout(ctx)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return root.String()
+}
+
+// notifications counts the notifications the desktop got.
+func (w *world) notifications() int {
+	if w.desktop == nil {
+		return 0
+	}
+	return len(w.desktop.notifier.Notifications())
 }
 
 // writeConfig writes config.toml into the clawd home.
@@ -377,5 +413,46 @@ func TestTray(t *testing.T) {
 	case <-item.Done():
 	case <-time.After(5 * time.Second):
 		t.Error("the tray item is still on the bus after Quit")
+	}
+}
+
+// startTrayHost starts the tray host for a world with a desktop.
+func (w *world) startTrayHost(ctx context.Context) {
+	w.t.Helper()
+	if w.desktop != nil {
+		w.startWatcher(ctx)
+	}
+}
+
+// TestServeWithoutDesktop: on an SSH box (no session bus) serve without
+// --headless says once that it runs without a tray, and serves.
+func TestServeWithoutDesktop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w := newWorld(t)
+	cmd := exec.Command(clawdBin, "serve", "--port", "0")
+	// A bus address that leads nowhere, so the developer's own desktop
+	// session (/run/user/<uid>/bus) is not found either.
+	cmd.Env = append(w.clawdEnv(), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(w.dir, "no-bus"))
+	cmd.Dir = w.dir
+	s := &server{w: w, proc: startProc(t, "clawd serve", cmd, io.Discard)}
+	if err := fakedesktop.Eventually(ctx, 20*time.Millisecond, func() (bool, error) {
+		data, err := os.ReadFile(w.runtimeFile())
+		return err == nil && json.Unmarshal(data, &s.info) == nil && s.info.Port != 0, nil
+	}); err != nil {
+		t.Fatalf("serve without a desktop never wrote runtime.json: %v\n%s", err, s.stderr.String())
+	}
+	w.hook(ctx, "UserPromptSubmit", "7a700000-0000-4000-8000-000000000003")
+	st, ok := w.status(ctx)
+	if _, found := st.session("7a700000-0000-4000-8000-000000000003"); !ok || !found {
+		t.Errorf("serve without a desktop does not serve: status %+v", st)
+	}
+	s.shutdown()
+	log := s.stderr.String()
+	if n := strings.Count(log, "no desktop session"); n != 1 {
+		t.Errorf("serve said %d times that there is no desktop, want once:\n%s", n, log)
+	}
+	if strings.Contains(log, "panic") || strings.Contains(log, "systray") {
+		t.Errorf("serve without a desktop touched the tray:\n%s", log)
 	}
 }

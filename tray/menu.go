@@ -89,7 +89,7 @@ const (
 	// PauseFor is how long "Pause notifications" lasts.
 	PauseFor = time.Hour
 	// maxLabel keeps labels to what a menu shows without wrapping.
-	maxLabel = 72
+	maxLabel = 80
 )
 
 // Build turns a View into the menu. It is pure: same View, same Menu.
@@ -287,15 +287,15 @@ func place(title, cwd string) string {
 
 func sessionLabel(s client.SessionView, now time.Time) string {
 	label := AgentName(s.Agent)
+	if s.Headless {
+		label += " (headless)"
+	}
 	if p := place(s.Title, s.Cwd); p != "" {
 		label += " · " + p
 	}
 	label += " — " + stateLabel(s)
 	if age := Age(now.Sub(s.UpdatedAt)); age != "" {
 		label += " · " + age
-	}
-	if s.Headless {
-		label += " (headless)"
 	}
 	return clip(label)
 }

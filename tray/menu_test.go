@@ -104,7 +104,7 @@ func TestBuild(t *testing.T) {
 			"Claude Code · boom — failed · now",
 			"Claude Code · fix login — working (Bash) · 10s",
 			"Claude Code · sub — juggling 2 subagents · 1m",
-			"Claude Code · ci — working · now (headless)",
+			"Claude Code (headless) · ci — working · now",
 			"Claude Code · idle1 — idle · 3h",
 			"-",
 			"[ ] Do Not Disturb",
