@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -58,6 +59,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 func run(ctx context.Context, e *env, args []string) int {
 	if o, ok := hookFastArgs(args[1:]); ok {
+		// The tray's systray package pins the main goroutine to the main
+		// thread in its init (macOS wants the tray there). The hook has
+		// no tray: unpinned, its waits need no thread handoffs.
+		goruntime.UnlockOSThread()
 		runHook(ctx, e, o)
 		return 0
 	}
