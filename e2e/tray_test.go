@@ -31,6 +31,7 @@ import (
 // desktop is the fake desktop of a world.
 type desktop struct {
 	bus      *fakedesktop.Bus
+	addMatch <-chan string // match rules added on the bus
 	notifier *fakedesktop.Notifier
 	watcher  *fakedesktop.Watcher
 	item     *fakedesktop.Item // clawd's tray item, once the host saw it
@@ -59,6 +60,7 @@ func (w *world) attachDesktop() {
 	t := w.t
 	t.Helper()
 	d := &desktop{bus: fakedesktop.StartBus(t), sounds: filepath.Join(w.dir, "sounds")}
+	d.addMatch = d.bus.AddMatches(t)
 	d.notifier = fakedesktop.StartNotifier(t, d.bus)
 	bin := filepath.Join(w.dir, "bin")
 	for _, dir := range []string{bin, d.sounds} {
@@ -76,9 +78,21 @@ func (w *world) attachDesktop() {
 	w.desktop = d
 }
 
-// startWatcher starts the tray host and waits for clawd's item.
+// startWatcher starts the tray host, once clawd's tray watches for one,
+// and waits for clawd's item. fyne.io/systray v1.12.2 only watches for a
+// host after its first registration failed, and misses a host that comes
+// in between: a desktop's host is there before any app, a test's comes
+// after the tray on purpose.
 func (w *world) startWatcher(ctx context.Context) *fakedesktop.Item {
 	w.t.Helper()
+	for watching := false; !watching; {
+		select {
+		case rule := <-w.desktop.addMatch:
+			watching = strings.Contains(rule, "arg0='"+fakedesktop.WatcherName+"'")
+		case <-ctx.Done():
+			w.t.Fatal("clawd's tray never watched for a tray host")
+		}
+	}
 	w.desktop.watcher = fakedesktop.StartWatcher(w.t, w.desktop.bus)
 	item, err := w.desktop.watcher.WaitItem(ctx)
 	if err != nil {

@@ -329,3 +329,32 @@ func Eventually(ctx context.Context, every time.Duration, f func() (bool, error)
 		}
 	}
 }
+
+// AddMatches returns the match rules connections add on the bus from now
+// on, seen from a monitor connection: a test can tell when a client has
+// subscribed to a signal, fyne.io/systray to the watcher's name among them.
+func (bus *Bus) AddMatches(t testing.TB) <-chan string {
+	t.Helper()
+	conn := bus.Conn(t)
+	err := conn.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0,
+		[]string{"type='method_call',interface='org.freedesktop.DBus',member='AddMatch'"}, uint32(0)).Err
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(chan *dbus.Message, 64)
+	conn.Eavesdrop(msgs)
+	rules := make(chan string, 64)
+	go func() {
+		for m := range msgs {
+			if len(m.Body) == 1 {
+				if r, ok := m.Body[0].(string); ok {
+					select {
+					case rules <- r:
+					default: // nobody reads this many; don't block the close
+					}
+				}
+			}
+		}
+	}()
+	return rules
+}

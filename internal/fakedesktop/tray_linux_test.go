@@ -185,7 +185,7 @@ func TestTray(t *testing.T) {
 func TestTrayRegistersBeforeWatcher(t *testing.T) {
 	ctx := testContext(t)
 	bus := StartBus(t)
-	addMatch := monitorAddMatch(t, bus)
+	addMatch := bus.AddMatches(t)
 	demo := bus.Start(t, demoCommand(t, "tray"))
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -267,32 +267,4 @@ func TestBeeepNotify(t *testing.T) {
 			t.Errorf("output = %q, want it to name %s", out, NotificationsName)
 		}
 	})
-}
-
-// monitorAddMatch returns the match rules connections add on bus from now
-// on, seen from a monitor connection.
-func monitorAddMatch(t *testing.T, bus *Bus) <-chan string {
-	t.Helper()
-	conn := bus.Conn(t)
-	err := conn.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0,
-		[]string{"type='method_call',interface='org.freedesktop.DBus',member='AddMatch'"}, uint32(0)).Err
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := make(chan *dbus.Message, 64)
-	conn.Eavesdrop(msgs)
-	rules := make(chan string, 64)
-	go func() {
-		for m := range msgs {
-			if len(m.Body) == 1 {
-				if r, ok := m.Body[0].(string); ok {
-					select {
-					case rules <- r:
-					default: // nobody reads this many; don't block the close
-					}
-				}
-			}
-		}
-	}()
-	return rules
 }
