@@ -12,7 +12,8 @@ import (
 type Change struct {
 	// Event is an agent event the runtime applied.
 	Event *client.EventRecord
-	// Permission is a permission request added or closed.
+	// Permission is a permission request added or closed, or one left to
+	// the agent's own dialog without being shown (TypeUnshown).
 	Permission *client.PermissionChange
 	// Settings is set when do-not-disturb or the notification pause
 	// changed.
@@ -26,6 +27,11 @@ type Change struct {
 	// rebuilds from a snapshot anyway) can resynchronize.
 	Dropped int
 }
+
+// TypeUnshown is the PermissionChange type, on feeds only, of a request
+// the runtime answered "no decision" at once because permission handling
+// is off for its agent: the agent asks in its terminal.
+const TypeUnshown = "unshown"
 
 // Feed delivers the runtime's changes in process, in order, to one
 // reader: the tray and the notifier follow the runtime through it, as the

@@ -125,3 +125,32 @@ func TestFeedDropsAndCounts(t *testing.T) {
 	default:
 	}
 }
+
+func TestFeedUnshownRequest(t *testing.T) {
+	env := startPerm(t, func(c *Config) { c.PermissionsDisabled = map[string]bool{"claude": true} })
+	f := env.s.Subscribe(64)
+	defer f.Close()
+	r := wait(t, env.hook(bashRequest("s1", "h1", "npm test")))
+	if r.ans.Decision != nil || r.ans.Reason != client.ReasonDisabled {
+		t.Fatalf("answer with permissions off = %+v, want no decision (disabled)", r.ans)
+	}
+	var sawEvent bool
+	for {
+		c := nextChange(t, f)
+		if c.Event != nil && c.Event.Kind == agents.KindPermissionRequest {
+			sawEvent = true
+			continue
+		}
+		if c.Permission == nil {
+			continue
+		}
+		if c.Permission.Type != TypeUnshown || c.Permission.Reason != client.ReasonDisabled ||
+			c.Permission.Permission.Summary != "npm test" || !sawEvent {
+			t.Fatalf("change = %+v (event before it: %v), want the event, then unshown/disabled for npm test", c.Permission, sawEvent)
+		}
+		break
+	}
+	if got := env.s.Permissions(); len(got) != 0 {
+		t.Errorf("Permissions() = %+v, want none: the request was never shown", got)
+	}
+}

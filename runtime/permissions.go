@@ -137,12 +137,13 @@ func (s *Server) ingestLocked(e agents.Event) statemachine.Result {
 	s.mu.Lock()
 	res := s.m.Apply(e, s.cfg.Now())
 	s.seq++
+	rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
 	if s.bus.active() {
-		rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
 		if b, err := json.Marshal(rec); err == nil {
 			s.bus.publish(b)
 		}
 	}
+	s.feeds.publish(Change{Event: &rec})
 	s.mu.Unlock()
 	s.nudge()
 	return res
@@ -358,9 +359,16 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	res := s.ingestLocked(e)
 	headless := e.Headless || res.Session.Headless
 	if reason := s.immediateReason(&e, headless); reason != "" {
-		// Never shown, so never announced: no "added", no "closed".
+		// Never shown, so never announced on the API: no "added", no
+		// "closed". In process, a request left to the agent's own dialog
+		// because clawd does not answer this agent is "unshown": the
+		// person still wants to hear that a terminal waits for them.
 		if resolves(reason, headless) {
 			s.resolveLocked(res.Session.Key(), res.PendingKey)
+		}
+		if reason == client.ReasonDisabled {
+			v := newPermRequest(&e, &body, res, headless, s.cfg.Now()).view
+			s.feeds.publish(Change{Permission: &client.PermissionChange{Type: TypeUnshown, Permission: v, Reason: reason}})
 		}
 		b.mu.Unlock()
 		s.log.Info("permission not shown", "agent", e.Agent, "session", e.SessionID, "tool", e.ToolName, "reason", reason)

@@ -144,6 +144,9 @@ func TestOccurrenceFromPermission(t *testing.T) {
 			t.Errorf("occurrence(added %s) = %+v, %v, want kind %s for Claude Code in /w/s", tt.kind, oc, ok, tt.want)
 		}
 	}
+	if oc, ok := occurrence(runtime.Change{Permission: permChange(runtime.TypeUnshown, "permission")}, srv); !ok || oc.Kind != notify.Permission {
+		t.Errorf("occurrence(unshown permission) = %+v, %v, want a Permission: the agent's terminal waits", oc, ok)
+	}
 	if _, ok := occurrence(runtime.Change{Permission: permChange("closed", "permission")}, srv); ok {
 		t.Error("a closed request made an occurrence")
 	}
