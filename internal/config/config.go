@@ -38,8 +38,18 @@
 //
 //	[agents.claude]
 //	# false: clawd never answers Claude Code's permission requests (it
-//	# still shows the session's state).
+//	# still shows the session's state). The same as
+//	# permission_mode = "native".
 //	permissions = true
+//	# "intercept": clawd shows the agent's permission requests and answers
+//	# them (allow, deny) in the agent's format. "native": clawd only shows
+//	# that the session waits and answers "no decision", leaving the agent's
+//	# own prompt (or reviewer) in charge.
+//	permission_mode = "intercept"
+//	# The mode per session kind, where the agent tells kinds apart: for
+//	# Codex the originator its rollout names ("codex-tui" for the TUI;
+//	# IDE clients name their own). Kinds not listed use permission_mode.
+//	permission_modes = { "codex-tui" = "intercept" }
 //
 // An agent table is named by the agent's id or one of its aliases (see
 // agents.Lookup). Unknown keys and bad values are errors that name the key,
@@ -238,8 +248,46 @@ func (q QuietHours) String() string {
 // Agent is one [agents.<id>] table.
 type Agent struct {
 	// Permissions is false when clawd must never answer the agent's
-	// permission requests.
+	// permission requests (permission_mode "native" for every kind).
 	Permissions bool
+	// Mode is permission_mode; Modes holds permission_modes by session
+	// kind.
+	Mode  PermissionMode
+	Modes map[string]PermissionMode
+}
+
+// PermissionMode is how clawd handles an agent's permission requests.
+type PermissionMode string
+
+const (
+	// Intercept shows requests and answers them in the agent's format.
+	Intercept PermissionMode = "intercept"
+	// Native shows that the session waits and answers "no decision": the
+	// agent's own prompt or reviewer decides.
+	Native PermissionMode = "native"
+)
+
+var permissionModes = []PermissionMode{Intercept, Native}
+
+// PermissionModeFor returns the mode for a session of the agent named
+// agentID (an id or alias) of the given kind ("" when unknown). It is
+// Native for an agent clawd does not know.
+func (c Config) PermissionModeFor(agentID, kind string) PermissionMode {
+	a := agents.Lookup(agentID)
+	if a == nil {
+		return Native
+	}
+	ac, ok := c.Agents[a.ID]
+	switch {
+	case !ok:
+		return Intercept
+	case !ac.Permissions:
+		return Native
+	}
+	if m, ok := ac.Modes[kind]; ok && kind != "" {
+		return m
+	}
+	return cmp.Or(ac.Mode, Intercept)
 }
 
 // Default returns the configuration of a clawd home without config.toml.
@@ -277,7 +325,9 @@ type file struct {
 	} `toml:"permissions"`
 	Notifications notificationsFile `toml:"notifications"`
 	Agents        map[string]struct {
-		Permissions *bool `toml:"permissions"`
+		Permissions     *bool             `toml:"permissions"`
+		PermissionMode  *string           `toml:"permission_mode"`
+		PermissionModes map[string]string `toml:"permission_modes"`
 	} `toml:"agents"`
 }
 
@@ -372,9 +422,34 @@ func Parse(path string, data []byte) (Config, error) {
 			continue
 		}
 		from[a.ID] = name
-		ac := Agent{Permissions: true}
-		if v := f.Agents[name].Permissions; v != nil {
+		ac := Agent{Permissions: true, Mode: Intercept}
+		fa := f.Agents[name]
+		if v := fa.Permissions; v != nil {
 			ac.Permissions = *v
+		}
+		if v := fa.PermissionMode; v != nil {
+			if m := PermissionMode(*v); slices.Contains(permissionModes, m) {
+				ac.Mode = m
+			} else {
+				p.add(toml.Key{"agents", name, "permission_mode"}, "agents.%s.permission_mode = %q is not a mode: want %q or %q", name, *v, Intercept, Native)
+			}
+		}
+		kinds := make([]string, 0, len(fa.PermissionModes))
+		for k := range fa.PermissionModes {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		for _, k := range kinds {
+			v := fa.PermissionModes[k]
+			m := PermissionMode(v)
+			if !slices.Contains(permissionModes, m) {
+				p.add(toml.Key{"agents", name, "permission_modes"}, "agents.%s.permission_modes.%s = %q is not a mode: want %q or %q", name, k, v, Intercept, Native)
+				continue
+			}
+			if ac.Modes == nil {
+				ac.Modes = map[string]PermissionMode{}
+			}
+			ac.Modes[k] = m
 		}
 		c.Agents[a.ID] = ac
 	}
@@ -477,6 +552,12 @@ func wantType(key string) string {
 		return "a table: [agents." + k[1] + "]"
 	case k[0] == "agents" && len(k) == 3 && k[2] == "permissions":
 		return "true or false"
+	case k[0] == "agents" && len(k) == 3 && k[2] == "permission_mode":
+		return `"intercept" or "native"`
+	case k[0] == "agents" && len(k) == 3 && k[2] == "permission_modes":
+		return `a table of session kind = "intercept" or "native"`
+	case k[0] == "agents" && len(k) == 4 && k[2] == "permission_modes":
+		return `"intercept" or "native"`
 	}
 	return "what the config schema says"
 }
@@ -491,7 +572,7 @@ func knownKeys(k toml.Key) string {
 	case k[0] == "notifications" && len(k) == 2:
 		return "known keys in [notifications]: enabled, done, permission, question, error, cooldown, done_grace, quiet_hours, sound, sound_cooldown"
 	case k[0] == "agents" && len(k) == 3:
-		return "known keys in [agents.<id>]: permissions"
+		return "known keys in [agents.<id>]: permissions, permission_mode, permission_modes"
 	case k[0] == "agents" && len(k) == 2:
 		return "an agent needs a table: [agents." + k[1] + "]"
 	}

@@ -66,22 +66,22 @@ timeout = "10m"          # comment
 headless = "none"
 [agents.claude]
 permissions = true
-`, func(c *Config) { c.Agents["claude"] = Agent{Permissions: true} }},
+`, func(c *Config) { c.Agents["claude"] = Agent{Permissions: true, Mode: Intercept} }},
 		{"timeout", "[permissions]\ntimeout = \"1h30m\"\n", func(c *Config) { c.Permissions.Timeout = 90 * time.Minute }},
 		{"timeout lower bound", "[permissions]\ntimeout = \"10s\"\n", func(c *Config) { c.Permissions.Timeout = 10 * time.Second }},
 		{"timeout upper bound", "[permissions]\ntimeout = \"23h\"\n", func(c *Config) { c.Permissions.Timeout = 23 * time.Hour }},
 		{"headless ask", "[permissions]\nheadless = 'ask'\n", func(c *Config) { c.Permissions.Headless = HeadlessAsk }},
 		{"dotted keys", "permissions.timeout = \"2m\"\nagents.claude.permissions = false\n", func(c *Config) {
 			c.Permissions.Timeout = 2 * time.Minute
-			c.Agents["claude"] = Agent{Permissions: false}
+			c.Agents["claude"] = Agent{Permissions: false, Mode: Intercept}
 		}},
 		{"inline table", "agents = { claude = { permissions = false } }\n", func(c *Config) {
-			c.Agents["claude"] = Agent{Permissions: false}
+			c.Agents["claude"] = Agent{Permissions: false, Mode: Intercept}
 		}},
-		{"agent off", "[agents.claude]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false} }},
-		{"agent table without keys keeps permissions on", "[agents.claude]\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: true} }},
-		{"agent by alias", "[agents.claude-code]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false} }},
-		{"agent alias, any case", "[agents.Claude]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false} }},
+		{"agent off", "[agents.claude]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false, Mode: Intercept} }},
+		{"agent table without keys keeps permissions on", "[agents.claude]\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: true, Mode: Intercept} }},
+		{"agent by alias", "[agents.claude-code]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false, Mode: Intercept} }},
+		{"agent alias, any case", "[agents.Claude]\npermissions = false\n", func(c *Config) { c.Agents["claude"] = Agent{Permissions: false, Mode: Intercept} }},
 		{"notifications: the documented example", `
 [notifications]
 enabled = true
@@ -155,12 +155,12 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown table reported once", "[foo]\nbar = 1\nbaz = 2\n",
 			[]string{":1: unknown key foo (known tables: [permissions], [notifications], [agents.<id>])"}},
 		{"unknown agent key", "[agents.claude]\npermisions = false\n",
-			[]string{":2: unknown key agents.claude.permisions (known keys in [agents.<id>]: permissions)"}},
+			[]string{":2: unknown key agents.claude.permisions (known keys in [agents.<id>]: permissions, permission_mode, permission_modes)"}},
 		{"unknown key in inline table has no line", "permissions = { timeout = \"1m\", x = 1 }\n",
 			[]string{": unknown key permissions.x (known keys in [permissions]: timeout, headless)"}},
-		{"every problem, in line order", "[agents.codex]\n[permissions]\nheadless = \"always\"\ntimeout = \"soon\"\nextra = true\n",
+		{"every problem, in line order", "[agents.nosuch]\n[permissions]\nheadless = \"always\"\ntimeout = \"soon\"\nextra = true\n",
 			[]string{
-				`:1: unknown agent "codex" in [agents.codex]: want one of claude`,
+				`:1: unknown agent "nosuch" in [agents.nosuch]: want one of ` + agentIDs(),
 				`:3: permissions.headless = "always" is not a policy: want "none" or "ask"`,
 				`:4: permissions.timeout = "soon" is not a duration: want a string like "90s", "10m" or "1h30m" between 10s and 23h`,
 				`:5: unknown key permissions.extra (known keys in [permissions]: timeout, headless)`,
@@ -185,8 +185,8 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`:2: agents.claude has the wrong type: want a table: [agents.claude]`}},
 		{"permissions not a table", "permissions = 3\n",
 			[]string{`:1: permissions has the wrong type: want a table: [permissions]`}},
-		{"unknown agent", "[agents.codex]\npermissions = false\n",
-			[]string{`:1: unknown agent "codex" in [agents.codex]: want one of claude`}},
+		{"unknown agent", "[agents.nosuch]\npermissions = false\n",
+			[]string{`:1: unknown agent "nosuch" in [agents.nosuch]: want one of ` + agentIDs()}},
 		{"one agent twice by alias", "[agents.claude]\n[agents.claude-code]\npermissions = false\n",
 			[]string{`:2: [agents.claude-code] and [agents.claude] both configure Claude Code: keep one`}},
 		{"unknown notifications key", "[notifications]\nenable = false\n",
@@ -266,7 +266,7 @@ func TestPermissionsEnabled(t *testing.T) {
 		{"on", on, "claude", true},
 		{"off", off, "claude", false},
 		{"off by alias", off, "Claude_Code", false},
-		{"unknown agent", Default(), "codex", false},
+		{"unknown agent", Default(), "nosuch", false},
 		{"empty id", Default(), "", false},
 	}
 	for _, tt := range tests {
@@ -369,6 +369,49 @@ func TestQuietHoursContains(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.q.Contains(tt.t); got != tt.want {
 			t.Errorf("%v.Contains(%v) = %v, want %v", tt.q, tt.t, got, tt.want)
+		}
+	}
+}
+
+func TestPermissionModes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(dir, FileName), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[agents.claude]\npermission_mode = \"native\"\npermission_modes = { tui = \"intercept\" }\n")
+	c, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		c     Config
+		agent string
+		kind  string
+		want  PermissionMode
+	}{
+		{Default(), "claude", "", Intercept},
+		{Default(), "nosuch", "", Native},
+		{c, "claude", "", Native},
+		{c, "claude", "other", Native},
+		{c, "claude", "tui", Intercept},
+		{Config{Agents: map[string]Agent{"claude": {Permissions: false, Mode: Intercept}}}, "claude", "", Native},
+		{Config{Agents: map[string]Agent{"claude": {Permissions: false, Modes: map[string]PermissionMode{"tui": Intercept}}}}, "claude", "tui", Native},
+	}
+	for _, tt := range tests {
+		if got := tt.c.PermissionModeFor(tt.agent, tt.kind); got != tt.want {
+			t.Errorf("PermissionModeFor(%q, %q) = %q, want %q", tt.agent, tt.kind, got, tt.want)
+		}
+	}
+	for body, want := range map[string]string{
+		"[agents.claude]\npermission_mode = \"ask\"\n":              `:2: agents.claude.permission_mode = "ask" is not a mode: want "intercept" or "native"`,
+		"[agents.claude]\npermission_modes = { tui = \"maybe\" }\n": `:2: agents.claude.permission_modes.tui = "maybe" is not a mode: want "intercept" or "native"`,
+		"[agents.claude]\npermission_mode = true\n":                 `agents.claude.permission_mode`,
+	} {
+		write(body)
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%q) error = %v, want it to contain %q", body, err, want)
 		}
 	}
 }
