@@ -4,6 +4,7 @@
 # later runs are fast):
 #
 #   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/claude   Claude Code (npm)
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/codex    Codex CLI (npm)
 #
 # and tmux (apt) when it is missing: the interactive tests run the CLI under it;
 # and Debian's chromium (apt) when /usr/bin/chromium is missing: the browser
@@ -16,6 +17,7 @@ set -euo pipefail
 
 CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
 CLAUDE_VERSION=2.1.328
+CODEX_VERSION=0.169.0
 
 say() { echo "install-agents: $*" >&2; }
 
@@ -59,6 +61,38 @@ install_claude() {
   claude_bin "$dir" >/dev/null || { say "claude $CLAUDE_VERSION does not run after install"; exit 1; }
 }
 
+# codex_bin prints the working codex executable under $1, if there is one
+# with the expected version.
+codex_bin() {
+  local dir=$1 bin
+  for bin in "$dir/node_modules/.bin/codex" "$dir"/node_modules/@openai/codex-*/vendor/*/bin/codex; do
+    [ -x "$bin" ] || continue
+    if "$bin" --version 2>/dev/null | grep -q "^codex-cli $CODEX_VERSION\b"; then
+      echo "$bin"
+      return 0
+    fi
+  done
+  return 1
+}
+
+install_codex() {
+  local dir="$CACHE/codex"
+  if [ -x "$dir/node_modules/.bin/codex" ] &&
+    "$dir/node_modules/.bin/codex" --version 2>/dev/null | grep -q "^codex-cli $CODEX_VERSION\b"; then
+    return 0
+  fi
+  command -v npm >/dev/null || { say "npm not found: install Node.js (>= 20) first"; exit 1; }
+  say "installing @openai/codex@$CODEX_VERSION into $dir (~1 min, ~400 MB)"
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || (cd "$dir" && npm init -y >/dev/null)
+  # Pinned like Claude: the tests assert on this version's hook payloads,
+  # rollout format and screen texts. The launcher pulls the platform binary
+  # (@openai/codex@$CODEX_VERSION-linux-x64) as an optional dependency.
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error \
+    "@openai/codex@$CODEX_VERSION" >&2)
+  codex_bin "$dir" >/dev/null || { say "codex $CODEX_VERSION does not run after install"; exit 1; }
+}
+
 # apt_updated is set once apt-get update ran in this script: tmux and
 # chromium may both be missing, one update serves both.
 apt_updated=
@@ -98,6 +132,7 @@ install_dbus() {
 }
 
 install_claude
+install_codex
 install_tmux
 install_chromium
 install_dbus
