@@ -101,6 +101,10 @@ type Event struct {
 
 	Cwd        string `json:"cwd,omitempty"`
 	ProjectDir string `json:"project_dir,omitempty"`
+	// Transcript is the agent's own log of the session, where it names
+	// one: Codex's rollout file (for a Codex SubagentStop, the
+	// sub-agent's). The runtime reads the session's metadata from it.
+	Transcript string `json:"transcript,omitempty"`
 
 	ToolName  string `json:"tool_name,omitempty"`
 	ToolUseID string `json:"tool_use_id,omitempty"`

@@ -44,6 +44,7 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	dst = appendStringField(dst, `,"hook_event":`, e.HookEvent)
 	dst = appendStringField(dst, `,"cwd":`, e.Cwd)
 	dst = appendStringField(dst, `,"project_dir":`, e.ProjectDir)
+	dst = appendStringField(dst, `,"transcript":`, e.Transcript)
 	dst = appendStringField(dst, `,"tool_name":`, e.ToolName)
 	dst = appendStringField(dst, `,"tool_use_id":`, e.ToolUseID)
 	if len(e.ToolUseIDs) > 0 {

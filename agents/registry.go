@@ -46,7 +46,7 @@ type Agent struct {
 }
 
 // registry holds every supported agent, in display order.
-var registry = []*Agent{Claude}
+var registry = []*Agent{Claude, Codex}
 
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }

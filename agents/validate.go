@@ -35,6 +35,7 @@ func (e *Event) Validate() error {
 		{"hook_event", e.HookEvent, MaxWordLen},
 		{"cwd", e.Cwd, MaxPathLen},
 		{"project_dir", e.ProjectDir, MaxPathLen},
+		{"transcript", e.Transcript, MaxPathLen},
 		{"tool_name", e.ToolName, MaxIDLen},
 		{"tool_use_id", e.ToolUseID, MaxIDLen},
 		{"input_hash", e.InputHash, MaxWordLen},

@@ -1,0 +1,256 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Codex CLI (npm @openai/codex, verified against 0.169.0).
+//
+// Hook events and what they become (the display state is the state
+// machine's):
+//
+//	SessionStart      session.start       idle; source "compact" carries on as before
+//	UserPromptSubmit  prompt.submit       thinking; title from the prompt
+//	                                      (a sub-agent's prompt: juggling, no title)
+//	PreToolUse        tool.start          working
+//	PermissionRequest permission.request  waiting
+//	PostToolUse       tool.end            working
+//	PreCompact        compact.start       sweeping
+//	PostCompact       compact.end         back to what it was
+//	Stop              turn.end            attention flash, then idle
+//	Interrupt         turn.end            idle, no flash (reason "interrupt")
+//	SubagentStart     subagent.start      juggling
+//	SubagentStop      subagent.stop       working when the last sub-agent stops
+//	SessionEnd        session.end         removed
+//
+// A sub-agent's hooks carry the root thread's session_id plus agent_id
+// and agent_type: they become events of the parent session with
+// SubagentID set. A sub-agent's turn ends with SubagentStop, never Stop.
+var Codex = &Agent{
+	ID:   codexID,
+	Name: "Codex",
+	Hooks: []HookSpec{
+		{Event: "SessionStart", Timeout: codexStateTimeout},
+		{Event: "UserPromptSubmit", Timeout: codexStateTimeout},
+		{Event: "PreToolUse", Timeout: codexStateTimeout},
+		{Event: "PermissionRequest", Timeout: CodexPermissionTimeout, Blocking: true},
+		{Event: "PostToolUse", Timeout: codexStateTimeout},
+		{Event: "PreCompact", Timeout: codexStateTimeout},
+		{Event: "PostCompact", Timeout: codexStateTimeout},
+		{Event: "Stop", Timeout: codexStateTimeout},
+		{Event: "SubagentStart", Timeout: codexStateTimeout},
+		{Event: "SubagentStop", Timeout: codexStateTimeout},
+		// Codex clamps these two to at most 3 s (and warns when the
+		// configured value is larger): the hook posts within 0.4 s.
+		{Event: "SessionEnd", Timeout: codexEndTimeout},
+		{Event: "Interrupt", Timeout: codexEndTimeout},
+	},
+	Decode:     decodeCodex,
+	NoDecision: codexNoDecision,
+	Render:     codexRender,
+}
+
+// codexStateTimeout bounds a non-blocking hook on Codex's side. The hook
+// bounds itself far tighter; this is only the backstop.
+const codexStateTimeout = 10
+
+// codexEndTimeout is the most Codex allows for SessionEnd and Interrupt.
+const codexEndTimeout = 3
+
+// CodexPermissionTimeout is the agent-side timeout of Codex's
+// PermissionRequest hook in seconds: Codex's own default, the longest
+// seen accepted. The hook waits this minus PermissionWaitMargin.
+const CodexPermissionTimeout = 600
+
+// ReasonInterrupt is the Reason of a turn.end the person cut short
+// (Codex's Interrupt: Esc during a turn, or the approval prompt
+// cancelled). No Stop follows, and the turn is not "done" news.
+const ReasonInterrupt = "interrupt"
+
+// codexKinds maps Codex's hook_event_name to a kind.
+var codexKinds = map[string]Kind{
+	"SessionStart":      KindSessionStart,
+	"UserPromptSubmit":  KindPromptSubmit,
+	"PreToolUse":        KindToolStart,
+	"PermissionRequest": KindPermissionRequest,
+	"PostToolUse":       KindToolEnd,
+	"PreCompact":        KindCompactStart,
+	"PostCompact":       KindCompactEnd,
+	"Stop":              KindTurnEnd,
+	"Interrupt":         KindTurnEnd,
+	"SubagentStart":     KindSubagentStart,
+	"SubagentStop":      KindSubagentStop,
+	"SessionEnd":        KindSessionEnd,
+}
+
+// CodexKind returns the kind of a Codex hook event name.
+func CodexKind(hookEvent string) (Kind, bool) {
+	k, ok := codexKinds[hookEvent]
+	return k, ok
+}
+
+// CodexFingerprint is Fingerprint for a Codex tool call, given the
+// call's tool_input. Codex's PermissionRequest has no tool_use_id, and
+// for a shell command its input adds the model's justification
+// ("description") that the PreToolUse of the same call did not carry. So
+// an input with a string "command" (Bash, apply_patch) is identified by
+// that command alone, trimmed of surrounding whitespace; any other input
+// is hashed whole. The rollout monitor hashes {"command": cmd} of an
+// exec_command call the same way.
+func CodexFingerprint(tool string, input []byte) string {
+	if c := gjson.GetBytes(input, "command"); c.Type == gjson.String {
+		return Fingerprint(codexID, tool, appendJSONString(nil, strings.TrimSpace(c.String())))
+	}
+	return Fingerprint(codexID, tool, input)
+}
+
+func decodeCodex(payload []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+	return decodeCodexOpts(payload, hookEvent, now, false)
+}
+
+// DecodeCodexTruncated decodes the start of a payload that was cut at the
+// hook's stdin cap. Codex writes session_id, agent_id, transcript_path,
+// cwd, hook_event_name and tool_name before the bulky tool_input and
+// tool_response, so the session still shows what is happening; the
+// tool_use_id, written last, is lost.
+func DecodeCodexTruncated(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+	return decodeCodexOpts(prefix, hookEvent, now, true)
+}
+
+func decodeCodexOpts(payload []byte, hookEvent string, now time.Time, truncated bool) (Event, error) {
+	if !truncated {
+		if !gjson.ValidBytes(payload) {
+			return Event{}, ErrNotJSON
+		}
+		if r := gjson.ParseBytes(payload); !r.IsObject() {
+			return Event{}, ErrNotJSON
+		}
+	}
+	get := func(path string) gjson.Result { return gjson.GetBytes(payload, path) }
+	str := func(path string, max int) string {
+		r := get(path)
+		if r.Type != gjson.String {
+			return ""
+		}
+		return clip(r.String(), max)
+	}
+
+	name := str("hook_event_name", MaxWordLen)
+	if name == "" {
+		name = hookEvent
+	}
+	kind, ok := codexKinds[name]
+	if !ok {
+		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
+	}
+	// Codex sets no environment variable of its own for hooks: the
+	// session id comes from the payload only. For a sub-agent it is the
+	// root thread's, which is what ties the sub-agent to its session.
+	sid := str("session_id", MaxIDLen)
+	if sid == "" {
+		return Event{}, ErrNoSession
+	}
+	e := Event{
+		Agent:          codexID,
+		Kind:           kind,
+		SessionID:      sid,
+		Time:           now.UTC(),
+		HookEvent:      name,
+		Cwd:            str("cwd", MaxPathLen),
+		Transcript:     str("transcript_path", MaxPathLen),
+		ToolName:       str("tool_name", MaxIDLen),
+		ToolUseID:      str("tool_use_id", MaxIDLen),
+		SubagentID:     str("agent_id", MaxIDLen),
+		SubagentType:   str("agent_type", MaxIDLen),
+		PermissionMode: str("permission_mode", MaxWordLen),
+		Truncated:      truncated,
+	}
+
+	switch name {
+	case "SessionStart":
+		e.Source = str("source", MaxWordLen)
+	case "PreCompact", "PostCompact":
+		e.Source = str("trigger", MaxWordLen)
+	case "SessionEnd":
+		e.Reason = str("reason", MaxWordLen)
+	case "Interrupt":
+		e.Reason = ReasonInterrupt
+	case "UserPromptSubmit":
+		// A sub-agent's prompt was written by the parent's model, not
+		// the person: it does not name the session.
+		if e.SubagentID == "" {
+			if t := PromptTitle(get("prompt").String()); t != "" {
+				e.Title, e.TitleSource = t, TitleFromPrompt
+			}
+		}
+	case "PreToolUse", "PostToolUse", "PermissionRequest":
+		if in := get("tool_input"); in.Exists() && !truncated {
+			e.InputHash = CodexFingerprint(e.ToolName, []byte(in.Raw))
+		}
+	case "SubagentStop":
+		// transcript_path is the parent's rollout here; the one that
+		// belongs to the stopping sub-agent is agent_transcript_path.
+		if p := str("agent_transcript_path", MaxPathLen); p != "" {
+			e.Transcript = p
+		}
+	}
+	return e, nil
+}
+
+// codexNoDecision prints `{}` for every event. Codex takes `{}` and empty
+// stdout alike as "no output" for most events, but Interrupt reports
+// non-JSON stdout as a hook failure, and `{}` is what the fixtures were
+// captured with: the harness's hook printed `{}` on every one of the 12
+// events through a whole TUI session and a `codex exec` run, with no
+// warning. For PermissionRequest it means no decision: Codex shows its
+// own approval prompt.
+func codexNoDecision(string) []byte { return []byte("{}\n") }
+
+// codexDenyMessage is what the model is told when the person denied a call
+// without saying why: Codex passes the message on as Rejected("…").
+const codexDenyMessage = "Denied from clawd"
+
+// codexRender prints d as Codex's PermissionRequest answer, one line, in
+// the two forms verified against Codex 0.169.0
+// (testdata/codex/hook-replies/PermissionRequest.allow.json, .deny.json).
+// Codex fails the hook, and shows its prompt, on interrupt, updatedInput
+// or updatedPermissions, so they are never sent: an "always allow" is a
+// plain allow, a deny that would interrupt is a plain deny. A nil
+// decision or another event gives the no-decision answer.
+func codexRender(hookEvent string, d *Decision) []byte {
+	if d == nil || hookEvent != "PermissionRequest" {
+		return codexNoDecision(hookEvent)
+	}
+	type decision struct {
+		Behavior string `json:"behavior"`
+		Message  string `json:"message,omitempty"`
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName string   `json:"hookEventName"`
+			Decision      decision `json:"decision"`
+		} `json:"hookSpecificOutput"`
+	}
+	out.HookSpecificOutput.HookEventName = hookEvent
+	if d.Allow {
+		out.HookSpecificOutput.Decision = decision{Behavior: "allow"}
+	} else {
+		msg := d.Message
+		if strings.TrimSpace(msg) == "" {
+			msg = codexDenyMessage
+		}
+		out.HookSpecificOutput.Decision = decision{Behavior: "deny", Message: msg}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return codexNoDecision(hookEvent)
+	}
+	return append(b, '\n')
+}
+
+const codexID = "codex"
