@@ -27,8 +27,8 @@ import (
 // Limits of the hook process. The agent waits for the hook on every event,
 // so a non-blocking event must finish fast whatever the runtime does.
 const (
-	// maxHookInput caps what the hook reads from stdin. Claude Code's
-	// payloads are kilobytes; a Write of a huge file or a large tool
+	// maxHookInput caps what the hook reads from stdin. Agents' payloads
+	// are kilobytes; a Write of a huge file, a large patch or a large tool
 	// response can reach megabytes. Past the cap the hook decodes only the
 	// fields before the cut (session, event, tool name come first), marks
 	// the event truncated, and drains the rest of stdin unread so the
@@ -130,8 +130,15 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		return
 	}
 	decode := a.Decode
-	if truncated && a == agents.Claude {
-		decode = agents.DecodeClaudeTruncated
+	if truncated {
+		// Both agents write the ids, the event and the tool name before
+		// the bulky tool input, so a cut payload still says what happens.
+		switch a {
+		case agents.Claude:
+			decode = agents.DecodeClaudeTruncated
+		case agents.Codex:
+			decode = agents.DecodeCodexTruncated
+		}
 	}
 	ev, err := decode(payload, o.event, e.getenv, e.now())
 	if err != nil {
