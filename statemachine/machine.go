@@ -301,6 +301,15 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			m.flashUntil = now.Add(m.opts.AutoReturn[Sweeping])
 		}
 	case agents.KindPromptSubmit, agents.KindPromptExpansion:
+		if e.SubagentID != "" {
+			// A sub-agent's own turn (Codex reports it under the
+			// parent's session id): the parent's turn goes on, and its
+			// open requests stay open.
+			s.endDone()
+			s.addSubagent(e.SubagentID)
+			s.base = Juggling
+			break
+		}
 		s.clearPending()
 		s.endDone()
 		s.base = s.busy(Thinking)
@@ -396,7 +405,13 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 	case agents.KindTurnEnd:
 		s.clearPending()
-		if e.BackgroundTasks > 0 {
+		if e.Reason == agents.ReasonInterrupt {
+			// The person cut the turn short (Codex's Interrupt): nothing
+			// runs any more, and that is not "done" news. The same as
+			// Claude's Esc, an interrupted tool failure.
+			s.subagents = s.subagents[:0]
+			s.base = Idle
+		} else if e.BackgroundTasks > 0 {
 			// Not done: background work will report back as a new
 			// prompt (the original showed "done" here, bug #952).
 			s.base = Juggling

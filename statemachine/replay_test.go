@@ -69,6 +69,13 @@ func readSequence(t *testing.T, path string) []recorded {
 // something.
 func replay(t *testing.T, seq []recorded, interactive bool) string {
 	t.Helper()
+	return replayAgent(t, seq, agents.Claude, replayEnv(interactive))
+}
+
+// replayAgent is replay for any agent's recorded hook calls, decoded with
+// env.
+func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) string {
+	t.Helper()
 	m := New(Options{})
 	var b strings.Builder
 	at := replayStart
@@ -110,7 +117,7 @@ func replay(t *testing.T, seq []recorded, interactive bool) string {
 		now := replayStart.Add(time.Duration(i) * time.Second)
 		tickBefore(now)
 		at = now
-		e, err := agents.Claude.Decode(r.Stdin, "", replayEnv(interactive), now)
+		e, err := a.Decode(r.Stdin, "", env, now)
 		if err != nil {
 			t.Fatalf("event %d (%s): %v", i, r.Event, err)
 		}
@@ -128,6 +135,50 @@ func replay(t *testing.T, seq []recorded, interactive bool) string {
 	tickBefore(at.Add(time.Hour))
 	fmt.Fprintf(&b, "end  display=%s sessions=%d\n", m.Display(), m.Len())
 	return b.String()
+}
+
+// checkGolden compares got with testdata/replay/name.golden, or rewrites
+// that file with -update.
+func checkGolden(t *testing.T, name, source, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", "replay", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("replay of %s differs from %s:\n--- got\n%s--- want\n%s", source, golden, got, want)
+	}
+}
+
+// TestReplayCodex replays the recorded Codex runs. Codex's hooks carry no
+// sign of a headless run (the runtime learns it from the rollout), so
+// every run shows on the display.
+func TestReplayCodex(t *testing.T) {
+	files, err := filepath.Glob("../testdata/codex/hooks/sequence.*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no recorded Codex sequences found")
+	}
+	noEnv := func(string) string { return "" }
+	for _, path := range files {
+		run := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "sequence."), ".jsonl")
+		seq := readSequence(t, path)
+		t.Run(run, func(t *testing.T) {
+			checkGolden(t, "codex-"+run, path, replayAgent(t, seq, agents.Codex, noEnv))
+		})
+	}
 }
 
 func TestReplay(t *testing.T) {
@@ -155,24 +206,7 @@ func TestReplay(t *testing.T) {
 		}
 		for _, v := range variants {
 			t.Run(v.name, func(t *testing.T) {
-				got := replay(t, seq, v.interactive)
-				golden := filepath.Join("testdata", "replay", v.name+".golden")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("replay of %s differs from %s:\n--- got\n%s--- want\n%s", path, golden, got, want)
-				}
+				checkGolden(t, v.name, path, replay(t, seq, v.interactive))
 			})
 		}
 	}
