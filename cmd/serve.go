@@ -104,6 +104,9 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		PermissionTimeout:   cfg.Permissions.Timeout,
 		HeadlessPolicy:      string(cfg.Permissions.Headless),
 		PermissionsDisabled: disabled,
+		Native: func(agent, kind string) bool {
+			return cfg.PermissionModeFor(agent, kind) == config.Native
+		},
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -147,6 +150,21 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	err = <-errc
 	wg.Wait()
 	return serveError(err)
+}
+
+// codexHome is Codex's home: $CODEX_HOME, else ~/.codex.
+func codexHome(getenv func(string) string) (string, error) {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return d, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home = getenv("USERPROFILE")
+	}
+	if home == "" {
+		return "", errors.New("neither CODEX_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".codex"), nil
 }
 
 func serveError(err error) error {

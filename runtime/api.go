@@ -152,6 +152,8 @@ func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	s.annotate(e)
+	s.codex.sawHook(e, s.cfg.Now())
 	s.Ingest(*e)
 	w.WriteHeader(http.StatusNoContent)
 }

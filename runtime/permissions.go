@@ -165,6 +165,8 @@ func (s *Server) immediateReason(e *agents.Event, headless bool) string {
 		return client.ReasonDND
 	case s.cfg.PermissionsDisabled[e.Agent]:
 		return client.ReasonDisabled
+	case s.cfg.Native != nil && s.cfg.Native(e.Agent, s.sessionKind(e)):
+		return client.ReasonNative
 	case e.PermissionMode == "bypassPermissions" || e.PermissionMode == "auto":
 		// Claude Code still fires PermissionRequest in these modes (the
 		// original's PR #865) and then proceeds by itself.
@@ -183,7 +185,7 @@ func (s *Server) immediateReason(e *agents.Event, headless bool) string {
 // keeps waiting until the agent reports what the person did.
 func resolves(reason string, headless bool) bool {
 	switch reason {
-	case client.ReasonDND, client.ReasonTimeout, client.ReasonTerminal, client.ReasonDisabled:
+	case client.ReasonDND, client.ReasonTimeout, client.ReasonTerminal, client.ReasonDisabled, client.ReasonNative:
 		return headless
 	}
 	return true
@@ -353,6 +355,8 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	if string(body.ToolInput) == "null" {
 		body.ToolInput = nil
 	}
+	s.annotate(&e)
+	s.codex.sawHook(&e, s.cfg.Now())
 
 	b := s.perms
 	b.mu.Lock()
@@ -366,7 +370,7 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 		if resolves(reason, headless) {
 			s.resolveLocked(res.Session.Key(), res.PendingKey)
 		}
-		if reason == client.ReasonDisabled {
+		if reason == client.ReasonDisabled || reason == client.ReasonNative {
 			v := newPermRequest(&e, &body, res, headless, s.cfg.Now()).view
 			s.feeds.publish(Change{Permission: &client.PermissionChange{Type: TypeUnshown, Permission: v, Reason: reason}})
 		}

@@ -50,6 +50,15 @@ type Config struct {
 	// PermissionsDisabled turns permission handling off per agent id: its
 	// requests get no decision at once.
 	PermissionsDisabled map[string]bool
+	// Native, when set, says whether requests of the agent's sessions of
+	// the given kind ("" unknown; for Codex the originator its rollout
+	// names) are left to the agent's own prompt: no decision at once,
+	// the session shown waiting (config permission_mode "native").
+	Native func(agent, kind string) bool
+	// CodexOriginator reads the originator of a Codex rollout file (its
+	// session_meta): "codex_exec" marks a headless session, and it is the
+	// session kind permission modes are keyed by. Nil: unknown.
+	CodexOriginator func(path string) (string, error)
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
 }
@@ -73,6 +82,8 @@ type Server struct {
 
 	settingsMu  sync.Mutex
 	pausedUntil time.Time
+
+	codex *codexState
 }
 
 // New returns a runtime server.
@@ -103,6 +114,7 @@ func New(cfg Config) *Server {
 		done:  make(chan struct{}),
 
 		perms: newBroker(cfg, feeds),
+		codex: newCodexState(cfg.CodexOriginator),
 	}
 }
 

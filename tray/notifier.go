@@ -120,7 +120,8 @@ func (nt *Notifier) Run(ctx context.Context) {
 func activity(k agents.Kind) bool {
 	switch k {
 	case agents.KindPromptSubmit, agents.KindToolStart, agents.KindSessionEnd,
-		agents.KindSessionStart, agents.KindCompactStart:
+		agents.KindSessionStart, agents.KindCompactStart, agents.KindTurnEnd:
+		// A turn end that reaches here was interrupted by the person.
 		return true
 	}
 	return false
@@ -147,6 +148,10 @@ func occurrence(c runtime.Change, rt Runtime) (notify.Occurrence, bool) {
 		var kind notify.Kind
 		switch e.Kind {
 		case agents.KindTurnEnd:
+			if e.Reason == agents.ReasonInterrupt {
+				// The person stopped it: they are right there.
+				return notify.Occurrence{}, false
+			}
 			kind = notify.Done
 		case agents.KindTurnFailure:
 			kind = notify.Failure

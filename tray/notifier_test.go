@@ -150,6 +150,10 @@ func TestOccurrenceFromPermission(t *testing.T) {
 	if _, ok := occurrence(runtime.Change{Permission: permChange("closed", "permission")}, srv); ok {
 		t.Error("a closed request made an occurrence")
 	}
+	interrupted := agents.Event{Agent: "codex", Kind: agents.KindTurnEnd, SessionID: "s", Reason: agents.ReasonInterrupt}
+	if _, ok := occurrence(runtime.Change{Event: &client.EventRecord{Event: interrupted}}, srv); ok {
+		t.Error("an interrupted turn made an occurrence: the person pressed Esc, they know")
+	}
 	if _, ok := occurrence(runtime.Change{Settings: true}, srv); ok {
 		t.Error("a settings change made an occurrence")
 	}

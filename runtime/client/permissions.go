@@ -96,6 +96,7 @@ const (
 	ReasonHeadless  = "headless"  // headless session, policy says no decision
 	ReasonBypass    = "bypass"    // permission_mode bypassPermissions/auto: clawd steps aside
 	ReasonDisabled  = "disabled"  // permission handling is off for this agent
+	ReasonNative    = "native"    // permission_mode "native": the agent's own prompt decides
 	ReasonShutdown  = "shutdown"  // the runtime is stopping
 	ReasonTerminal  = "terminal"  // the person chose "answer in terminal"
 )

@@ -1,0 +1,127 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+)
+
+func codexEvent(kind agents.Kind, sid, call string) agents.Event {
+	return agents.Event{Agent: "codex", Kind: kind, SessionID: sid, ToolUseID: call, ToolName: "Bash", Time: time.Now()}
+}
+
+func TestMonitorEventsGiveWayToHooks(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }})
+	f := s.Subscribe(64)
+	defer f.Close()
+	count := func() int {
+		n := 0
+		for {
+			select {
+			case c := <-f.C:
+				if c.Event != nil {
+					n++
+				}
+			default:
+				return n
+			}
+		}
+	}
+
+	// No hooks for this session: the monitor alone keeps it.
+	s.IngestMonitor(codexEvent(agents.KindPromptSubmit, "mon", ""))
+	if got := count(); got != 1 {
+		t.Fatalf("monitor event of a session without hooks: %d events applied, want 1", got)
+	}
+
+	// The hooks speak for "both": the monitor's copies are dropped.
+	hook := codexEvent(agents.KindToolStart, "both", "call-1")
+	s.codex.sawHook(&hook, now)
+	s.Ingest(hook)
+	count()
+	s.IngestMonitor(codexEvent(agents.KindToolStart, "both", "call-1"))
+	s.IngestMonitor(codexEvent(agents.KindTurnEnd, "both", ""))
+	if got := count(); got != 0 {
+		t.Fatalf("monitor events of a session with live hooks: %d applied, want 0", got)
+	}
+
+	// Hooks silent past the TTL: the monitor takes over, except for a
+	// call the hooks already reported.
+	now = now.Add(hookTTL + time.Second)
+	s.IngestMonitor(codexEvent(agents.KindToolEnd, "both", "call-1"))
+	if got := count(); got != 0 {
+		t.Fatalf("monitor copy of a call the hooks reported: %d applied, want 0", got)
+	}
+	s.IngestMonitor(codexEvent(agents.KindTurnEnd, "both", ""))
+	if got := count(); got != 1 {
+		t.Fatalf("monitor event after the hooks went silent: %d applied, want 1", got)
+	}
+	// Other agents never count as Codex hooks.
+	claude := agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "mon", ToolUseID: "x"}
+	s.codex.sawHook(&claude, now)
+	if s.codex.covered(&agents.Event{Agent: "codex", SessionID: "mon"}, now) {
+		t.Error("a Claude hook event covered a Codex session")
+	}
+}
+
+func TestCodexExecIsHeadlessAndKindsSelectNative(t *testing.T) {
+	origins := map[string]string{"/r/exec.jsonl": "codex_exec", "/r/tui.jsonl": "codex-tui"}
+	reads := 0
+	env := startPerm(t, func(c *Config) {
+		c.CodexOriginator = func(path string) (string, error) {
+			reads++
+			if o, ok := origins[path]; ok {
+				return o, nil
+			}
+			return "", errors.New("no such rollout")
+		}
+		c.Native = func(agent, kind string) bool { return agent == "codex" && kind == "codex-ide" }
+	})
+	e := codexEvent(agents.KindPromptSubmit, "exec", "")
+	e.Transcript = "/r/exec.jsonl"
+	env.s.annotate(&e)
+	env.s.annotate(&e)
+	if !e.Headless {
+		t.Error("an event of a codex exec rollout is not headless")
+	}
+	tui := codexEvent(agents.KindPromptSubmit, "tui", "")
+	tui.Transcript = "/r/tui.jsonl"
+	env.s.annotate(&tui)
+	if tui.Headless {
+		t.Error("an event of a TUI rollout is headless")
+	}
+	if reads != 2 {
+		t.Errorf("rollout metas read %d times for two files, want 2 (cached)", reads)
+	}
+
+	// A session kind configured native gets no decision at once and
+	// stays waiting; another kind is held for the person.
+	origins["/r/ide.jsonl"] = "codex-ide"
+	req := bashRequest("ide", "h1", "make")
+	req.Event.Agent, req.Event.Transcript = "codex", "/r/ide.jsonl"
+	r := wait(t, env.hook(req))
+	if r.ans.Decision != nil || r.ans.Reason != client.ReasonNative {
+		t.Fatalf("native session kind: answer %+v, want no decision (native)", r.ans)
+	}
+	if st := sessionState(t, env.s, "ide"); st != string(statemachine.Waiting) {
+		t.Errorf("native session after its request: state %s, want waiting (the agent's own prompt is up)", st)
+	}
+	req = bashRequest("tui", "h2", "make")
+	req.Event.Agent, req.Event.Transcript = "codex", "/r/tui.jsonl"
+	res := env.hook(req)
+	list := env.list(t)
+	if len(list) != 1 || list[0].Agent != "codex" {
+		t.Fatalf("intercepted request not listed: %+v", list)
+	}
+	if _, err := env.s.Decide(list[0].ID, client.DecisionBody{Behavior: "allow"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+		t.Errorf("intercepted request: answer %+v, want allow", r.ans)
+	}
+}
