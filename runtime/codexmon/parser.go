@@ -30,8 +30,8 @@ type parser struct {
 	path   string // the rollout file, Event.Transcript
 	cutoff time.Time
 	live   bool
-	// title looks up session_index.jsonl's name for a thread; nil when
-	// there is none.
+	// title looks up session_index.jsonl's name for a thread, already
+	// cleaned by agents.AgentTitle; nil when there is none.
 	title func(threadID string) string
 	out   []agents.Event
 
@@ -55,7 +55,8 @@ type parser struct {
 	turnOpen     bool
 	turnStart    time.Time
 	announced    bool   // the turn's prompt.submit went out
-	prompt       string // the person's text of this turn, for its title
+	prompt       string // the person's first line in this turn
+	promptTitle  string // its title, "" for none (or a secret)
 	compacting   bool
 	compactTask  bool // this turn only compacts the context
 	afterCompact bool
@@ -159,7 +160,7 @@ func (p *parser) eventMsg(get func(string) gjson.Result, t time.Time) {
 		p.itemCompleted(get, t)
 	case "user_message":
 		// Rollouts before 0.169 wrote the person's input as an event.
-		p.userText(get("payload.message").String(), t)
+		p.userMessage(get("payload.message").String(), t)
 	case "agent_message":
 		p.announce(t)
 	case "exec_command_begin":
@@ -190,8 +191,7 @@ func (p *parser) itemCompleted(get func(string) gjson.Result, t time.Time) {
 				break
 			}
 		}
-		p.userText(text, t)
-		p.announce(t)
+		p.userMessage(text, t)
 	case "AgentMessage":
 		p.announce(t)
 	case "ContextCompaction":
@@ -217,8 +217,7 @@ func (p *parser) responseItem(get func(string) gjson.Result, t time.Time) {
 		}
 		text := get("payload.content.0.text").String()
 		if !contextText(text) {
-			p.userText(text, t)
-			p.announce(t)
+			p.userMessage(text, t)
 		}
 	case "function_call":
 		name := toolName(get("payload.name").String(), get("payload.namespace").String())
@@ -378,7 +377,7 @@ func (p *parser) sessionMeta(m Meta, t time.Time) {
 
 func (p *parser) startTurn(t time.Time) {
 	p.turnOpen, p.turnStart = true, t
-	p.announced, p.prompt = false, ""
+	p.announced, p.prompt, p.promptTitle = false, "", ""
 	p.compacting, p.compactTask = false, false
 	p.calls = p.calls[:0]
 	clear(p.seen)
@@ -408,15 +407,21 @@ func (p *parser) announce(t time.Time) {
 	p.emit(p.event(agents.KindPromptSubmit, p.turnStart, "task_started"))
 }
 
-// userText keeps the first thing the person said in this turn.
-func (p *parser) userText(s string, t time.Time) {
+// userMessage takes what the person said: the turn is theirs, and its
+// first words may name the session.
+func (p *parser) userMessage(s string, t time.Time) {
+	if !p.turnOpen {
+		p.startTurn(t)
+	}
 	if p.prompt == "" && !contextText(s) {
 		// Only the first line makes the title: keep no more.
 		if i := strings.IndexByte(s, '\n'); i >= 0 && strings.TrimSpace(s[:i]) != "" {
 			s = s[:i]
 		}
 		p.prompt = clip(s, 1024)
+		p.promptTitle = agents.PromptTitle(p.prompt)
 	}
+	p.announce(t)
 }
 
 func (p *parser) endTurn(t time.Time, failed bool, errKind string) {
@@ -474,7 +479,7 @@ func (p *parser) subStop(t time.Time, hook string) {
 }
 
 func (p *parser) closeTurn() {
-	p.turnOpen, p.announced, p.prompt = false, false, ""
+	p.turnOpen, p.announced, p.prompt, p.promptTitle = false, false, "", ""
 	p.compactTask = false
 	p.calls = p.calls[:0]
 	clear(p.seen)
@@ -599,12 +604,12 @@ func (p *parser) emit(e agents.Event) {
 // title of this turn's prompt.
 func (p *parser) currentTitle() (string, agents.TitleSource) {
 	if p.title != nil && p.haveMeta {
-		if t := agents.AgentTitle(p.title(p.meta.ThreadID)); t != "" {
+		if t := p.title(p.meta.ThreadID); t != "" {
 			return t, agents.TitleFromAgent
 		}
 	}
-	if t := agents.PromptTitle(p.prompt); t != "" {
-		return t, agents.TitleFromPrompt
+	if p.promptTitle != "" {
+		return p.promptTitle, agents.TitleFromPrompt
 	}
 	return "", ""
 }
