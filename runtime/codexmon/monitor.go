@@ -204,10 +204,16 @@ func DefaultHome() string {
 func (m *Monitor) Run(ctx context.Context) error {
 	tick := time.NewTicker(m.o.Poll)
 	defer tick.Stop()
+	var lastErr string
 	for {
 		behind, err := m.poll()
-		if err != nil {
+		// An unreadable sessions folder stays so: say it once, and
+		// again when it changes.
+		if msg := fmt.Sprint(err); err != nil && msg != lastErr {
 			m.o.Log.Warn("codex rollouts", "err", err)
+			lastErr = msg
+		} else if err == nil {
+			lastErr = ""
 		}
 		if behind && ctx.Err() == nil {
 			continue

@@ -60,7 +60,7 @@ type parser struct {
 	compacting   bool
 	compactTask  bool // this turn only compacts the context
 	afterCompact bool
-	subRunning   bool // a sub-agent's subagent.start went out, no stop yet
+	subRunning   bool // a sub-agent's turn runs: subagent.start, no stop yet
 	calls        []call
 	seen         map[string]bool // call ids started in this turn
 
@@ -492,12 +492,30 @@ func (p *parser) toolStart(id, tool, hash string, t time.Time) {
 		if p.seen[id] {
 			return // older rollouts announce a call twice
 		}
-		p.seen[id] = true
+		p.remember(id)
+		if len(p.calls) == maxCalls {
+			// A turn this busy lost some ends; forget its oldest.
+			p.calls = append(p.calls[:0], p.calls[1:]...)
+		}
 		p.calls = append(p.calls, call{id: id, tool: tool, hash: hash, t: t, rec: p.rec})
 	}
 	e := p.event(agents.KindToolStart, t, "")
 	e.ToolName, e.ToolUseID, e.InputHash = tool, id, hash
 	p.emit(e)
+}
+
+// Bounds on what one turn of one file keeps.
+const (
+	maxCalls = 256
+	maxSeen  = 4096
+)
+
+// remember marks a call id as started in this turn.
+func (p *parser) remember(id string) {
+	if len(p.seen) >= maxSeen {
+		clear(p.seen)
+	}
+	p.seen[id] = true
 }
 
 // toolEnd ends an open call; a call ends once.
@@ -522,7 +540,7 @@ func (p *parser) webSearch(id string, t time.Time) {
 		if p.seen[id] {
 			return
 		}
-		p.seen[id] = true
+		p.remember(id)
 	}
 	for _, k := range []agents.Kind{agents.KindToolStart, agents.KindToolEnd} {
 		e := p.event(k, t, "")

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,23 +234,42 @@ func TestParserWebSearchOnce(t *testing.T) {
 	}
 }
 
-// TestParserSplitEverywhere feeds the file in two writes split at every
-// byte: partial lines must give the same events as whole ones.
-func TestParserSplitEverywhere(t *testing.T) {
-	for _, tc := range []struct {
-		fx     fixture
-		stride int
-	}{
-		{execFixture, 1},
-		{subFixture, 1},
-		{tuiFixture, 37}, // every byte would take minutes under -race
-	} {
-		t.Run(tc.fx.file, func(t *testing.T) {
-			data := readFixture(t, tc.fx.file)
-			want := encode(t, parseAll(tc.fx.path, data, nil))
+// TestSplitEverywhere feeds a file in two writes split at every byte: the
+// lines that come out are the file's lines, whole, wherever the cut was.
+func TestSplitEverywhere(t *testing.T) {
+	for _, fx := range []fixture{execFixture, subFixture} {
+		t.Run(fx.file, func(t *testing.T) {
+			data := readFixture(t, fx.file)
+			want := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
 			m := New(Options{Home: t.TempDir()})
-			for k := 0; k <= len(data); k += tc.stride {
-				f := m.newTail(tc.fx.path, time.Time{})
+			for k := 0; k <= len(data); k++ {
+				var n int
+				f := &tailFile{path: fx.path, line: func(l []byte) {
+					if n >= len(want) || !bytes.Equal(l, want[n]) {
+						t.Fatalf("split at byte %d: line %d is %.80q…", k, n, l)
+					}
+					n++
+				}}
+				m.feed(f, data[:k])
+				m.feed(f, data[k:])
+				if n != len(want) {
+					t.Fatalf("split at byte %d: %d lines, want %d", k, n, len(want))
+				}
+			}
+		})
+	}
+}
+
+// TestParserSplit: the events of a file fed in two writes are those of
+// the whole file (every 97th cut: parsing per cut is slow under -race).
+func TestParserSplit(t *testing.T) {
+	for _, fx := range []fixture{execFixture, subFixture, tuiFixture} {
+		t.Run(fx.file, func(t *testing.T) {
+			data := readFixture(t, fx.file)
+			want := encode(t, parseAll(fx.path, data, nil))
+			m := New(Options{Home: t.TempDir()})
+			for k := 0; k <= len(data); k += 97 {
+				f := m.newTail(fx.path, time.Time{})
 				m.feed(f, data[:k])
 				m.feed(f, data[k:])
 				if got := encode(t, f.p.take()); !bytes.Equal(got, want) {
@@ -449,5 +469,28 @@ func TestToolName(t *testing.T) {
 		if got := toolName(tc.name, tc.ns); got != tc.want {
 			t.Errorf("toolName(%q, %q) = %q, want %q", tc.name, tc.ns, got, tc.want)
 		}
+	}
+}
+
+// TestParserBounds: a turn with more open calls than maxCalls keeps the
+// newest, and they still end.
+func TestParserBounds(t *testing.T) {
+	p := newParser(subFixture.path, time.Time{}, nil) // no session_meta: the name says the thread
+	p.line([]byte(`{"timestamp":"2026-11-30T10:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"u1"}}`))
+	call := func(typ, id string) []byte {
+		return []byte(`{"timestamp":"2026-11-30T10:00:02.000Z","type":"response_item","payload":{"type":"` + typ + `","name":"view_image","arguments":"{}","call_id":"` + id + `"}}`)
+	}
+	for i := range maxCalls + 50 {
+		p.line(call("function_call", fmt.Sprint("c", i)))
+	}
+	if len(p.calls) != maxCalls {
+		t.Errorf("open calls = %d, want %d", len(p.calls), maxCalls)
+	}
+	p.take()
+	p.line(call("function_call_output", fmt.Sprint("c", maxCalls+49)))
+	p.line(call("function_call_output", "c0"))
+	evs := p.take()
+	if len(evs) != 1 || evs[0].Kind != agents.KindToolEnd || evs[0].ToolUseID != fmt.Sprint("c", maxCalls+49) {
+		t.Errorf("after ending the newest and the oldest call: %+v, want one tool.end of the newest", evs)
 	}
 }
