@@ -33,8 +33,15 @@
 //
 // A sub-agent's rollout (thread_source "subagent") carries the root
 // thread as session_id: its events belong to the root session, with
-// SubagentID the sub-agent's thread id. No permission.request is ever
-// derived: the rollout has no record of an approval prompt.
+// SubagentID the sub-agent's thread id and SubagentType its role, or
+// "default" as the hooks say. No permission.request is ever derived: the
+// rollout has no record of an approval prompt.
+//
+// Every event carries Transcript (the rollout file), Cwd, Headless, the
+// record's timestamp as Time and its type as HookEvent ("task_complete",
+// "function_call", ...: never a hook's name, so logs tell the two
+// apart). Tool events carry the InputHash the hooks compute for the same
+// call (agents.CodexFingerprint), so the runtime can pair them.
 //
 // Titles come from $CODEX_HOME/session_index.jsonl (the thread's name, a
 // later line for the same thread wins, TitleFromAgent), else from the
