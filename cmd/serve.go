@@ -19,6 +19,7 @@ import (
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/codexmon"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
 	"github.com/clawdhq/clawd/tray/notify"
@@ -107,6 +108,10 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		Native: func(agent, kind string) bool {
 			return cfg.PermissionModeFor(agent, kind) == config.Native
 		},
+		CodexOriginator: func(path string) (string, error) {
+			m, err := codexmon.ReadMeta(path)
+			return m.Originator, err
+		},
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -126,6 +131,18 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return serveError(err)
 	}
 	var wg sync.WaitGroup
+	// Codex sessions are also followed through their rollout files: that
+	// alone keeps them right when Codex's hooks are off or untrusted.
+	if home, err := codexHome(e.getenv); err == nil {
+		mon := codexmon.New(codexmon.Options{Home: home, Now: e.now, Emit: srv.IngestMonitor, Log: log})
+		wg.Go(func() {
+			if err := mon.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				log.Warn("codex rollout monitor stopped", "err", err)
+			}
+		})
+	} else {
+		log.Info("codex rollout monitor off", "err", err)
+	}
 	if notifications {
 		d := notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
 			log, filepath.Join(e.home(), "cache"))
