@@ -146,10 +146,21 @@ func (s *Server) annotate(e *agents.Event) {
 }
 
 // IngestMonitor applies an event the Codex rollout monitor derived,
-// unless the session's hooks already reported it.
+// unless the session's hooks already reported it. Only the monitor knows
+// the name a thread gets in Codex's session index (its generated title or
+// the person's rename): that still reaches a session the hooks cover.
 func (s *Server) IngestMonitor(e agents.Event) {
-	if s.codex.covered(&e, s.cfg.Now()) {
+	if !s.codex.covered(&e, s.cfg.Now()) {
+		s.Ingest(e)
 		return
 	}
-	s.Ingest(e)
+	if e.Title == "" || e.TitleSource != agents.TitleFromAgent {
+		return
+	}
+	s.mu.Lock()
+	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title)
+	s.mu.Unlock()
+	if changed {
+		s.feeds.publish(Change{Display: true})
+	}
 }

@@ -50,6 +50,17 @@ func TestMonitorEventsGiveWayToHooks(t *testing.T) {
 		t.Fatalf("monitor events of a session with live hooks: %d applied, want 0", got)
 	}
 
+	// A name from Codex's session index still reaches the session.
+	renamed := codexEvent(agents.KindToolStart, "both", "call-2")
+	renamed.Title, renamed.TitleSource = "Fix the login", agents.TitleFromAgent
+	s.IngestMonitor(renamed)
+	if got := count(); got != 0 {
+		t.Fatalf("renaming monitor event: %d events applied, want 0", got)
+	}
+	if ss, _ := s.m.Session(statemachine.Key{Agent: "codex", ID: "both"}); ss.Title != "Fix the login" {
+		t.Errorf("title after the monitor saw a rename = %q, want the index's name", ss.Title)
+	}
+
 	// Hooks silent past the TTL: the monitor takes over, except for a
 	// call the hooks already reported.
 	now = now.Add(hookTTL + time.Second)

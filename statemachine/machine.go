@@ -721,3 +721,16 @@ func (m *Machine) NextWake() time.Time {
 	}
 	return w
 }
+
+// Retitle gives an existing session the agent's own title (a rename the
+// agent reported out of band, say in an index file) without counting as
+// activity: its state, age and staleness stay as they are. It reports
+// whether the title changed.
+func (m *Machine) Retitle(k Key, title string) bool {
+	s := m.sessions[k]
+	if s == nil || title == "" || s.snap.Title == title && s.snap.TitleSource == agents.TitleFromAgent {
+		return false
+	}
+	s.snap.Title, s.snap.TitleSource = title, agents.TitleFromAgent
+	return true
+}

@@ -828,3 +828,27 @@ func BenchmarkApply(b *testing.B) {
 		m.Apply(e, now)
 	}
 }
+
+func TestRetitle(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	k := Key{Agent: "codex", ID: "s1"}
+	m.Apply(agents.Event{Agent: "codex", Kind: agents.KindPromptSubmit, SessionID: "s1", Title: "from the prompt", TitleSource: agents.TitleFromPrompt}, now)
+	before, _ := m.Session(k)
+	if !m.Retitle(k, "Fix the login") {
+		t.Fatal("Retitle(new name) = false, want true")
+	}
+	if m.Retitle(k, "Fix the login") {
+		t.Error("Retitle(same name) = true, want false")
+	}
+	if m.Retitle(Key{Agent: "codex", ID: "nope"}, "x") {
+		t.Error("Retitle(unknown session) = true, want false")
+	}
+	after, _ := m.Session(k)
+	if after.Title != "Fix the login" || after.TitleSource != agents.TitleFromAgent {
+		t.Errorf("after Retitle: title %q (%s), want the agent's", after.Title, after.TitleSource)
+	}
+	if after.State != before.State || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("Retitle changed state or age: %s at %v, want %s at %v", after.State, after.UpdatedAt, before.State, before.UpdatedAt)
+	}
+}
