@@ -125,7 +125,11 @@ func TestCodexExecIsHeadlessAndKindsSelectNative(t *testing.T) {
 	req = bashRequest("tui", "h2", "make")
 	req.Event.Agent, req.Event.Transcript = "codex", "/r/tui.jsonl"
 	res := env.hook(req)
-	list := env.list(t)
+	var list []client.PermissionView
+	for deadline := time.Now().Add(5 * time.Second); len(list) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		list = env.list(t)
+	}
 	if len(list) != 1 || list[0].Agent != "codex" {
 		t.Fatalf("intercepted request not listed: %+v", list)
 	}
