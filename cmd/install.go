@@ -26,9 +26,11 @@ func newInstallCmd(e *env) *cli.Command {
 		ArgsUsage: "AGENT...",
 		Description: "Registers `<path of this clawd> hook AGENT` for every event clawd listens to in the\n" +
 			"agent's user settings (Claude Code: $CLAUDE_CONFIG_DIR/settings.json or\n" +
-			"~/.claude/settings.json). Only clawd's own entries are added, repaired or removed;\n" +
-			"the original file is copied to settings.json.clawd-backup before the first change.\n" +
-			"Run it again after moving the clawd binary. Agents: " + knownAgents() + ".",
+			"~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json, and\n" +
+			"the trust entries Codex needs to run them in config.toml next to it). Only clawd's\n" +
+			"own entries are added, repaired or removed; each file is copied to\n" +
+			"<file>.clawd-backup before the first change. Run it again after moving the clawd\n" +
+			"binary. Agents: " + knownAgents() + ".",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
@@ -66,12 +68,9 @@ func runInstall(ctx context.Context, e *env, o *installOptions, names []string) 
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 			continue
 		}
-		res, err := inst.Install(binary, installers.Options{DryRun: o.dryRun})
-		if err != nil {
+		if err := inst.install(e, binary, installers.Options{DryRun: o.dryRun}); err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
-			continue
 		}
-		reportInstall(e.stdout, res, o.dryRun)
 	}
 	return errors.Join(failed...)
 }
@@ -128,10 +127,11 @@ func countOf(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// agentInstaller edits one agent's settings; installers.Claude is one.
+// agentInstaller edits one agent's settings and reports what it did on
+// e's writers.
 type agentInstaller interface {
-	Install(binary string, opts installers.Options) (*installers.Result, error)
-	Uninstall(opts installers.Options) (*installers.Result, error)
+	install(e *env, binary string, opts installers.Options) error
+	uninstall(e *env, opts installers.Options) error
 }
 
 // installerFor returns the installer of agent a, or nil and no error when
@@ -143,9 +143,174 @@ func installerFor(e *env, a *agents.Agent) (agentInstaller, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c, nil
+		return claudeInstaller{c}, nil
+	case agents.Codex.ID:
+		c, err := installers.NewCodex(e.getenv)
+		if err != nil {
+			return nil, err
+		}
+		return codexInstaller{c}, nil
 	}
 	return nil, nil
+}
+
+// claudeInstaller reports installers.Claude's one file.
+type claudeInstaller struct{ c *installers.Claude }
+
+func (i claudeInstaller) install(e *env, binary string, opts installers.Options) error {
+	res, err := i.c.Install(binary, opts)
+	if err != nil {
+		return err
+	}
+	reportInstall(e.stdout, res, opts.DryRun)
+	return nil
+}
+
+func (i claudeInstaller) uninstall(e *env, opts installers.Options) error {
+	res, err := i.c.Uninstall(opts)
+	if err != nil {
+		return err
+	}
+	reportUninstall(e.stdout, res, opts.DryRun)
+	return nil
+}
+
+func reportUninstall(w io.Writer, res *installers.Result, dryRun bool) {
+	if !res.Any() {
+		fmt.Fprintf(w, "%s: not installed in %s\n", res.Agent, res.Path)
+		return
+	}
+	reportChange(w, res, dryRunVerb(dryRun, "removed", "remove")+" "+hookCount(res.Removed)+" from", dryRun)
+}
+
+// codexInstaller reports installers.Codex's two files: hooks.json with
+// clawd's handlers, config.toml with their trust entries (and the
+// handlers, for a person who keeps hooks inline there).
+type codexInstaller struct{ c *installers.Codex }
+
+func (i codexInstaller) install(e *env, binary string, opts installers.Options) error {
+	res, err := i.c.Install(binary, opts)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", res.Hooks.Agent, w)
+	}
+	if !res.Any() {
+		fmt.Fprintf(e.stdout, "%s: already installed in %s\n", res.Hooks.Agent, codexHandlersFile(res))
+		return nil
+	}
+	reportCodex(e, res, true, opts.DryRun)
+	return nil
+}
+
+func (i codexInstaller) uninstall(e *env, opts installers.Options) error {
+	res, err := i.c.Uninstall(opts)
+	if err != nil {
+		return err
+	}
+	if !res.Any() {
+		fmt.Fprintf(e.stdout, "%s: not installed in %s\n", res.Hooks.Agent, res.Hooks.Path)
+		return nil
+	}
+	reportCodex(e, res, false, opts.DryRun)
+	return nil
+}
+
+// codexHandlersFile is the file that holds (or would hold) clawd's
+// handlers.
+func codexHandlersFile(res *installers.CodexResult) string {
+	if res.Inline {
+		return res.Config.Path
+	}
+	return res.Hooks.Path
+}
+
+// reportCodex prints, for each file that changes, its diff in a dry run
+// and one line saying what changed in it.
+func reportCodex(e *env, res *installers.CodexResult, install, dryRun bool) {
+	verb := func(past, base string) string { return dryRunVerb(dryRun, past, base) }
+	handlers := func(ch installers.Changes) []string {
+		var parts []string
+		if n := ch.Added; n > 0 {
+			parts = append(parts, verb("installed", "install")+" "+hookCount(n))
+		}
+		if n := ch.Repaired; n > 0 {
+			parts = append(parts, verb("repaired", "repair")+" "+hookCount(n))
+		}
+		if n := ch.Removed; n > 0 {
+			what := "stale hook"
+			if !install {
+				what = "hook"
+			}
+			parts = append(parts, verb("removed", "remove")+" "+countOf(n, what))
+		}
+		return parts
+	}
+	config := handlers(res.Config.Changes)
+	if n := res.Trust.Added; n > 0 {
+		config = append(config, verb("trusted", "trust")+" "+hookCount(n))
+	}
+	if n := res.Trust.Updated; n > 0 {
+		config = append(config, verb("re-trusted", "re-trust")+" "+countOf(n, "changed hook"))
+	}
+	if n := res.Trust.Moved; n > 0 {
+		config = append(config, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
+	}
+	if n := res.Trust.Removed; n > 0 {
+		config = append(config, verb("removed", "remove")+" "+trustEntries(n))
+	}
+	files := []struct {
+		f     installers.CodexFile
+		parts []string
+	}{{res.Hooks, handlers(res.Hooks.Changes)}, {res.Config, config}}
+	for _, x := range files {
+		if x.f.Diff == "" {
+			continue
+		}
+		// "removed 12 hooks, removed 12 trust entries" reads better as
+		// "removed 12 hooks and 12 trust entries".
+		removed := verb("removed", "remove") + " "
+		onlyRemoved := len(x.parts) > 0
+		var objects []string
+		for _, p := range x.parts {
+			onlyRemoved = onlyRemoved && strings.HasPrefix(p, removed)
+			objects = append(objects, strings.TrimPrefix(p, removed))
+		}
+		what := strings.Join(x.parts, ", ")
+		switch {
+		case onlyRemoved:
+			what = removed + strings.Join(objects, " and ")
+		case what == "":
+			what = verb("updated", "update")
+		}
+		if x.f.Deleted {
+			// reportChange's notes do not apply: say where the file went.
+			if dryRun {
+				fmt.Fprint(e.stdout, x.f.Diff)
+				what = "would " + what
+			}
+			note := ""
+			if dryRun {
+				note = " (dry run, nothing written)"
+			}
+			fmt.Fprintf(e.stdout, "%s: %s from %s and %s it, as clawd had created it%s\n", x.f.Agent, what, x.f.Path, verb("deleted", "delete"), note)
+			continue
+		}
+		if onlyRemoved {
+			what += " from"
+		} else {
+			what += " in"
+		}
+		reportChange(e.stdout, &x.f.Result, what, dryRun)
+	}
+}
+
+func trustEntries(n int) string {
+	if n == 1 {
+		return "1 trust entry"
+	}
+	return fmt.Sprintf("%d trust entries", n)
 }
 
 // selectAgents resolves the AGENT arguments of install and uninstall (ids

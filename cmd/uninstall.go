@@ -21,8 +21,10 @@ func newUninstallCmd(e *env) *cli.Command {
 		Name:      "uninstall",
 		Usage:     "remove clawd's hooks from an agent's settings",
 		ArgsUsage: "AGENT...",
-		Description: "Removes every clawd hook entry from the agent's user settings and nothing else:\n" +
-			"other tools' hooks stay, and a file clawd installed into comes back as it was.\n" +
+		Description: "Removes every clawd hook entry from the agent's user settings and nothing else\n" +
+			"(for Codex, also their trust entries in config.toml): other tools' hooks stay, and a\n" +
+			"file clawd installed into comes back as it was (a Codex file clawd created is\n" +
+			"deleted again).\n" +
 			"Agents: " + knownAgents() + ".",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
@@ -53,16 +55,9 @@ func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []stri
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 			continue
 		}
-		res, err := inst.Uninstall(installers.Options{DryRun: o.dryRun})
-		if err != nil {
+		if err := inst.uninstall(e, installers.Options{DryRun: o.dryRun}); err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
-			continue
 		}
-		if !res.Any() {
-			fmt.Fprintf(e.stdout, "%s: not installed in %s\n", res.Agent, res.Path)
-			continue
-		}
-		reportChange(e.stdout, res, dryRunVerb(o.dryRun, "removed", "remove")+" "+hookCount(res.Removed)+" from", o.dryRun)
 	}
 	return errors.Join(failed...)
 }
