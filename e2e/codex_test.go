@@ -105,13 +105,13 @@ func newCodexWorld(t *testing.T) *codexWorld {
 }
 
 // startOpenAI starts the fake API and writes the user's config.toml for
-// it; extra is appended to the config (TOML tables).
-func (w *codexWorld) startOpenAI(script fakeopenai.Script, extra string) {
+// it.
+func (w *codexWorld) startOpenAI(script fakeopenai.Script) {
 	w.t.Helper()
 	w.api = fakeopenai.New(script)
 	w.api.Start()
 	w.t.Cleanup(w.api.Close)
-	w.userConfig = codexConfig(w.api.URL(), w.project) + extra
+	w.userConfig = codexConfig(w.api.URL(), w.project)
 	if err := os.WriteFile(w.configFile(), []byte(w.userConfig), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
@@ -577,7 +577,7 @@ func TestCodexExecLifecycle(t *testing.T) {
 	const title = "Please " + marker + " now"
 	w := newCodexWorld(t)
 	before, mid := w.statusBeforeStep(ctx, marker, 1, "working")
-	w.startOpenAI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{codexLifecycle(marker)}, BeforeReply: before}, "")
+	w.startOpenAI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{codexLifecycle(marker)}, BeforeReply: before})
 
 	serve := w.startServe()
 	events := w.startEvents()
@@ -681,7 +681,7 @@ func TestCodexExecRolloutMonitor(t *testing.T) {
 	const title = "Please " + marker + " now"
 	w := newCodexWorld(t)
 	before, mid := w.statusBeforeStep(ctx, marker, 1, "working")
-	w.startOpenAI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{codexLifecycle(marker)}, BeforeReply: before}, "")
+	w.startOpenAI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{codexLifecycle(marker)}, BeforeReply: before})
 
 	serve := w.startServe()
 	events := w.startEvents()

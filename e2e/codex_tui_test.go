@@ -35,7 +35,8 @@ var (
 	// codexHooksReview is the start-up screen Codex shows for untrusted
 	// hooks: clawd install must have trusted them.
 	codexHooksReview = regexp.MustCompile(`(?i)hooks need review`)
-	// codexReady is the TUI's empty composer after a turn.
+	// codexReady is the placeholder of the TUI's empty composer: it takes
+	// a prompt (also while a turn runs).
 	codexReady = regexp.MustCompile(`Ask Codex to do anything`)
 )
 
@@ -261,7 +262,7 @@ func TestCodexTUIPermissions(t *testing.T) {
 		{Match: denyMarker, Steps: []fakeopenai.Step{
 			fakeopenai.ExecEscalated("echo denied > denied.txt", "Need to write denied.txt"),
 			fakeopenai.Text(denyDone)}},
-	}}, "")
+	}})
 	serve := w.startServe()
 	stream := w.followPermissions(ctx, serve)
 	events := w.startEvents()
@@ -396,7 +397,7 @@ func TestCodexTUINativeMode(t *testing.T) {
 		{Match: marker, Steps: []fakeopenai.Step{
 			fakeopenai.ExecEscalated("echo native > native.txt", "Need to write native.txt"),
 			fakeopenai.Text(done)}},
-	}}, "")
+	}})
 	if err := os.WriteFile(filepath.Join(w.clawdHome, "config.toml"), []byte("[agents.codex]\npermission_mode = \"native\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
