@@ -254,11 +254,11 @@ func reportCodex(e *env, res *installers.CodexResult, install, dryRun bool) {
 	if n := res.Trust.Updated; n > 0 {
 		config = append(config, verb("re-trusted", "re-trust")+" "+countOf(n, "changed hook"))
 	}
-	if n := res.Trust.Moved; n > 0 {
-		config = append(config, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
-	}
 	if n := res.Trust.Removed; n > 0 {
 		config = append(config, verb("removed", "remove")+" "+trustEntries(n))
+	}
+	if n := res.Trust.Moved; n > 0 {
+		config = append(config, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
 	}
 	files := []struct {
 		f     installers.CodexFile

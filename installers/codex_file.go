@@ -17,8 +17,10 @@ import (
 type target struct {
 	agent string
 	// path is the file as named; real is where it is, through symlinks
-	// (dotfile managers link settings files).
+	// (dotfile managers link settings files); link is set when path
+	// itself is a symlink.
 	path, real string
+	link       bool
 	old        []byte
 	existed    bool
 	perm       fs.FileMode
@@ -34,6 +36,9 @@ func readTarget(agent, path string) (*target, error) {
 	t := &target{agent: agent, path: path, real: path, existed: true, perm: 0o644}
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		t.real = r
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		t.link = fi.Mode()&fs.ModeSymlink != 0
 	}
 	old, err := os.ReadFile(t.real)
 	switch {
@@ -72,7 +77,7 @@ func (t *target) plan(out []byte, ch Changes, empty func([]byte) bool) CodexFile
 	if !t.existed {
 		from = "/dev/null"
 	}
-	if t.existed && t.real == t.path && empty(out) && !exists(t.path+BackupSuffix) {
+	if t.existed && !t.link && empty(out) && !exists(t.path+BackupSuffix) {
 		t.remove, f.Deleted = true, true
 		to, out = "/dev/null", nil
 	}

@@ -29,7 +29,8 @@ func inlineCodexHandlers(m map[string]any) ([]codexHandler, error) {
 	for _, event := range inlineEvents(hooks) {
 		groups, ok := tableArray(hooks[event])
 		if !ok {
-			return nil, shapeErrorf("hooks.%s must be an array of tables", tomlKeyPart(event))
+			// Not an event's handlers: nothing clawd reads or writes.
+			continue
 		}
 		for gi, g := range groups {
 			var matcher *string

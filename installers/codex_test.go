@@ -299,3 +299,37 @@ func checkCodexSameConfig(t *testing.T, before, after CodexFiles) {
 	}
 	checkSameSettings(t, before.Hooks, after.Hooks)
 }
+
+// TestCodexRefuses checks the layouts clawd will not edit: nothing is
+// written, and the error says where.
+func TestCodexRefuses(t *testing.T) {
+	ours := `"/home/user/.codex/hooks.json:stop:0:0"`
+	tests := []struct {
+		name, hooks, config string
+		want                error
+		msg                 string
+	}{
+		{"hooks not an object", `{"hooks": []}`, "", ErrUnexpectedShape, `"hooks" must be an object, not an array`},
+		{"event not an array", `{"hooks": {"Stop": {}}}`, "", ErrUnexpectedShape, "hooks.Stop must be an array, not an object"},
+		{"group hooks not an array", `{"hooks": {"Stop": [{"hooks": 1}]}}`, "", ErrUnexpectedShape, "hooks.Stop[0].hooks must be an array, not a number"},
+		{"top level not an object", `[]`, "", ErrUnexpectedShape, "the top level must be an object"},
+		{"hooks not a table", "", "hooks = 1\n", ErrUnexpectedShape, "hooks must be a table"},
+		{"state not a table", "", "[hooks]\nstate = 1\n", ErrUnexpectedShape, "hooks.state must be a table"},
+		{"our trust entry as dotted keys", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/old/clawd hook codex Stop"}]}]}}`,
+			"[hooks]\nstate." + ours + ".trusted_hash = \"sha256:0\"\n", ErrUnexpectedShape, "is not written as a [hooks.state." + ours + "] table"},
+		{"inline hooks as an inline array", "", "[hooks]\nStop = [{ hooks = [{ type = \"command\", command = \"x\" }] }]\n", ErrUnexpectedShape, "hooks.Stop is not written as [[hooks.Stop]] and [[hooks.Stop.hooks]] tables"},
+	}
+	for _, tt := range tests {
+		in := CodexFiles{HooksPath: fixtureHooks, ConfigPath: fixtureConfig}
+		if tt.hooks != "" {
+			in.Hooks = []byte(tt.hooks)
+		}
+		if tt.config != "" {
+			in.Config = []byte(tt.config)
+		}
+		_, err := InstallCodex(in, goldenBinary)
+		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: InstallCodex error = %v, want %v containing %q", tt.name, err, tt.want, tt.msg)
+		}
+	}
+}
