@@ -107,7 +107,11 @@ func InstallCodex(f CodexFiles, binary string) (*CodexEdit, error) {
 
 // UninstallCodex returns Codex's files with every clawd handler and its
 // trust entry removed, and foreign trust entries moved along with their
-// handlers.
+// handlers. After InstallCodex it gives both files back byte for byte,
+// with the JSON engine's known exceptions (see the package doc) and one
+// more: a trust table left from a handler that is gone, at the key a new
+// clawd handler took, was taken over by install and leaves with clawd's
+// handler.
 func UninstallCodex(f CodexFiles) (*CodexEdit, error) {
 	return editCodex(f, "", false)
 }

@@ -246,6 +246,9 @@ func editInlineHooks(data []byte, m map[string]any, binary string, specs []agent
 	if err != nil {
 		return nil, ch, err
 	}
+	if _, err := decodeTOML(out); err != nil {
+		return nil, ch, fmt.Errorf("internal error: config.toml with clawd's tables added would not parse (%v)", err)
+	}
 	return out, ch, nil
 }
 

@@ -327,6 +327,9 @@ func editTrust(config []byte, sources []trustSource) ([]byte, TrustChanges, erro
 	if err != nil {
 		return nil, ch, err
 	}
+	if _, err := decodeTOML(out); err != nil {
+		return nil, ch, fmt.Errorf("internal error: config.toml with clawd's tables added would not parse (%v)", err)
+	}
 	return out, ch, nil
 }
 
