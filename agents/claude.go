@@ -2,7 +2,6 @@ package agents
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -174,55 +173,19 @@ func DecodeClaudeTruncated(prefix []byte, hookEvent string, env Env, now time.Ti
 	return decodeClaudeOpts(prefix, hookEvent, env, now, true)
 }
 
-func decodeClaudeOpts(payload []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
-	if !truncated {
-		if !gjson.ValidBytes(payload) {
-			return Event{}, ErrNotJSON
-		}
-		if r := gjson.ParseBytes(payload); !r.IsObject() {
-			return Event{}, ErrNotJSON
-		}
+func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
+	p, err := openPayload(b, truncated)
+	if err != nil {
+		return Event{}, err
 	}
-	get := func(path string) gjson.Result { return gjson.GetBytes(payload, path) }
-	str := func(path string, max int) string {
-		r := get(path)
-		if r.Type != gjson.String {
-			return ""
-		}
-		return clip(r.String(), max)
+	get, str := p.get, p.str
+	e, err := p.common(claudeID, claudeKinds, hookEvent, env("CLAUDE_CODE_SESSION_ID"), now, truncated)
+	if err != nil {
+		return Event{}, err
 	}
-
-	name := str("hook_event_name", MaxWordLen)
-	if name == "" {
-		name = hookEvent
-	}
-	kind, ok := claudeKinds[name]
-	if !ok {
-		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
-	}
-	sid := str("session_id", MaxIDLen)
-	if sid == "" {
-		sid = clip(env("CLAUDE_CODE_SESSION_ID"), MaxIDLen)
-	}
-	if sid == "" {
-		return Event{}, ErrNoSession
-	}
-	e := Event{
-		Agent:          claudeID,
-		Kind:           kind,
-		SessionID:      sid,
-		Time:           now.UTC(),
-		HookEvent:      name,
-		Cwd:            str("cwd", MaxPathLen),
-		ProjectDir:     clip(env("CLAUDE_PROJECT_DIR"), MaxPathLen),
-		ToolName:       str("tool_name", MaxIDLen),
-		ToolUseID:      str("tool_use_id", MaxIDLen),
-		SubagentID:     str("agent_id", MaxIDLen),
-		SubagentType:   str("agent_type", MaxIDLen),
-		PermissionMode: str("permission_mode", MaxWordLen),
-		Headless:       claudeHeadless(env),
-		Truncated:      truncated,
-	}
+	kind := e.Kind
+	e.ProjectDir = clip(env("CLAUDE_PROJECT_DIR"), MaxPathLen)
+	e.Headless = claudeHeadless(env)
 	if pid, err := strconv.Atoi(env("CLAUDE_PID")); err == nil && pid > 0 {
 		e.AgentPID = pid
 	}

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -122,54 +121,21 @@ func DecodeCodexTruncated(prefix []byte, hookEvent string, env Env, now time.Tim
 	return decodeCodexOpts(prefix, hookEvent, now, true)
 }
 
-func decodeCodexOpts(payload []byte, hookEvent string, now time.Time, truncated bool) (Event, error) {
-	if !truncated {
-		if !gjson.ValidBytes(payload) {
-			return Event{}, ErrNotJSON
-		}
-		if r := gjson.ParseBytes(payload); !r.IsObject() {
-			return Event{}, ErrNotJSON
-		}
+func decodeCodexOpts(b []byte, hookEvent string, now time.Time, truncated bool) (Event, error) {
+	p, err := openPayload(b, truncated)
+	if err != nil {
+		return Event{}, err
 	}
-	get := func(path string) gjson.Result { return gjson.GetBytes(payload, path) }
-	str := func(path string, max int) string {
-		r := get(path)
-		if r.Type != gjson.String {
-			return ""
-		}
-		return clip(r.String(), max)
-	}
-
-	name := str("hook_event_name", MaxWordLen)
-	if name == "" {
-		name = hookEvent
-	}
-	kind, ok := codexKinds[name]
-	if !ok {
-		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
-	}
+	get, str := p.get, p.str
 	// Codex sets no environment variable of its own for hooks: the
 	// session id comes from the payload only. For a sub-agent it is the
 	// root thread's, which is what ties the sub-agent to its session.
-	sid := str("session_id", MaxIDLen)
-	if sid == "" {
-		return Event{}, ErrNoSession
+	e, err := p.common(codexID, codexKinds, hookEvent, "", now, truncated)
+	if err != nil {
+		return Event{}, err
 	}
-	e := Event{
-		Agent:          codexID,
-		Kind:           kind,
-		SessionID:      sid,
-		Time:           now.UTC(),
-		HookEvent:      name,
-		Cwd:            str("cwd", MaxPathLen),
-		Transcript:     str("transcript_path", MaxPathLen),
-		ToolName:       str("tool_name", MaxIDLen),
-		ToolUseID:      str("tool_use_id", MaxIDLen),
-		SubagentID:     str("agent_id", MaxIDLen),
-		SubagentType:   str("agent_type", MaxIDLen),
-		PermissionMode: str("permission_mode", MaxWordLen),
-		Truncated:      truncated,
-	}
+	name := e.HookEvent
+	e.Transcript = str("transcript_path", MaxPathLen)
 
 	switch name {
 	case "SessionStart":
