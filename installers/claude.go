@@ -65,10 +65,11 @@ func (c *Claude) Uninstall(opts Options) (*Result, error) {
 // changed. It is the pure core of Claude.Install; doctor can use it to
 // tell whether the hooks are in place (no changes means they are).
 func InstallClaude(data []byte, binary string) ([]byte, Changes, error) {
+	command := Command(binary, agents.Claude.ID)
 	return editHooks(data, hooksConfig{
 		agentID: agents.Claude.ID,
 		specs:   agents.Claude.Hooks,
-		command: Command(binary, agents.Claude.ID),
+		command: func(string) string { return command },
 	})
 }
 

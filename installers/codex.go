@@ -151,7 +151,7 @@ func editCodex(f CodexFiles, binary string, install bool) (*CodexEdit, error) {
 		}
 	}
 
-	res.Hooks, res.HooksChanges, err = editCodexHooks(f.Hooks, binary, jsonSpecs)
+	res.Hooks, res.HooksChanges, err = editHooks(f.Hooks, codexHooks(binary, jsonSpecs))
 	if err != nil {
 		return nil, inHooks(err)
 	}

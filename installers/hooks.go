@@ -38,15 +38,22 @@ type Changes struct {
 func (c Changes) Any() bool { return c.Added+c.Repaired+c.Removed > 0 }
 
 // hooksConfig says which handlers are clawd's and how they should look in
-// a settings file of the Claude Code shape:
+// a settings file of the Claude Code shape, which Codex's hooks.json
+// shares:
 //
 //	{"hooks": {"<Event>": [{"matcher": "...", "hooks": [{"type": "command", "command": "...", "timeout": N}]}]}}
+//
+// The edit appends and removes but never reorders, since Codex's trust
+// keys name every handler's place (event, group, handler index).
 type hooksConfig struct {
 	agentID string
 	// specs are the events to register; nil uninstalls.
 	specs []agents.HookSpec
-	// command is the exact command every handler runs.
-	command string
+	// command returns the exact command the handler of event runs.
+	command func(event string) string
+	// timeoutAlias is another key a handler's timeout may be spelled with
+	// (Codex's timeoutSec); "" when there is none.
+	timeoutAlias string
 }
 
 // ours is one clawd handler found in the file.
@@ -73,90 +80,34 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		out := render(doc, defaultLayout, "", true, "") + "\n"
 		return []byte(out), Changes{Added: len(cfg.specs)}, nil
 	}
-	if root.kind != kindObject {
-		return nil, Changes{}, shapeErrorf("the top level must be an object, not %s", root.kind)
+	hooks, hooksIdx, err := hooksObject(root)
+	if err != nil {
+		return nil, Changes{}, err
 	}
 	ed := &editor{data: data, l: detectLayout(data, root)}
-	var ch Changes
-
-	hooksIdx := -1
-	for i, m := range root.members {
-		if m.key == "hooks" {
-			if hooksIdx >= 0 {
-				return nil, Changes{}, shapeErrorf(`"hooks" appears more than once`)
-			}
-			hooksIdx = i
-		}
-	}
-	if hooksIdx < 0 {
+	if hooks == nil {
 		if !install {
 			return data, Changes{}, nil
 		}
 		ed.container(root, nil, []any{field{"hooks", newEvents(cfg)}})
-		ch.Added = len(cfg.specs)
-		return finish(ed, ch)
-	}
-	hooks := root.members[hooksIdx].value
-	if hooks.kind != kindObject {
-		return nil, Changes{}, shapeErrorf(`"hooks" must be an object, not %s`, hooks.kind)
-	}
-
-	// Find clawd's handlers, checking the layout on the way.
-	eventIdx := map[string]int{}
-	var found []ours
-	for ei, m := range hooks.members {
-		where := "hooks." + jsonPathKey(m.key)
-		if _, dup := eventIdx[m.key]; dup {
-			return nil, Changes{}, shapeErrorf("%s appears more than once", where)
-		}
-		eventIdx[m.key] = ei
-		if m.value.kind != kindArray {
-			return nil, Changes{}, shapeErrorf("%s must be an array, not %s", where, m.value.kind)
-		}
-		for gi, g := range m.value.elems {
-			gwhere := fmt.Sprintf("%s[%d]", where, gi)
-			if g.kind != kindObject {
-				return nil, Changes{}, shapeErrorf("%s must be an object, not %s", gwhere, g.kind)
-			}
-			hs, n := g.get("hooks")
-			if n > 1 {
-				return nil, Changes{}, shapeErrorf(`%s has "hooks" more than once`, gwhere)
-			}
-			if hs == nil {
-				continue
-			}
-			if hs.kind != kindArray {
-				return nil, Changes{}, shapeErrorf("%s.hooks must be an array, not %s", gwhere, hs.kind)
-			}
-			for hi, h := range hs.elems {
-				if h.kind != kindObject {
-					continue
-				}
-				c, n := h.get("command")
-				if n != 1 || c.kind != kindString {
-					continue
-				}
-				if _, ok := ParseCommand(c.str, cfg.agentID); ok {
-					found = append(found, ours{ei, gi, hi, h})
-				}
-			}
-		}
+		return finish(ed, Changes{Added: len(cfg.specs)})
 	}
 
 	// Decide: keep and repair the first handler of a registered event,
 	// drop every other one of ours, add what is missing.
+	var ch Changes
 	registered := map[string]agents.HookSpec{}
 	for _, s := range cfg.specs {
 		registered[s.Event] = s
 	}
 	drop := map[[2]int]map[int]bool{} // {event, group} → handler indexes
 	kept := map[string]bool{}
-	for _, f := range found {
+	for _, f := range findOurs(hooks, cfg.agentID) {
 		event := hooks.members[f.event].key
 		spec, isRegistered := registered[event]
 		if isRegistered && !kept[event] {
 			kept[event] = true
-			if ed.repair(f.node, cfg.command, spec.Timeout) {
+			if ed.repair(f.node, cfg, event, spec.Timeout) {
 				ch.Repaired++
 			}
 			continue
@@ -169,8 +120,10 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		ch.Removed++
 	}
 
+	eventIdx := map[string]int{}
 	dropEvents := map[int]bool{}
 	for ei, m := range hooks.members {
+		eventIdx[m.key] = ei
 		arr := m.value
 		dropGroups := map[int]bool{}
 		for gi, g := range arr.elems {
@@ -214,9 +167,84 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 	return finish(ed, ch)
 }
 
-// repair rewrites the tokens of handler h that differ from what clawd
-// writes, in place, and reports whether it changed anything.
-func (ed *editor) repair(h *node, command string, timeout int) bool {
+// hooksObject checks the layout of a parsed settings file and returns its
+// "hooks" object (nil when there is none) and that member's index.
+func hooksObject(root *node) (*node, int, error) {
+	if root.kind != kindObject {
+		return nil, 0, shapeErrorf("the top level must be an object, not %s", root.kind)
+	}
+	idx := -1
+	for i, m := range root.members {
+		if m.key == "hooks" {
+			if idx >= 0 {
+				return nil, 0, shapeErrorf(`"hooks" appears more than once`)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, -1, nil
+	}
+	hooks := root.members[idx].value
+	if hooks.kind != kindObject {
+		return nil, 0, shapeErrorf(`"hooks" must be an object, not %s`, hooks.kind)
+	}
+	seen := map[string]bool{}
+	for _, m := range hooks.members {
+		where := "hooks." + jsonPathKey(m.key)
+		if seen[m.key] {
+			return nil, 0, shapeErrorf("%s appears more than once", where)
+		}
+		seen[m.key] = true
+		if m.value.kind != kindArray {
+			return nil, 0, shapeErrorf("%s must be an array, not %s", where, m.value.kind)
+		}
+		for gi, g := range m.value.elems {
+			gwhere := fmt.Sprintf("%s[%d]", where, gi)
+			if g.kind != kindObject {
+				return nil, 0, shapeErrorf("%s must be an object, not %s", gwhere, g.kind)
+			}
+			hs, n := g.get("hooks")
+			if n > 1 {
+				return nil, 0, shapeErrorf(`%s has "hooks" more than once`, gwhere)
+			}
+			if hs != nil && hs.kind != kindArray {
+				return nil, 0, shapeErrorf("%s.hooks must be an array, not %s", gwhere, hs.kind)
+			}
+		}
+	}
+	return hooks, idx, nil
+}
+
+// findOurs finds agentID's clawd handlers in a checked "hooks" object.
+func findOurs(hooks *node, agentID string) []ours {
+	var found []ours
+	for ei, m := range hooks.members {
+		for gi, g := range m.value.elems {
+			hs, _ := g.get("hooks")
+			if hs == nil {
+				continue
+			}
+			for hi, h := range hs.elems {
+				if h.kind != kindObject {
+					continue
+				}
+				c, n := h.get("command")
+				if n != 1 || c.kind != kindString {
+					continue
+				}
+				if _, ok := ParseCommand(c.str, agentID); ok {
+					found = append(found, ours{ei, gi, hi, h})
+				}
+			}
+		}
+	}
+	return found
+}
+
+// repair rewrites the tokens of handler h of event that differ from what
+// clawd writes, in place, and reports whether it changed anything.
+func (ed *editor) repair(h *node, cfg hooksConfig, event string, timeout int) bool {
 	n := len(ed.edits)
 	var add []any
 	if t, _ := h.get("type"); t == nil {
@@ -224,10 +252,14 @@ func (ed *editor) repair(h *node, command string, timeout int) bool {
 	} else if t.kind != kindString || t.str != "command" {
 		ed.replace(t, "command")
 	}
-	if c, _ := h.get("command"); c.str != command {
-		ed.replace(c, command)
+	if c, _ := h.get("command"); c.str != cfg.command(event) {
+		ed.replace(c, cfg.command(event))
 	}
-	if t, _ := h.get("timeout"); t == nil {
+	t, _ := h.get("timeout")
+	if t == nil && cfg.timeoutAlias != "" {
+		t, _ = h.get(cfg.timeoutAlias)
+	}
+	if t == nil {
 		add = append(add, field{"timeout", timeout})
 	} else if v, err := strconv.ParseFloat(string(ed.data[t.start:t.end]), 64); t.kind != kindNumber || err != nil || v != float64(timeout) {
 		ed.replace(t, timeout)
@@ -267,7 +299,7 @@ func newEvents(cfg hooksConfig) object {
 func newGroup(cfg hooksConfig, s agents.HookSpec) object {
 	return object{{"hooks", array{object{
 		{"type", "command"},
-		{"command", cfg.command},
+		{"command", cfg.command(s.Event)},
 		{"timeout", s.Timeout},
 	}}}}
 }
