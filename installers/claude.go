@@ -14,7 +14,7 @@ type Claude struct {
 
 	// beforeCheck runs just before the file is re-read ahead of the
 	// rename; tests use it to change the file under the installer's feet.
-	beforeCheck func()
+	beforeCheck func(path string)
 }
 
 // NewClaude returns the installer for the settings file getenv points at.

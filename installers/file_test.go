@@ -278,7 +278,7 @@ func TestClaudeConcurrentChange(t *testing.T) {
 	writeSettings(t, c, original, 0o644)
 	// Another program (Claude Code's /model, say) writes the file after
 	// clawd parsed it and before the rename.
-	c.beforeCheck = func() {
+	c.beforeCheck = func(string) {
 		if err := os.WriteFile(c.Path, []byte(theirs), 0o644); err != nil {
 			t.Error(err)
 		}
@@ -296,7 +296,7 @@ func TestClaudeConcurrentChange(t *testing.T) {
 
 	// The same for a file that appears while clawd creates it.
 	c = newTestClaude(t)
-	c.beforeCheck = func() {
+	c.beforeCheck = func(string) {
 		if err := os.WriteFile(c.Path, []byte(theirs), 0o644); err != nil {
 			t.Error(err)
 		}
