@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/clawdhq/clawd/agents"
 )
@@ -88,38 +87,7 @@ func CodexTrustHash(h CodexHook) string {
 // canonicalJSONString renders s as serde_json (and Python's json.dumps
 // with ensure_ascii=False) do: only '"', '\\' and control characters are
 // escaped.
-func canonicalJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else if r == utf8.RuneError {
-				b.WriteRune(utf8.RuneError)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func canonicalJSONString(s string) string { return serdeQuoting.quote(s) }
 
 // CodexEventLabel returns the snake_case label Codex uses for an event in
 // trust keys and hashes: "PreToolUse" → "pre_tool_use".

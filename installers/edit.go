@@ -295,40 +295,53 @@ func render(v any, l layout, indent string, multi bool, comma string) string {
 
 // quote renders s as a JSON string. Unlike encoding/json it leaves <, >
 // and & alone: settings files are not HTML.
-func quote(s string) string {
+func quote(s string) string { return jsonQuoting.quote(s) }
+
+// quoting is how one format writes a string between double quotes: '"'
+// and '\\' are always escaped, the rest differs.
+type quoting struct {
+	// short lists the control characters written as a backslash and a
+	// letter; the other ones are written with hex.
+	short string
+	// hex formats the other escapes: `\u%04x` or `\u%04X`.
+	hex string
+	// del is set when DEL (0x7f) is escaped too.
+	del bool
+	// invalid is what a byte that is not UTF-8 becomes.
+	invalid string
+}
+
+var (
+	jsonQuoting  = quoting{short: "\n\r\t", hex: `\u%04x`, invalid: `\ufffd`}
+	serdeQuoting = quoting{short: "\b\f\n\r\t", hex: `\u%04x`, invalid: "\uFFFD"}
+	tomlQuoting  = quoting{short: "\b\f\n\r\t", hex: `\u%04X`, del: true, invalid: "\uFFFD"}
+)
+
+// shortEscapes are the backslash-letter escapes JSON and TOML share.
+var shortEscapes = map[rune]string{'\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`}
+
+func (q quoting) quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b.WriteString(`\ufffd`)
-			} else {
-				b.WriteString(s[i : i+size])
-			}
-			i += size
-			continue
-		}
-		switch c {
-		case '"':
+	for i, r := range s {
+		switch {
+		case r == '"':
 			b.WriteString(`\"`)
-		case '\\':
+		case r == '\\':
 			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, c)
+		case r < 0x20 && strings.ContainsRune(q.short, r):
+			b.WriteString(shortEscapes[r])
+		case r < 0x20 || r == 0x7f && q.del:
+			fmt.Fprintf(&b, q.hex, r)
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				b.WriteString(q.invalid)
 			} else {
-				b.WriteByte(c)
+				b.WriteRune(r)
 			}
+		default:
+			b.WriteRune(r)
 		}
-		i++
 	}
 	b.WriteByte('"')
 	return b.String()
