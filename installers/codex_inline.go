@@ -1,7 +1,6 @@
 package installers
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -235,19 +234,9 @@ func editInlineHooks(data []byte, m map[string]any, binary string, specs []agent
 			return nil, ch, err
 		}
 	}
-	out, err := ed.result()
+	out, err := finishConfig(ed, adds)
 	if err != nil {
 		return nil, ch, err
-	}
-	if _, err := decodeTOML(out); err != nil {
-		return nil, ch, fmt.Errorf("internal error: the edited config.toml would not parse (%v)", err)
-	}
-	out, err = addTOMLTables(out, adds)
-	if err != nil {
-		return nil, ch, err
-	}
-	if _, err := decodeTOML(out); err != nil {
-		return nil, ch, fmt.Errorf("internal error: config.toml with clawd's tables added would not parse (%v)", err)
 	}
 	return out, ch, nil
 }

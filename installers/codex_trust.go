@@ -284,19 +284,9 @@ func editTrust(config []byte, sources []trustSource) ([]byte, TrustChanges, erro
 			return nil, ch, err
 		}
 	}
-	out, err := ed.result()
+	out, err := finishConfig(ed, adds)
 	if err != nil {
 		return nil, ch, err
-	}
-	if _, err := decodeTOML(out); err != nil {
-		return nil, ch, fmt.Errorf("internal error: the edited config.toml would not parse (%v)", err)
-	}
-	out, err = addTOMLTables(out, adds)
-	if err != nil {
-		return nil, ch, err
-	}
-	if _, err := decodeTOML(out); err != nil {
-		return nil, ch, fmt.Errorf("internal error: config.toml with clawd's tables added would not parse (%v)", err)
 	}
 	return out, ch, nil
 }
@@ -363,6 +353,26 @@ func notInline(doc *tomlDoc, paths ...[]string) error {
 		}
 	}
 	return nil
+}
+
+// finishConfig applies ed's edits to config.toml and then adds adds,
+// making sure the file still parses after each step.
+func finishConfig(ed *tomlEditor, adds []tomlAddition) ([]byte, error) {
+	out, err := ed.result()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := decodeTOML(out); err != nil {
+		return nil, fmt.Errorf("internal error: the edited config.toml would not parse (%v)", err)
+	}
+	out, err = addTOMLTables(out, adds)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := decodeTOML(out); err != nil {
+		return nil, fmt.Errorf("internal error: config.toml with clawd's tables added would not parse (%v)", err)
+	}
+	return out, nil
 }
 
 // movedForeign maps the trust key of every foreign handler that changed
