@@ -33,14 +33,20 @@ func ClaudeSettingsPath(getenv func(string) string) (string, error) {
 	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return filepath.Join(d, "settings.json"), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		home = getenv("USERPROFILE")
-	}
+	home := userHome(getenv)
 	if home == "" {
 		return "", errors.New("cannot find Claude Code's settings: neither HOME nor CLAUDE_CONFIG_DIR is set")
 	}
 	return filepath.Join(home, ".claude", "settings.json"), nil
+}
+
+// userHome returns the folder agents keep their settings under: HOME, or
+// USERPROFILE on Windows; "" when neither is set.
+func userHome(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	return getenv("USERPROFILE")
 }
 
 // Install makes Claude Code run `<binary> hook claude` on every event in

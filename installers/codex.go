@@ -52,10 +52,7 @@ func CodexHome(getenv func(string) string) (string, error) {
 		}
 		return real, nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		home = getenv("USERPROFILE")
-	}
+	home := userHome(getenv)
 	if home == "" {
 		return "", errors.New("cannot find Codex's folder: neither HOME nor CODEX_HOME is set")
 	}
