@@ -133,7 +133,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	var wg sync.WaitGroup
 	// Codex sessions are also followed through their rollout files: that
 	// alone keeps them right when Codex's hooks are off or untrusted.
-	if home, err := codexHome(e.getenv); err == nil {
+	if home, err := codexmon.Home(e.getenv); err == nil {
 		mon := codexmon.New(codexmon.Options{Home: home, Now: e.now, Emit: srv.IngestMonitor, Log: log})
 		wg.Go(func() {
 			if err := mon.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
@@ -167,21 +167,6 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	err = <-errc
 	wg.Wait()
 	return serveError(err)
-}
-
-// codexHome is Codex's home: $CODEX_HOME, else ~/.codex.
-func codexHome(getenv func(string) string) (string, error) {
-	if d := getenv("CODEX_HOME"); d != "" {
-		return d, nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home = getenv("USERPROFILE")
-	}
-	if home == "" {
-		return "", errors.New("neither CODEX_HOME nor HOME is set")
-	}
-	return filepath.Join(home, ".codex"), nil
 }
 
 func serveError(err error) error {

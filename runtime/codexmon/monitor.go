@@ -166,7 +166,10 @@ func New(o Options) *Monitor {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Home == "" {
-		o.Home = DefaultHome()
+		var err error
+		if o.Home, err = Home(os.Getenv); err != nil {
+			o.Home = ".codex"
+		}
 	}
 	if o.Poll <= 0 {
 		o.Poll = defaultPoll
@@ -194,16 +197,21 @@ func New(o Options) *Monitor {
 	}
 }
 
-// DefaultHome is $CODEX_HOME, or ~/.codex when it is not set.
-func DefaultHome() string {
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return h
+// Home is Codex's folder as getenv sees it: $CODEX_HOME, else .codex in
+// the home folder (HOME, or USERPROFILE on Windows). The folder need not
+// exist yet: the monitor picks it up when Codex creates it.
+func Home(getenv func(string) string) (string, error) {
+	if h := getenv("CODEX_HOME"); h != "" {
+		return h, nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".codex"
+	home := getenv("HOME")
+	if home == "" {
+		home = getenv("USERPROFILE")
 	}
-	return filepath.Join(home, ".codex")
+	if home == "" {
+		return "", errors.New("neither CODEX_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".codex"), nil
 }
 
 // Run polls until ctx is done and returns ctx's error. It polls again at
