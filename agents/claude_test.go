@@ -336,7 +336,14 @@ type recorded struct {
 
 func readSequence(t *testing.T, run string) []recorded {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sequencesDir, run+".jsonl"))
+	return readRecorded(t, filepath.Join(sequencesDir, run+".jsonl"))
+}
+
+// readRecorded reads a recorded hook sequence, one {"event","stdin"} per
+// line.
+func readRecorded(t *testing.T, path string) []recorded {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,6 +358,9 @@ func readSequence(t *testing.T, run string) []recorded {
 		}
 		out = append(out, r)
 	}
+	if len(out) == 0 {
+		t.Fatalf("sequence %s is empty", path)
+	}
 	return out
 }
 
@@ -358,12 +368,20 @@ func readSequence(t *testing.T, run string) []recorded {
 // matching: a PermissionRequest (no tool_use_id) fingerprints its input the
 // same as the PreToolUse that announced the call.
 func TestPermissionRequestMatchesPreToolUse(t *testing.T) {
-	seq := readSequence(t, "print-capture_all")
+	checkRequestPairs(t, Claude, readSequence(t, "print-capture_all"), false)
+}
+
+// checkRequestPairs decodes seq with a and checks that each
+// PermissionRequest hashes its input as the PreToolUse before it did, and
+// with checkEnds that a PostToolUse hashes as its PreToolUse. The
+// sequences hold two requests with different inputs.
+func checkRequestPairs(t *testing.T, a *Agent, seq []recorded, checkEnds bool) {
+	t.Helper()
 	var last Event
 	pairs := 0
 	hashes := map[string]bool{}
 	for i, r := range seq {
-		e, err := Claude.Decode(r.Stdin, "", noEnv, now)
+		e, err := a.Decode(r.Stdin, "", noEnv, now)
 		if err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
@@ -380,6 +398,10 @@ func TestPermissionRequestMatchesPreToolUse(t *testing.T) {
 			}
 			hashes[e.InputHash] = true
 			pairs++
+		case KindToolEnd:
+			if checkEnds && e.ToolUseID == last.ToolUseID && e.InputHash != last.InputHash {
+				t.Errorf("event %d: PostToolUse %s hash %q, its PreToolUse %q; want equal", i, e.ToolUseID, e.InputHash, last.InputHash)
+			}
 		}
 	}
 	if pairs != 2 || len(hashes) != 2 {

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -66,25 +65,7 @@ func codexFixtures(t *testing.T) []string {
 
 func readCodexSequence(t *testing.T, run string) []recorded {
 	t.Helper()
-	f, err := os.Open(filepath.Join(codexHooksDir, "sequence."+run+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []recorded
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r recorded
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	if len(out) == 0 {
-		t.Fatalf("sequence %s is empty", run)
-	}
-	return out
+	return readRecorded(t, filepath.Join(codexHooksDir, "sequence."+run+".jsonl"))
 }
 
 // The ids and rollout paths of the captured TUI session.
@@ -231,37 +212,7 @@ func TestCodexSequencesDecode(t *testing.T) {
 // added to its input) fingerprints its input the same as the PreToolUse
 // that announced the call and the PostToolUse that ended it.
 func TestCodexPermissionRequestMatchesPreToolUse(t *testing.T) {
-	seq := readCodexSequence(t, "tui-session")
-	var last Event
-	pairs := 0
-	hashes := map[string]bool{}
-	for i, r := range seq {
-		e, err := Codex.Decode(r.Stdin, "", noEnv, now)
-		if err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		switch e.Kind {
-		case KindToolStart:
-			last = e
-		case KindPermissionRequest:
-			if last.Kind != KindToolStart {
-				t.Fatalf("event %d: PermissionRequest without a PreToolUse before it", i)
-			}
-			if e.InputHash == "" || e.InputHash != last.InputHash {
-				t.Errorf("event %d: PermissionRequest hash %q, PreToolUse %s hash %q; want equal",
-					i, e.InputHash, last.ToolUseID, last.InputHash)
-			}
-			hashes[e.InputHash] = true
-			pairs++
-		case KindToolEnd:
-			if e.ToolUseID == last.ToolUseID && e.InputHash != last.InputHash {
-				t.Errorf("event %d: PostToolUse %s hash %q, its PreToolUse %q; want equal", i, e.ToolUseID, e.InputHash, last.InputHash)
-			}
-		}
-	}
-	if pairs != 2 || len(hashes) != 2 {
-		t.Errorf("found %d request/PreToolUse pairs with %d distinct hashes, want 2 and 2", pairs, len(hashes))
-	}
+	checkRequestPairs(t, Codex, readCodexSequence(t, "tui-session"), true)
 }
 
 func TestCodexFingerprint(t *testing.T) {
