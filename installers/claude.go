@@ -57,30 +57,36 @@ func (c *Claude) Install(binary string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, func(data []byte) ([]byte, Changes, error) {
-		return InstallClaude(data, binary)
-	})
+		return InstallClaude(data, binary, opts.Known)
+	}, nil)
 }
 
 // Uninstall removes every clawd handler from Claude Code's settings.
 func (c *Claude) Uninstall(opts Options) (*Result, error) {
-	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, UninstallClaude)
+	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, func(data []byte) ([]byte, Changes, error) {
+		return UninstallClaude(data, opts.Known)
+	}, func(data []byte) ([]byte, Changes, error) {
+		return InstallClaude(data, placeholderBinary, opts.Known)
+	})
 }
 
 // InstallClaude returns the bytes of a Claude Code settings file (nil when
 // there is none) with clawd's hooks installed for binary, and what
-// changed. It is the pure core of Claude.Install; doctor can use it to
-// tell whether the hooks are in place (no changes means they are).
-func InstallClaude(data []byte, binary string) ([]byte, Changes, error) {
+// changed; known says which other handlers are clawd's, to repair. It is
+// the pure core of Claude.Install; doctor can use it to tell whether the
+// hooks are in place (no changes means they are).
+func InstallClaude(data []byte, binary string, known Known) ([]byte, Changes, error) {
 	command := Command(binary, agents.Claude.ID)
 	return editHooks(data, hooksConfig{
 		agentID: agents.Claude.ID,
 		specs:   agents.Claude.Hooks,
 		command: func(string) string { return command },
+		known:   known.With(binary),
 	})
 }
 
 // UninstallClaude returns the bytes of a Claude Code settings file with
-// every clawd handler removed, and what changed.
-func UninstallClaude(data []byte) ([]byte, Changes, error) {
-	return editHooks(data, hooksConfig{agentID: agents.Claude.ID})
+// every clawd handler (as known tells them) removed, and what changed.
+func UninstallClaude(data []byte, known Known) ([]byte, Changes, error) {
+	return editHooks(data, hooksConfig{agentID: agents.Claude.ID, known: known})
 }

@@ -74,11 +74,11 @@ func TestClaudeGolden(t *testing.T) {
 			}
 
 			if tc.wantErr != nil {
-				_, _, err := InstallClaude(in, binary)
+				_, _, err := InstallClaude(in, binary, Known{})
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("InstallClaude(%s) error = %v, want %v", tc.name, err, tc.wantErr)
 				}
-				_, _, uerr := UninstallClaude(in)
+				_, _, uerr := UninstallClaude(in, Known{})
 				if !errors.Is(uerr, tc.wantErr) {
 					t.Fatalf("UninstallClaude(%s) error = %v, want %v", tc.name, uerr, tc.wantErr)
 				}
@@ -86,7 +86,7 @@ func TestClaudeGolden(t *testing.T) {
 				return
 			}
 
-			installed, ch, err := InstallClaude(in, binary)
+			installed, ch, err := InstallClaude(in, binary, Known{})
 			if err != nil {
 				t.Fatalf("InstallClaude: %v", err)
 			}
@@ -98,12 +98,12 @@ func TestClaudeGolden(t *testing.T) {
 			checkSameSettings(t, in, installed)
 			checkForeign(t, in, installed)
 
-			again, ch2, err := InstallClaude(installed, binary)
+			again, ch2, err := InstallClaude(installed, binary, Known{})
 			if err != nil || ch2.Any() || !bytes.Equal(again, installed) {
 				t.Errorf("second InstallClaude = %+v, %v, changed bytes %v; want no change", ch2, err, !bytes.Equal(again, installed))
 			}
 
-			uninstalled, uch, err := UninstallClaude(installed)
+			uninstalled, uch, err := UninstallClaude(installed, Known{})
 			if err != nil {
 				t.Fatalf("UninstallClaude: %v", err)
 			}
@@ -120,7 +120,7 @@ func TestClaudeGolden(t *testing.T) {
 				t.Errorf("uninstall(install(in)) differs from in:\n%s", unifiedDiff("in.json", "uninstalled.json", in, uninstalled))
 			}
 
-			again, ch2, err = UninstallClaude(uninstalled)
+			again, ch2, err = UninstallClaude(uninstalled, Known{})
 			if err != nil || ch2.Any() || !bytes.Equal(again, uninstalled) {
 				t.Errorf("second UninstallClaude = %+v, %v; want no change", ch2, err)
 			}
@@ -184,7 +184,7 @@ func decodeHandlers(t *testing.T, data []byte) []handler {
 func clawdHandlers(t *testing.T, data []byte) []handler {
 	var out []handler
 	for _, h := range decodeHandlers(t, data) {
-		if _, ok := ParseCommand(h.Command, "claude"); ok {
+		if _, ok := (Known{}).Ours(h.Command, "claude"); ok {
 			out = append(out, h)
 		}
 	}
@@ -224,7 +224,7 @@ func checkForeign(t *testing.T, before, after []byte) {
 	foreign := func(data []byte) []string {
 		var out []string
 		for _, h := range decodeHandlers(t, data) {
-			if _, ok := ParseCommand(h.Command, "claude"); !ok {
+			if _, ok := (Known{}).Ours(h.Command, "claude"); !ok {
 				b, _ := json.Marshal(h)
 				out = append(out, string(b))
 			}
@@ -261,7 +261,7 @@ func TestClaudeParseErrorPosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = InstallClaude(in, goldenBinary)
+	_, _, err = InstallClaude(in, goldenBinary, Known{})
 	var se *SyntaxError
 	if !errors.As(err, &se) {
 		t.Fatalf("InstallClaude(malformed) error = %v, want a *SyntaxError", err)
@@ -276,7 +276,7 @@ func TestClaudeParseErrorPosition(t *testing.T) {
 // stays.
 func TestClaudeRepairInPlace(t *testing.T) {
 	in := []byte(`{"hooks":{"Stop":[{"hooks":[{"timeout":10,"command":"/old/clawd hook claude","async":true,"type":"command"}]}]}}`)
-	out, _, err := InstallClaude(in, goldenBinary)
+	out, _, err := InstallClaude(in, goldenBinary, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}

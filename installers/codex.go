@@ -96,10 +96,11 @@ func (e *CodexEdit) Any() bool {
 }
 
 // InstallCodex returns Codex's files with clawd's handlers installed for
-// binary, one per event in agents.Codex.Hooks, and trusted. It is the pure
-// core of Codex.Install.
-func InstallCodex(f CodexFiles, binary string) (*CodexEdit, error) {
-	return editCodex(f, binary, true)
+// binary, one per event in agents.Codex.Hooks, and trusted; known says
+// which other handlers are clawd's, to repair. It is the pure core of
+// Codex.Install.
+func InstallCodex(f CodexFiles, binary string, known Known) (*CodexEdit, error) {
+	return editCodex(f, binary, known.With(binary), true)
 }
 
 // UninstallCodex returns Codex's files with every clawd handler and its
@@ -109,15 +110,15 @@ func InstallCodex(f CodexFiles, binary string) (*CodexEdit, error) {
 // more: a trust table left from a handler that is gone, at the key a new
 // clawd handler took, was taken over by install and leaves with clawd's
 // handler.
-func UninstallCodex(f CodexFiles) (*CodexEdit, error) {
-	return editCodex(f, "", false)
+func UninstallCodex(f CodexFiles, known Known) (*CodexEdit, error) {
+	return editCodex(f, "", known, false)
 }
 
-func editCodex(f CodexFiles, binary string, install bool) (*CodexEdit, error) {
+func editCodex(f CodexFiles, binary string, known Known, install bool) (*CodexEdit, error) {
 	inHooks := func(err error) error { return fmt.Errorf("%s: %w", f.HooksPath, err) }
 	inConfig := func(err error) error { return fmt.Errorf("%s: %w", f.ConfigPath, err) }
 
-	jsonBefore, err := jsonCodexHandlers(f.Hooks)
+	jsonBefore, err := jsonCodexHandlers(f.Hooks, known)
 	if err != nil {
 		return nil, inHooks(err)
 	}
@@ -128,7 +129,7 @@ func editCodex(f CodexFiles, binary string, install bool) (*CodexEdit, error) {
 	if _, err := trustState(m); err != nil {
 		return nil, inConfig(err)
 	}
-	inlineBefore, err := inlineCodexHandlers(m)
+	inlineBefore, err := inlineCodexHandlers(m, known)
 	if err != nil {
 		return nil, inConfig(err)
 	}
@@ -148,16 +149,16 @@ func editCodex(f CodexFiles, binary string, install bool) (*CodexEdit, error) {
 		}
 	}
 
-	res.Hooks, res.HooksChanges, err = editHooks(f.Hooks, codexHooks(binary, jsonSpecs))
+	res.Hooks, res.HooksChanges, err = editHooks(f.Hooks, codexHooks(binary, jsonSpecs, known))
 	if err != nil {
 		return nil, inHooks(err)
 	}
-	config, inlineChanges, err := editInlineHooks(f.Config, m, binary, inlineSpecs)
+	config, inlineChanges, err := editInlineHooks(f.Config, m, binary, inlineSpecs, known)
 	if err != nil {
 		return nil, inConfig(err)
 	}
 	res.InlineChanges = inlineChanges
-	jsonAfter, err := jsonCodexHandlers(res.Hooks)
+	jsonAfter, err := jsonCodexHandlers(res.Hooks, known)
 	if err != nil {
 		return nil, inHooks(fmt.Errorf("internal error: %w", err))
 	}
@@ -165,7 +166,7 @@ func editCodex(f CodexFiles, binary string, install bool) (*CodexEdit, error) {
 	if err != nil {
 		return nil, inConfig(fmt.Errorf("internal error: %w", err))
 	}
-	inlineAfter, err := inlineCodexHandlers(m2)
+	inlineAfter, err := inlineCodexHandlers(m2, known)
 	if err != nil {
 		return nil, inConfig(fmt.Errorf("internal error: %w", err))
 	}
@@ -231,9 +232,9 @@ func codexWarnings(f CodexFiles, m map[string]any, res *CodexEdit, both bool) []
 // run, would do) to Codex's files.
 type CodexResult struct {
 	// Hooks is hooks.json; its Changes count clawd's handlers there.
-	Hooks CodexFile
+	Hooks Result
 	// Config is config.toml; its Changes count clawd's inline handlers.
-	Config CodexFile
+	Config Result
 	// Trust counts the [hooks.state] entries changed in config.toml.
 	Trust TrustChanges
 	// Inline is set when clawd's handlers are in config.toml.
@@ -245,14 +246,6 @@ type CodexResult struct {
 // Any reports whether anything changed.
 func (r *CodexResult) Any() bool { return r.Hooks.Any() || r.Config.Any() || r.Trust.Any() }
 
-// CodexFile is what happened to one of Codex's files.
-type CodexFile struct {
-	Result
-	// Deleted is set when uninstall removed the file: clawd had created
-	// it, and nothing else was in it.
-	Deleted bool
-}
-
 // Install makes Codex run `<binary> hook codex <Event>` on every event in
 // agents.Codex.Hooks and trust those handlers, repairing stale clawd
 // handlers, and leaves every other byte of both files alone.
@@ -260,19 +253,20 @@ func (c *Codex) Install(binary string, opts Options) (*CodexResult, error) {
 	if err := CheckBinary(binary); err != nil {
 		return nil, err
 	}
-	return c.apply(opts, func(f CodexFiles) (*CodexEdit, error) { return InstallCodex(f, binary) })
+	return c.apply(opts, func(f CodexFiles) (*CodexEdit, error) { return InstallCodex(f, binary, opts.Known) }, false)
 }
 
 // Uninstall removes every clawd handler and its trust entry from Codex's
 // files.
 func (c *Codex) Uninstall(opts Options) (*CodexResult, error) {
-	return c.apply(opts, UninstallCodex)
+	return c.apply(opts, func(f CodexFiles) (*CodexEdit, error) { return UninstallCodex(f, opts.Known) }, true)
 }
 
 // apply reads both files, computes the edit, and writes what changed:
 // config.toml first, then hooks.json; when the second write fails, the
-// first is rolled back.
-func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error)) (*CodexResult, error) {
+// first is rolled back. An uninstall gives back the originals exactly
+// where nothing but clawd's entries changed (see target.restore).
+func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), uninstall bool) (*CodexResult, error) {
 	hooks, err := readTarget(agents.Codex.ID, c.HooksPath())
 	if err != nil {
 		return nil, err
@@ -286,8 +280,26 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error)) (
 		return nil, fmt.Errorf("%w (neither file was changed; fix it by hand and run again)", err)
 	}
 	res := &CodexResult{Trust: e.Trust, Inline: e.Inline, Warnings: e.Warnings}
-	res.Hooks = hooks.plan(e.Hooks, e.HooksChanges, isEmptyJSON)
-	res.Config = config.plan(e.Config, e.InlineChanges, isBlank)
+	if uninstall {
+		origHooks, hooksAbsent := hooks.original()
+		origConfig, configAbsent := config.original()
+		orig := CodexFiles{HooksPath: hooks.path, Hooks: origHooks, ConfigPath: config.path, Config: origConfig}
+		var rtHooks, rtConfig *[]byte
+		if u, err := edit(orig); err != nil || u.Any() {
+			// The originals hold clawd's entries themselves: not what to
+			// go back to.
+		} else if i, err := InstallCodex(orig, placeholderBinary, opts.Known); err == nil {
+			installed := CodexFiles{HooksPath: hooks.path, Hooks: i.Hooks, ConfigPath: config.path, Config: i.Config}
+			if u, err := edit(installed); err == nil {
+				rtHooks, rtConfig = &u.Hooks, &u.Config
+			}
+		}
+		res.Hooks = hooks.restore(e.Hooks, e.HooksChanges, origHooks, hooksAbsent, rtHooks)
+		res.Config = config.restore(e.Config, e.InlineChanges, origConfig, configAbsent, rtConfig)
+	} else {
+		res.Hooks = hooks.plan(e.Hooks, e.HooksChanges, false)
+		res.Config = config.plan(e.Config, e.InlineChanges, false)
+	}
 	if opts.DryRun {
 		return res, nil
 	}
@@ -295,7 +307,7 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error)) (
 	// harmless, handlers without trust are silently skipped.
 	order := []struct {
 		t *target
-		r *CodexFile
+		r *Result
 	}{{config, &res.Config}, {hooks, &res.Hooks}}
 	for _, o := range order {
 		if err := o.t.backup(o.r); err != nil {
@@ -318,6 +330,9 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error)) (
 			return nil, fmt.Errorf("%w; %s had already been written and could not be put back (%v): clawd's change to it is still there", err, done.path, rerr)
 		}
 		return nil, fmt.Errorf("%w; %s had already been written and was put back as it was", err, done.path)
+	}
+	for _, o := range order {
+		o.t.dropBackup(o.r)
 	}
 	return res, nil
 }

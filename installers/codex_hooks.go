@@ -18,18 +18,20 @@ func codexCommand(binary, event string) string {
 // codexHooks says how clawd's handlers look in hooks.json: one for each of
 // specs with the commands binary gives (specs nil: every clawd handler is
 // removed).
-func codexHooks(binary string, specs []agents.HookSpec) hooksConfig {
+func codexHooks(binary string, specs []agents.HookSpec, known Known) hooksConfig {
 	return hooksConfig{
 		agentID:      agents.Codex.ID,
 		specs:        specs,
 		command:      func(event string) string { return codexCommand(binary, event) },
 		timeoutAlias: "timeoutSec",
+		known:        known,
 	}
 }
 
 // jsonCodexHandlers lists every handler of a hooks.json (nil or blank:
-// none) with its place and what its trust hash covers.
-func jsonCodexHandlers(data []byte) ([]codexHandler, error) {
+// none) with its place, what its trust hash covers and whether it is
+// clawd's (known).
+func jsonCodexHandlers(data []byte, known Known) ([]codexHandler, error) {
 	root, err := parse(data)
 	if err != nil || root == nil {
 		return nil, err
@@ -60,7 +62,7 @@ func jsonCodexHandlers(data []byte) ([]codexHandler, error) {
 					}
 					if c, _ := h.get("command"); c != nil && c.kind == kindString {
 						ch.Command = c.str
-						_, ch.ours = ParseCommand(c.str, agents.Codex.ID)
+						_, ch.ours = known.Ours(c.str, agents.Codex.ID)
 					} else {
 						ch.hashable = false
 					}

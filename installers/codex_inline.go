@@ -21,8 +21,8 @@ import (
 // that form, and edits only handlers written as such tables.
 
 // inlineCodexHandlers lists the handlers of config.toml's inline hooks (m
-// is the decoded file), in file order per event.
-func inlineCodexHandlers(m map[string]any) ([]codexHandler, error) {
+// is the decoded file), in file order per event; known tells clawd's.
+func inlineCodexHandlers(m map[string]any, known Known) ([]codexHandler, error) {
 	hooks, _ := m["hooks"].(map[string]any)
 	var out []codexHandler
 	for _, event := range inlineEvents(hooks) {
@@ -51,7 +51,7 @@ func inlineCodexHandlers(m map[string]any) ([]codexHandler, error) {
 				}
 				if c, ok := h["command"].(string); ok {
 					ch.Command = c
-					_, ch.ours = ParseCommand(c, agents.Codex.ID)
+					_, ch.ours = known.Ours(c, agents.Codex.ID)
 				} else {
 					ch.hashable = false
 				}
@@ -155,10 +155,10 @@ func inlineLayout(doc *tomlDoc, hooks map[string]any) map[string][]inlineGroup {
 
 // editInlineHooks returns config.toml data (valid TOML; m is it decoded)
 // with clawd's inline handlers installed for specs (nil: every inline
-// clawd handler removed), and what changed.
-func editInlineHooks(data []byte, m map[string]any, binary string, specs []agents.HookSpec) ([]byte, Changes, error) {
+// clawd handler, as known tells them, removed), and what changed.
+func editInlineHooks(data []byte, m map[string]any, binary string, specs []agents.HookSpec, known Known) ([]byte, Changes, error) {
 	var ch Changes
-	handlers, err := inlineCodexHandlers(m)
+	handlers, err := inlineCodexHandlers(m, known)
 	if err != nil {
 		return nil, ch, err
 	}

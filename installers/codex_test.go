@@ -98,13 +98,13 @@ func TestCodexGolden(t *testing.T) {
 			out := func(name string) string { return filepath.Join(dir, prefix+name) }
 
 			if tc.wantErr != nil {
-				_, err := InstallCodex(in, binary)
+				_, err := InstallCodex(in, binary, Known{})
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("InstallCodex(%s) error = %v, want %v", tc.name, err, tc.wantErr)
 				}
 				// Uninstall refuses the same file, unless it has nothing
 				// to do in it.
-				u, uerr := UninstallCodex(in)
+				u, uerr := UninstallCodex(in, Known{})
 				if !errors.Is(uerr, tc.wantErr) && (uerr != nil || u.Any()) {
 					t.Fatalf("UninstallCodex(%s) = %+v, %v; want error %v or no change", tc.name, u, uerr, tc.wantErr)
 				}
@@ -112,7 +112,7 @@ func TestCodexGolden(t *testing.T) {
 				return
 			}
 
-			e, err := InstallCodex(in, binary)
+			e, err := InstallCodex(in, binary, Known{})
 			if err != nil {
 				t.Fatalf("InstallCodex: %v", err)
 			}
@@ -134,12 +134,12 @@ func TestCodexGolden(t *testing.T) {
 			checkCodexSameConfig(t, in, installed)
 			checkCodexForeign(t, in, installed)
 
-			again, err := InstallCodex(installed, binary)
+			again, err := InstallCodex(installed, binary, Known{})
 			if err != nil || again.Any() || !bytes.Equal(again.Hooks, installed.Hooks) || !bytes.Equal(again.Config, installed.Config) {
 				t.Errorf("second InstallCodex = %+v, %v; want no change", again, err)
 			}
 
-			u, err := UninstallCodex(installed)
+			u, err := UninstallCodex(installed, Known{})
 			if err != nil {
 				t.Fatalf("UninstallCodex: %v", err)
 			}
@@ -159,7 +159,7 @@ func TestCodexGolden(t *testing.T) {
 				t.Errorf("uninstall(install(config.toml)) differs:\n%s", unifiedDiff("in", "uninstalled", in.Config, uninstalled.Config))
 			}
 
-			again, err = UninstallCodex(uninstalled)
+			again, err = UninstallCodex(uninstalled, Known{})
 			if err != nil || again.Any() {
 				t.Errorf("second UninstallCodex = %+v, %v; want no change", again, err)
 			}
@@ -183,7 +183,7 @@ type sourced struct {
 func codexAll(t *testing.T, f CodexFiles) []sourced {
 	t.Helper()
 	var out []sourced
-	js, err := jsonCodexHandlers(f.Hooks)
+	js, err := jsonCodexHandlers(f.Hooks, Known{})
 	if err != nil {
 		t.Fatalf("hooks.json: %v", err)
 	}
@@ -194,7 +194,7 @@ func codexAll(t *testing.T, f CodexFiles) []sourced {
 	if err != nil {
 		t.Fatalf("config.toml: %v", err)
 	}
-	is, err := inlineCodexHandlers(m)
+	is, err := inlineCodexHandlers(m, Known{})
 	if err != nil {
 		t.Fatalf("config.toml: %v", err)
 	}
@@ -327,7 +327,7 @@ func TestCodexRefuses(t *testing.T) {
 		if tt.config != "" {
 			in.Config = []byte(tt.config)
 		}
-		_, err := InstallCodex(in, goldenBinary)
+		_, err := InstallCodex(in, goldenBinary, Known{})
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: InstallCodex error = %v, want %v containing %q", tt.name, err, tt.want, tt.msg)
 		}

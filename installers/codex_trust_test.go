@@ -47,7 +47,7 @@ func trustTables(t *testing.T, config []byte) map[string]string {
 func TestCodexTrustHashFixture(t *testing.T) {
 	hooks := readFixture(t, "hooks.json")
 	want := readFixture(t, "config.hooks-state.toml")
-	handlers, err := jsonCodexHandlers(hooks)
+	handlers, err := jsonCodexHandlers(hooks, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestCodexTrustHashInlineFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handlers, err := inlineCodexHandlers(m)
+	handlers, err := inlineCodexHandlers(m, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,13 +22,13 @@ func Command(binary, agentID string) string {
 	return shellWord(filepath.ToSlash(binary)) + " hook " + agentID
 }
 
-// ParseCommand reports whether cmd is a clawd hook command for agentID and
-// returns the binary path it runs. It accepts exactly: a path whose base
-// name is clawd or clawd.exe, optionally in double quotes, then " hook
-// <agentID>", then optionally " <EventName>". Anything else, in particular
-// a command that merely mentions clawd (`echo clawd hook claude >> log`),
-// is not clawd's.
-func ParseCommand(cmd, agentID string) (binary string, ok bool) {
+// SplitCommand reports whether cmd has the shape of a hook command clawd
+// writes for agentID, and returns the executable it runs. The shape is
+// exactly: a path, plain or in double quotes, then " hook <agentID>",
+// then optionally " <EventName>". Whether the path is clawd's is Known's
+// question; a command of another shape (`echo clawd hook claude >> log`,
+// `sudo clawd hook claude`) is never clawd's.
+func SplitCommand(cmd, agentID string) (binary string, ok bool) {
 	var path, rest string
 	if strings.HasPrefix(cmd, `"`) {
 		var b strings.Builder
@@ -57,6 +57,9 @@ func ParseCommand(cmd, agentID string) (binary string, ok bool) {
 			}
 		}
 	}
+	if path == "" || strings.HasSuffix(path, "/") || strings.HasSuffix(path, `\`) {
+		return "", false
+	}
 	suffix := " hook " + agentID
 	if !strings.HasPrefix(rest, suffix) {
 		return "", false
@@ -65,10 +68,6 @@ func ParseCommand(cmd, agentID string) (binary string, ok bool) {
 		if rest[0] != ' ' || !isEventName(rest[1:]) {
 			return "", false
 		}
-	}
-	base := path[strings.LastIndexAny(path, `/\`)+1:]
-	if base != "clawd" && !strings.EqualFold(base, "clawd.exe") {
-		return "", false
 	}
 	return path, true
 }
@@ -89,13 +88,19 @@ func CheckBinary(path string) error {
 }
 
 // isGoRunBinary recognises what `go run` executes:
-// $GOTMPDIR/go-buildNNN/bNNN/exe/clawd. Test binaries (`go test`, including
-// testscript's copies) are named differently and are not refused.
+// $GOTMPDIR/go-buildNNN/bNNN/exe/<name>, whatever the package is called.
+// Test binaries (`go test`, including testscript's copies) live elsewhere
+// and are not refused.
 func isGoRunBinary(path string) bool {
-	p := filepath.ToSlash(path)
-	return strings.Contains(p, "/go-build") &&
-		(strings.HasSuffix(p, "/exe/clawd") || strings.HasSuffix(strings.ToLower(p), "/exe/clawd.exe"))
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	n := len(parts)
+	return n >= 4 && parts[n-2] == "exe" &&
+		strings.HasPrefix(parts[n-4], "go-build") && strings.HasPrefix(parts[n-3], "b")
 }
+
+// placeholderBinary stands for clawd's binary where the path does not
+// matter: in an install that is only there to be uninstalled again.
+const placeholderBinary = "/clawd"
 
 // shellWord returns s as one POSIX shell word: unchanged when it holds only
 // characters no shell treats specially, else in double quotes with the

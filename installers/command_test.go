@@ -33,14 +33,15 @@ func TestCommand(t *testing.T) {
 			t.Errorf("Command(%q) = %s, want %s", tt.binary, got, tt.want)
 		}
 		// Every command clawd writes is recognised as clawd's, with the
-		// same path.
-		if bin, ok := ParseCommand(got, "claude"); !ok || bin != tt.binary {
-			t.Errorf("ParseCommand(Command(%q)) = %q, %v, want the path back", tt.binary, bin, ok)
+		// same path, whatever the binary is called.
+		if bin, ok := NewKnown(tt.binary).Ours(got, "claude"); !ok || bin != tt.binary {
+			t.Errorf("Known(%q).Ours(Command(%q)) = %q, %v, want the path back", tt.binary, tt.binary, bin, ok)
 		}
 	}
 }
 
-func TestParseCommand(t *testing.T) {
+func TestOurs(t *testing.T) {
+	known := NewKnown("/opt/tools/ct", `C:\Tools\watcher.exe`)
 	tests := []struct {
 		cmd        string
 		wantBinary string
@@ -58,12 +59,33 @@ func TestParseCommand(t *testing.T) {
 		{`"C:\Program Files\clawd\CLAWD.EXE" hook claude`, `C:\Program Files\clawd\CLAWD.EXE`, true},
 		{`"/opt/\$x/clawd" hook claude`, "/opt/$x/clawd", true},
 
+		// Named like clawd: builds, versions, packages.
+		{"/usr/local/bin/clawd-dev hook claude", "/usr/local/bin/clawd-dev", true},
+		{"/usr/local/bin/clawd-1.4 hook claude", "/usr/local/bin/clawd-1.4", true},
+		{"/home/ann/bin/clawd_test hook claude", "/home/ann/bin/clawd_test", true},
+		{"/opt/clawd.1 hook claude Stop", "/opt/clawd.1", true},
+		{"/usr/bin/clawd-bin hook claude", "/usr/bin/clawd-bin", true},
+		{"/usr/bin/clawd2 hook claude", "/usr/bin/clawd2", true},
+		{`"/home/ann/my tools/clawd" hook claude`, "/home/ann/my tools/clawd", true},
+		{`D:\bin\Clawd-Dev.EXE hook claude`, `D:\bin\Clawd-Dev.EXE`, true},
+
+		// Any name at all, when clawd wrote it (the install record) or it
+		// is the running binary.
+		{"/opt/tools/ct hook claude", "/opt/tools/ct", true},
+		{"/opt/tools/ct hook claude Stop", "/opt/tools/ct", true},
+		{`C:/Tools/watcher.exe hook claude`, `C:/Tools/watcher.exe`, true},
+		{"/opt/tools/ct2 hook claude", "", false},
+		{"/opt/tools/ct hook claude; rm -rf /", "", false},
+
 		// Lookalikes that are not clawd's.
 		{"echo clawd hook claude >> log", "", false},
 		{"echo clawd hook claude", "", false},
 		{"/opt/myclawd/bin/notclawd hook claude", "", false},
-		{"/usr/local/bin/clawd-dev hook claude", "", false},
+		{"/usr/local/bin/clawdbot hook claude", "", false},
 		{"/usr/local/bin/clawd.sh hook claude", "", false},
+		{"/usr/local/bin/clawd-wrapper.py hook claude", "", false},
+		{`C:\bin\clawd.cmd hook claude`, "", false},
+		{"/usr/local/bin/clawd/ hook claude", "", false},
 		{"/usr/local/bin/clawd hook claude; rm -rf /", "", false},
 		{"/usr/local/bin/clawd hook claude && say hi", "", false},
 		{"/usr/local/bin/clawd hook claude Stop extra", "", false},
@@ -85,10 +107,22 @@ func TestParseCommand(t *testing.T) {
 		{"", "", false},
 	}
 	for _, tt := range tests {
-		bin, ok := ParseCommand(tt.cmd, "claude")
+		bin, ok := known.Ours(tt.cmd, "claude")
 		if ok != tt.wantOK || bin != tt.wantBinary {
-			t.Errorf("ParseCommand(%q) = %q, %v, want %q, %v", tt.cmd, bin, ok, tt.wantBinary, tt.wantOK)
+			t.Errorf("Ours(%q) = %q, %v, want %q, %v", tt.cmd, bin, ok, tt.wantBinary, tt.wantOK)
 		}
+	}
+	// Without the record, a binary not named like clawd is not clawd's.
+	if bin, ok := (Known{}).Ours("/opt/tools/ct hook claude", "claude"); ok {
+		t.Errorf("Known{}.Ours(/opt/tools/ct hook claude) = %q, true; want false", bin)
+	}
+	// With adds to a copy.
+	k2 := known.With("/srv/x")
+	if _, ok := k2.Ours("/srv/x hook claude", "claude"); !ok {
+		t.Error("Known.With(/srv/x) does not own /srv/x hook claude")
+	}
+	if _, ok := known.Ours("/srv/x hook claude", "claude"); ok {
+		t.Error("Known.With changed the Known it was called on")
 	}
 }
 
@@ -106,6 +140,10 @@ func TestCheckBinary(t *testing.T) {
 		{"/tmp/go-build1234/b001/cmd.test", false, nil},
 		{"/tmp/go-build2650417279/b001/exe/clawd", true, ErrTemporaryBinary},
 		{"/home/ann/.cache/go-build/tmp/go-build99/b001/exe/clawd", true, ErrTemporaryBinary},
+		{"/tmp/go-build77/b001/exe/clawd-fork", true, ErrTemporaryBinary},
+		{"/tmp/go-build77/b001/exe/clawd.exe", true, ErrTemporaryBinary},
+		{"/home/ann/exe/clawd", false, nil},
+		{"/home/ann/go-build/bin/clawd", false, nil},
 		{"bin/clawd", true, nil},
 		{"/opt/\xff/clawd", true, nil},
 	}

@@ -1,13 +1,17 @@
 // Package installers edits coding agents' own settings files so that they
 // run clawd's hooks, and takes them out again, without losing a byte of
-// anything else: clawd's entries are found by an exact command match, and
+// anything else: clawd's entries are found by one rule (see Known), and
 // every change is a minimal byte-range edit of the file as written.
 //
-// Uninstall after install restores the original bytes, with these known
-// exceptions: an empty container clawd filled (`"hooks": {}`, an event's
-// `[]`) is removed rather than emptied, since uninstall drops whatever
-// becomes empty; an empty object written with inner blanks (`{ }`) comes
-// back as `{}`; and a blank or missing file comes back as `{}`.
+// Uninstall after install gives the original back byte for byte, "no
+// file" included. When nothing but clawd's entries changed since the
+// install, the original is the backup clawd took before its first change
+// (no backup: clawd created the file), put back as it was, and the backup
+// is removed. When the person changed the file meanwhile, only clawd's
+// entries are taken out and their changes stay; then an empty container
+// clawd had filled (`"hooks": {}`, an event's `[]`) goes with clawd's
+// entries, the blanks inside an empty `{ }` are not kept, and the backup
+// stays.
 package installers
 
 import (
@@ -33,6 +37,9 @@ const BackupSuffix = ".clawd-backup"
 type Options struct {
 	// DryRun computes the change and its diff but writes nothing.
 	DryRun bool
+	// Known says which executables' handlers are clawd's beyond those
+	// named like clawd: the install record's (see Record.Known).
+	Known Known
 }
 
 // Result is what Install or Uninstall did (or, in a dry run, would do) to
@@ -50,14 +57,29 @@ type Result struct {
 	// Backup is the backup written by this run, if any. A backup is
 	// written once, before the first change, and never overwritten.
 	Backup string
+	// Restored is set when uninstall put the file back exactly as it was
+	// before clawd's first change (see the package doc).
+	Restored bool
+	// Deleted is set when uninstall removed the file: clawd had created
+	// it, and nothing else was in it.
+	Deleted bool
+	// BackupRemoved is the backup uninstall removed because the file is
+	// back to what it holds.
+	BackupRemoved string
 	// Diff is the unified diff of the change; empty when nothing changes.
 	Diff string
 }
 
+// fileEdit is the pure change of a one-file installer: the new bytes of
+// the file (nil: none) and what changed.
+type fileEdit func(data []byte) ([]byte, Changes, error)
+
 // rewrite applies edit to the file at path, the only file of its change:
 // read, compute, back up, and replace atomically, refusing if the file
-// changed meanwhile.
-func rewrite(agent, path string, opts Options, beforeCheck func(string), edit func([]byte) ([]byte, Changes, error)) (*Result, error) {
+// changed meanwhile. For an uninstall, install is the matching install
+// (of any binary), with which the original is restored exactly when
+// nothing else changed (see restore).
+func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, install fileEdit) (*Result, error) {
 	t, err := readTarget(agent, path)
 	if err != nil {
 		return nil, err
@@ -70,9 +92,25 @@ func rewrite(agent, path string, opts Options, beforeCheck func(string), edit fu
 	if !ch.Any() {
 		out = t.old
 	}
-	f := t.plan(out, ch, nil)
+	var f Result
+	if install == nil {
+		f = t.plan(out, ch, false)
+	} else {
+		orig, absent := t.original()
+		var rt *[]byte
+		// An original that holds clawd's entries itself (a backup taken
+		// over an older install) is not what to go back to.
+		if _, och, err := edit(orig); err == nil && !och.Any() {
+			if i, _, err := install(orig); err == nil {
+				if u, _, err := edit(i); err == nil {
+					rt = &u
+				}
+			}
+		}
+		f = t.restore(out, ch, orig, absent, rt)
+	}
 	if opts.DryRun {
-		return &f.Result, nil
+		return &f, nil
 	}
 	if err := t.backup(&f); err != nil {
 		return nil, err
@@ -80,7 +118,8 @@ func rewrite(agent, path string, opts Options, beforeCheck func(string), edit fu
 	if err := t.commit(&f, beforeCheck); err != nil {
 		return nil, err
 	}
-	return &f.Result, nil
+	t.dropBackup(&f)
+	return &f, nil
 }
 
 // target is one of the files an installer edits, through steps that let
@@ -132,19 +171,12 @@ func readTarget(agent, path string) (*target, error) {
 	return t, nil
 }
 
-// isEmptyJSON and isBlank say whether a file holds nothing but what an
-// empty file of its kind holds.
-func isEmptyJSON(b []byte) bool { return string(bytes.TrimSpace(b)) == "{}" }
-func isBlank(b []byte) bool     { return len(bytes.TrimSpace(b)) == 0 }
-
-// plan records the new content out and returns what the change is. When
-// uninstalling leaves nothing in a file clawd created (it has no backup,
-// so it did not exist before clawd's first change), the file is deleted
-// rather than left empty; empty says what nothing is (nil: a file is
-// never deleted).
-func (t *target) plan(out []byte, ch Changes, empty func([]byte) bool) CodexFile {
-	f := CodexFile{Result: Result{Agent: t.agent, Path: t.path, Existed: t.existed}}
-	if bytes.Equal(t.old, out) {
+// plan records the new content out (remove: no file at all) and returns
+// what the change is.
+func (t *target) plan(out []byte, ch Changes, remove bool) Result {
+	f := Result{Agent: t.agent, Path: t.path, Existed: t.existed}
+	remove = remove && t.existed
+	if bytes.Equal(t.old, out) && !remove {
 		return f
 	}
 	t.out, t.changed = out, true
@@ -153,7 +185,7 @@ func (t *target) plan(out []byte, ch Changes, empty func([]byte) bool) CodexFile
 	if !t.existed {
 		from = "/dev/null"
 	}
-	if t.existed && !t.link && empty != nil && empty(out) && !exists(t.path+BackupSuffix) {
+	if remove {
 		t.remove, f.Deleted = true, true
 		to, out = "/dev/null", nil
 	}
@@ -161,14 +193,61 @@ func (t *target) plan(out []byte, ch Changes, empty func([]byte) bool) CodexFile
 	return f
 }
 
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
+// original returns what the file held before clawd's first change to it:
+// its backup's bytes; absent when there is no backup, since clawd backs up
+// every file that exists before changing it, so it created this one.
+func (t *target) original() (data []byte, absent bool) {
+	b, err := os.ReadFile(t.path + BackupSuffix)
+	if err != nil {
+		return nil, true
+	}
+	return b, false
+}
+
+// restore plans an uninstall whose plain result is out. When out is what
+// the same uninstall makes of a fresh install into the original orig (rt;
+// nil when that could not be computed, or orig holds clawd's entries),
+// nothing but clawd's entries changed since the install, and orig is what
+// goes back, byte for byte: with what an edit alone cannot give back (an
+// empty container clawd filled, the blanks inside `{ }`, a blank file) or,
+// when orig is absent, no file at all. Otherwise out stands.
+func (t *target) restore(out []byte, ch Changes, orig []byte, absent bool, rt *[]byte) Result {
+	if rt == nil || !bytes.Equal(*rt, out) || absent && t.link {
+		return t.plan(out, ch, false)
+	}
+	if absent {
+		f := t.plan(nil, ch, true)
+		f.Restored = f.Deleted
+		return f
+	}
+	f := t.plan(orig, ch, false)
+	f.Restored = true
+	return f
+}
+
+// dropBackup removes the backup after an uninstall that left the file
+// exactly as the backup holds it: it has nothing more to give back.
+func (t *target) dropBackup(f *Result) {
+	if !f.Restored || f.Deleted {
+		return
+	}
+	backup := t.path + BackupSuffix
+	b, err := os.ReadFile(backup)
+	if err != nil {
+		return
+	}
+	now, err := os.ReadFile(t.real)
+	if err != nil || !bytes.Equal(now, b) {
+		return
+	}
+	if os.Remove(backup) == nil {
+		f.BackupRemoved = backup
+	}
 }
 
 // backup copies the original bytes next to the file before clawd's first
 // change to it; a backup is never overwritten.
-func (t *target) backup(f *CodexFile) error {
+func (t *target) backup(f *Result) error {
 	if !t.changed || !t.existed || t.remove {
 		return nil
 	}
@@ -207,7 +286,7 @@ func (t *target) unchanged(want []byte, absent bool) error {
 
 // commit puts the new content in place, refusing when the file changed
 // since it was read.
-func (t *target) commit(f *CodexFile, beforeCheck func(string)) error {
+func (t *target) commit(f *Result, beforeCheck func(string)) error {
 	if !t.changed {
 		return nil
 	}

@@ -168,18 +168,21 @@ func TestClaudeBackupKeepsPristineCopy(t *testing.T) {
 	if res.Repaired != len(agents.Claude.Hooks) || res.Backup != "" {
 		t.Errorf("Install with a moved binary = %+v, want all repaired and no new backup", res)
 	}
+	if got := readFile(t, backup); got != original {
+		t.Errorf("backup = %q, want the pristine original", got)
+	}
 	res, err = c.Uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Removed != len(agents.Claude.Hooks) || res.Backup != "" {
-		t.Errorf("Uninstall = %+v, want all removed, no new backup", res)
+	if res.Removed != len(agents.Claude.Hooks) || res.Backup != "" || !res.Restored || res.BackupRemoved != backup {
+		t.Errorf("Uninstall = %+v, want all removed, no new backup, restored and the backup removed", res)
 	}
 	if got := readFile(t, c.Path); got != original {
 		t.Errorf("after uninstall settings = %q, want the original %q", got, original)
 	}
-	if got := readFile(t, backup); got != original {
-		t.Errorf("backup = %q, want the pristine original", got)
+	if _, err := os.Lstat(backup); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("backup left behind after an exact restore (%v)", err)
 	}
 	if l := leftovers(t, filepath.Dir(c.Path)); len(l) > 0 {
 		t.Errorf("files left behind: %v", l)
@@ -207,7 +210,7 @@ func TestClaudeDryRun(t *testing.T) {
 	if _, err := os.Stat(c.Path + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("dry run wrote a backup")
 	}
-	installed, _, _ := InstallClaude([]byte(original), goldenBinary)
+	installed, _, _ := InstallClaude([]byte(original), goldenBinary, Known{})
 	if want := unifiedDiff(c.Path, c.Path, []byte(original), installed); res.Diff != want {
 		t.Errorf("dry-run diff =\n%s\nwant\n%s", res.Diff, want)
 	}
@@ -368,15 +371,15 @@ func TestClaudeWindowsPathRoundTrip(t *testing.T) {
 	// Installing with one binary then another repairs in place: the file
 	// keeps one handler per event and its layout.
 	in := []byte("{\n  \"model\": \"opus\"\n}\n")
-	a, _, err := InstallClaude(in, "C:/Users/Ann Lee/AppData/Local/clawd/clawd.exe")
+	a, _, err := InstallClaude(in, "C:/Users/Ann Lee/AppData/Local/clawd/clawd.exe", Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ch, err := InstallClaude(a, goldenBinary)
+	b, ch, err := InstallClaude(a, goldenBinary, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, _, _ := InstallClaude(in, goldenBinary)
+	direct, _, _ := InstallClaude(in, goldenBinary, Known{})
 	if ch.Repaired != len(agents.Claude.Hooks) || !bytes.Equal(b, direct) {
 		t.Errorf("moving the binary: %+v; result differs from a direct install:\n%s", ch, unifiedDiff("direct", "moved", direct, b))
 	}

@@ -54,10 +54,12 @@ type hooksConfig struct {
 	// timeoutAlias is another key a handler's timeout may be spelled with
 	// (Codex's timeoutSec); "" when there is none.
 	timeoutAlias string
+	// known says which executables are clawd's beyond those named like it.
+	known Known
 }
 
-// ours is one clawd handler found in the file.
-type ours struct {
+// found is one clawd handler in the file.
+type found struct {
 	event, group, handler int
 	node                  *node
 }
@@ -102,7 +104,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 	}
 	drop := map[[2]int]map[int]bool{} // {event, group} → handler indexes
 	kept := map[string]bool{}
-	for _, f := range findOurs(hooks, cfg.agentID) {
+	for _, f := range findOurs(hooks, cfg) {
 		event := hooks.members[f.event].key
 		spec, isRegistered := registered[event]
 		if isRegistered && !kept[event] {
@@ -216,9 +218,10 @@ func hooksObject(root *node) (*node, int, error) {
 	return hooks, idx, nil
 }
 
-// findOurs finds agentID's clawd handlers in a checked "hooks" object.
-func findOurs(hooks *node, agentID string) []ours {
-	var found []ours
+// findOurs finds clawd's handlers for cfg's agent in a checked "hooks"
+// object.
+func findOurs(hooks *node, cfg hooksConfig) []found {
+	var out []found
 	for ei, m := range hooks.members {
 		for gi, g := range m.value.elems {
 			hs, _ := g.get("hooks")
@@ -233,13 +236,13 @@ func findOurs(hooks *node, agentID string) []ours {
 				if n != 1 || c.kind != kindString {
 					continue
 				}
-				if _, ok := ParseCommand(c.str, agentID); ok {
-					found = append(found, ours{ei, gi, hi, h})
+				if _, ok := cfg.known.Ours(c.str, cfg.agentID); ok {
+					out = append(out, found{ei, gi, hi, h})
 				}
 			}
 		}
 	}
-	return found
+	return out
 }
 
 // repair rewrites the tokens of handler h of event that differ from what

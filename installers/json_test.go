@@ -147,14 +147,14 @@ func FuzzParse(f *testing.F) {
 		if len(root.members) == 0 && root.end-root.start > 2 {
 			return // known edge: "{ }" comes back as "{}"
 		}
-		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd")
+		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd", Known{})
 		if err != nil {
 			t.Fatalf("InstallClaude(%q): %v", data, err)
 		}
 		if !json.Valid(bytes.TrimPrefix(installed, []byte(utf8BOM))) {
 			t.Fatalf("InstallClaude(%q) wrote invalid JSON:\n%s", data, installed)
 		}
-		back, _, err := UninstallClaude(installed)
+		back, _, err := UninstallClaude(installed, Known{})
 		if err != nil {
 			t.Fatalf("UninstallClaude: %v", err)
 		}
@@ -178,25 +178,25 @@ func FuzzInstall(f *testing.F) {
 	}
 	emptyContainer := regexp.MustCompile(`[\[{]\s*[\]}]`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd")
+		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd", Known{})
 		if err != nil {
 			return
 		}
 		if !json.Valid(bytes.TrimPrefix(installed, []byte(utf8BOM))) {
 			t.Fatalf("InstallClaude(%q) wrote invalid JSON:\n%s", data, installed)
 		}
-		again, ch, err := InstallClaude(installed, "/usr/local/bin/clawd")
+		again, ch, err := InstallClaude(installed, "/usr/local/bin/clawd", Known{})
 		if err != nil || ch.Any() || !bytes.Equal(again, installed) {
 			t.Fatalf("second InstallClaude(%q) = %+v, %v", data, ch, err)
 		}
 		if emptyContainer.Match(data) {
 			return // known edge: an emptied container is dropped, not kept empty
 		}
-		want, _, err := UninstallClaude(data)
+		want, _, err := UninstallClaude(data, Known{})
 		if err != nil {
 			t.Fatalf("UninstallClaude(in): %v", err)
 		}
-		got, _, err := UninstallClaude(installed)
+		got, _, err := UninstallClaude(installed, Known{})
 		if err != nil {
 			t.Fatalf("UninstallClaude(installed): %v", err)
 		}

@@ -213,7 +213,7 @@ func FuzzTOMLEdit(f *testing.F) {
 			return
 		}
 		body := bytes.TrimPrefix(data, []byte(utf8BOM))
-		if isBlank(body) && len(body) > 0 && !bytes.HasSuffix(body, []byte("\n")) {
+		if len(bytes.TrimSpace(body)) == 0 && len(body) > 0 && !bytes.HasSuffix(body, []byte("\n")) {
 			return // known exception, see removals
 		}
 		doc, err := scanTOML(data)
@@ -255,7 +255,7 @@ func FuzzCodexConfig(f *testing.F) {
 		// Trust tables of handlers that are not there are the one known
 		// exception, see TestCodexOrphanTrust.
 		state, _ := trustState(m)
-		handlers, _ := inlineCodexHandlers(m)
+		handlers, _ := inlineCodexHandlers(m, Known{})
 		for k := range state {
 			orphan := strings.HasPrefix(k, fixtureHome)
 			for _, h := range handlers {
@@ -268,11 +268,11 @@ func FuzzCodexConfig(f *testing.F) {
 			}
 		}
 		body := bytes.TrimPrefix(data, []byte(utf8BOM))
-		if isBlank(body) && len(body) > 0 && !bytes.HasSuffix(body, []byte("\n")) {
+		if len(bytes.TrimSpace(body)) == 0 && len(body) > 0 && !bytes.HasSuffix(body, []byte("\n")) {
 			return
 		}
 		in := CodexFiles{HooksPath: fixtureHooks, ConfigPath: fixtureConfig, Config: data}
-		e, err := InstallCodex(in, goldenBinary)
+		e, err := InstallCodex(in, goldenBinary, Known{})
 		if err != nil {
 			if !errors.Is(err, ErrUnexpectedShape) {
 				t.Fatalf("InstallCodex(%q): %v", data, err)
@@ -283,10 +283,10 @@ func FuzzCodexConfig(f *testing.F) {
 			t.Fatalf("InstallCodex(%q) wrote invalid TOML %q: %v", data, e.Config, err)
 		}
 		installed := CodexFiles{HooksPath: fixtureHooks, Hooks: e.Hooks, ConfigPath: fixtureConfig, Config: e.Config}
-		if again, err := InstallCodex(installed, goldenBinary); err != nil || again.Any() {
+		if again, err := InstallCodex(installed, goldenBinary, Known{}); err != nil || again.Any() {
 			t.Fatalf("second InstallCodex(%q) = %+v, %v; want no change", e.Config, again, err)
 		}
-		u, err := UninstallCodex(installed)
+		u, err := UninstallCodex(installed, Known{})
 		if err != nil {
 			t.Fatalf("UninstallCodex(%q): %v", e.Config, err)
 		}

@@ -1,0 +1,137 @@
+package installers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/clawdhq/clawd/internal/atomicfile"
+)
+
+// RecordFile is the name of the install record in the clawd home.
+const RecordFile = "installed.json"
+
+// Record is clawd's note of what it installed where, kept in the clawd
+// home: for each agent, every executable path clawd wrote into that
+// agent's hooks and the files it wrote them to. With it clawd finds its
+// own handlers after its binary was renamed or moved, whatever the name
+// (see Known); doctor reads it too. Install adds to it; uninstall, which
+// removes every handler of the agent from a file, drops the file, and the
+// agent with its last file.
+type Record struct {
+	Version int                     `json:"version"`
+	Agents  map[string]*AgentRecord `json:"agents"`
+
+	path    string
+	changed bool
+}
+
+// AgentRecord is what clawd wrote for one agent.
+type AgentRecord struct {
+	// Binaries are the executables of clawd's hook commands, as written,
+	// oldest first.
+	Binaries []string `json:"binaries"`
+	// Files are the settings files clawd wrote its handlers to.
+	Files []string `json:"files"`
+}
+
+// ReadRecord reads the install record of the clawd home at home; a home
+// without one gives an empty record.
+func ReadRecord(home string) (*Record, error) {
+	r := &Record{Version: 1, Agents: map[string]*AgentRecord{}, path: filepath.Join(home, RecordFile)}
+	data, err := os.ReadFile(r.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read clawd's install record: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(r); err != nil {
+		return nil, fmt.Errorf("clawd's install record %s is not valid JSON (%v): fix it, or move it away to start a new one", r.path, err)
+	}
+	if r.Version != 1 {
+		return nil, fmt.Errorf("clawd's install record %s has version %d, which this clawd does not know: use a newer clawd", r.path, r.Version)
+	}
+	if r.Agents == nil {
+		r.Agents = map[string]*AgentRecord{}
+	}
+	return r, nil
+}
+
+// Known returns what the record says clawd wrote for agent.
+func (r *Record) Known(agent string) Known {
+	var paths []string
+	if a := r.Agents[agent]; a != nil {
+		paths = a.Binaries
+	}
+	return NewKnown(paths...)
+}
+
+// Installed notes that binary's hook commands were written for agent into
+// files.
+func (r *Record) Installed(agent, binary string, files ...string) {
+	a := r.Agents[agent]
+	if a == nil {
+		a = &AgentRecord{}
+		r.Agents[agent] = a
+	}
+	add := func(list *[]string, v string) {
+		if !slices.Contains(*list, v) {
+			*list = append(*list, v)
+			r.changed = true
+		}
+	}
+	add(&a.Binaries, slashed(binary))
+	for _, f := range files {
+		add(&a.Files, f)
+	}
+}
+
+// Uninstalled notes that files hold none of clawd's handlers for agent
+// any more.
+func (r *Record) Uninstalled(agent string, files ...string) {
+	a := r.Agents[agent]
+	if a == nil {
+		return
+	}
+	n := len(a.Files)
+	a.Files = slices.DeleteFunc(a.Files, func(f string) bool { return slices.Contains(files, f) })
+	r.changed = r.changed || len(a.Files) != n
+	if len(a.Files) == 0 {
+		delete(r.Agents, agent)
+		r.changed = true
+	}
+}
+
+// Save writes the record back if it changed, owner-only, replacing it
+// atomically. A record with no agent left is removed.
+func (r *Record) Save() error {
+	if !r.changed {
+		return nil
+	}
+	if len(r.Agents) == 0 {
+		if err := os.Remove(r.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove clawd's install record: %w", err)
+		}
+		r.changed = false
+		return nil
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
+		return fmt.Errorf("create the clawd home: %w", err)
+	}
+	if err := atomicfile.Write(r.path, append(data, '\n'), 0o600, false, nil); err != nil {
+		return fmt.Errorf("write clawd's install record: %w", err)
+	}
+	r.changed = false
+	return nil
+}
