@@ -54,6 +54,10 @@ func runInstall(ctx context.Context, e *env, o *installOptions, names []string) 
 	if err := installers.CheckBinary(binary); err != nil {
 		return err
 	}
+	rec, err := installers.ReadRecord(e.home())
+	if err != nil {
+		return err
+	}
 	var failed []error
 	for _, a := range list {
 		inst, err := installerFor(e, a)
@@ -68,9 +72,17 @@ func runInstall(ctx context.Context, e *env, o *installOptions, names []string) 
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 			continue
 		}
-		if err := inst.install(e, binary, installers.Options{DryRun: o.dryRun}); err != nil {
+		files, err := inst.install(e, binary, installers.Options{DryRun: o.dryRun, Known: rec.Known(a.ID)})
+		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+			continue
 		}
+		if !o.dryRun {
+			rec.Installed(a.ID, binary, files...)
+		}
+	}
+	if err := rec.Save(); err != nil {
+		failed = append(failed, err)
 	}
 	return errors.Join(failed...)
 }
@@ -95,20 +107,30 @@ func reportInstall(w io.Writer, res *installers.Result, dryRun bool) {
 
 // reportChange prints the diff of a dry run, then one line about res.
 func reportChange(w io.Writer, res *installers.Result, what string, dryRun bool) {
-	var note string
+	var notes []string
 	switch {
 	case dryRun:
 		fmt.Fprint(w, res.Diff)
-		note = " (dry run, nothing written)"
+		notes = append(notes, "dry run, nothing written")
 	case res.Backup != "":
-		note = " (backup: " + res.Backup + ")"
+		notes = append(notes, "backup: "+res.Backup)
 	case !res.Existed:
-		note = " (new file)"
+		notes = append(notes, "new file")
+	}
+	if res.BackupRemoved != "" {
+		notes = append(notes, "as before clawd; backup removed")
 	}
 	if dryRun {
 		what = "would " + what
 	}
-	fmt.Fprintf(w, "%s: %s %s%s\n", res.Agent, what, res.Path, note)
+	line := res.Agent + ": " + what + " " + res.Path
+	if res.Deleted {
+		line += " and " + dryRunVerb(dryRun, "deleted", "delete") + " it, as clawd had created it"
+	}
+	if len(notes) > 0 {
+		line += " (" + strings.Join(notes, "; ") + ")"
+	}
+	fmt.Fprintln(w, line)
 }
 
 func dryRunVerb(dryRun bool, past, base string) string {
@@ -128,10 +150,11 @@ func countOf(n int, word string) string {
 }
 
 // agentInstaller edits one agent's settings and reports what it did on
-// e's writers.
+// e's writers. Both return the files that hold (or held) clawd's entries,
+// for the install record.
 type agentInstaller interface {
-	install(e *env, binary string, opts installers.Options) error
-	uninstall(e *env, opts installers.Options) error
+	install(e *env, binary string, opts installers.Options) (files []string, err error)
+	uninstall(e *env, opts installers.Options) (files []string, err error)
 }
 
 // installerFor returns the installer of agent a, or nil and no error when
@@ -157,27 +180,30 @@ func installerFor(e *env, a *agents.Agent) (agentInstaller, error) {
 // claudeInstaller reports installers.Claude's one file.
 type claudeInstaller struct{ c *installers.Claude }
 
-func (i claudeInstaller) install(e *env, binary string, opts installers.Options) error {
+func (i claudeInstaller) install(e *env, binary string, opts installers.Options) ([]string, error) {
 	res, err := i.c.Install(binary, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reportInstall(e.stdout, res, opts.DryRun)
-	return nil
+	return []string{res.Path}, nil
 }
 
-func (i claudeInstaller) uninstall(e *env, opts installers.Options) error {
+func (i claudeInstaller) uninstall(e *env, opts installers.Options) ([]string, error) {
 	res, err := i.c.Uninstall(opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reportUninstall(e.stdout, res, opts.DryRun)
-	return nil
+	return []string{res.Path}, nil
 }
 
 func reportUninstall(w io.Writer, res *installers.Result, dryRun bool) {
 	if !res.Any() {
 		fmt.Fprintf(w, "%s: not installed in %s\n", res.Agent, res.Path)
+		if res.BackupRemoved != "" {
+			fmt.Fprintf(w, "%s: removed %s, which holds what %s holds\n", res.Agent, res.BackupRemoved, res.Path)
+		}
 		return
 	}
 	reportChange(w, res, dryRunVerb(dryRun, "removed", "remove")+" "+hookCount(res.Removed)+" from", dryRun)
@@ -188,33 +214,33 @@ func reportUninstall(w io.Writer, res *installers.Result, dryRun bool) {
 // handlers, for a person who keeps hooks inline there).
 type codexInstaller struct{ c *installers.Codex }
 
-func (i codexInstaller) install(e *env, binary string, opts installers.Options) error {
+func (i codexInstaller) install(e *env, binary string, opts installers.Options) ([]string, error) {
 	res, err := i.c.Install(binary, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", res.Hooks.Agent, w)
 	}
 	if !res.Any() {
 		fmt.Fprintf(e.stdout, "%s: already installed in %s\n", res.Hooks.Agent, codexHandlersFile(res))
-		return nil
+	} else {
+		reportCodex(e, res, true, opts.DryRun)
 	}
-	reportCodex(e, res, true, opts.DryRun)
-	return nil
+	return []string{res.Hooks.Path, res.Config.Path}, nil
 }
 
-func (i codexInstaller) uninstall(e *env, opts installers.Options) error {
+func (i codexInstaller) uninstall(e *env, opts installers.Options) ([]string, error) {
 	res, err := i.c.Uninstall(opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !res.Any() {
 		fmt.Fprintf(e.stdout, "%s: not installed in %s\n", res.Hooks.Agent, res.Hooks.Path)
-		return nil
+	} else {
+		reportCodex(e, res, false, opts.DryRun)
 	}
-	reportCodex(e, res, false, opts.DryRun)
-	return nil
+	return []string{res.Hooks.Path, res.Config.Path}, nil
 }
 
 // codexHandlersFile is the file that holds (or would hold) clawd's
@@ -261,7 +287,7 @@ func reportCodex(e *env, res *installers.CodexResult, install, dryRun bool) {
 		config = append(config, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
 	}
 	files := []struct {
-		f     installers.CodexFile
+		f     installers.Result
 		parts []string
 	}{{res.Hooks, handlers(res.Hooks.Changes)}, {res.Config, config}}
 	for _, x := range files {
@@ -284,25 +310,12 @@ func reportCodex(e *env, res *installers.CodexResult, install, dryRun bool) {
 		case what == "":
 			what = verb("updated", "update")
 		}
-		if x.f.Deleted {
-			// reportChange's notes do not apply: say where the file went.
-			if dryRun {
-				fmt.Fprint(e.stdout, x.f.Diff)
-				what = "would " + what
-			}
-			note := ""
-			if dryRun {
-				note = " (dry run, nothing written)"
-			}
-			fmt.Fprintf(e.stdout, "%s: %s from %s and %s it, as clawd had created it%s\n", x.f.Agent, what, x.f.Path, verb("deleted", "delete"), note)
-			continue
-		}
-		if onlyRemoved {
+		if onlyRemoved || x.f.Deleted {
 			what += " from"
 		} else {
 			what += " in"
 		}
-		reportChange(e.stdout, &x.f.Result, what, dryRun)
+		reportChange(e.stdout, &x.f, what, dryRun)
 	}
 }
 

@@ -17,21 +17,32 @@ import (
 	"github.com/clawdhq/clawd/agents"
 )
 
-// TestMain lets testscript run this test binary as `clawd`.
+// scriptNames are the names this test binary answers to as clawd: its
+// own, ones a build or a package gives it, and plain names clawd may be
+// renamed to. A copy under any of these names runs clawd.
+var scriptNames = []string{"clawd", "clawd-dev", "clawd.1", "agentwatch", "aw"}
+
+// TestMain lets testscript run this test binary as `clawd` (and the other
+// scriptNames).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"clawd": func() {
+	cmds := map[string]func(){}
+	for _, n := range scriptNames {
+		cmds[n] = func() {
 			os.Exit(Main(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
-		},
-	})
+		}
+	}
+	testscript.Main(m, cmds)
 }
 
 // TestScript runs the CLI scripts in testdata/script. In them, clawd is
 // this test binary under the name clawd, and $CLAWD_BIN is its path: the
-// path `clawd install` writes into agent settings.
+// path `clawd install` writes into agent settings. A copy of it under
+// another of scriptNames (cp $CLAWD_BIN ...) runs clawd too. The command
+// codex-trusted checks Codex's trust entries (see cmdCodexTrusted).
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("testdata", "script"),
+		Dir:  filepath.Join("testdata", "script"),
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"codex-trusted": cmdCodexTrusted},
 		Setup: func(env *testscript.Env) error {
 			bin, err := exec.LookPath("clawd")
 			if err != nil {

@@ -22,9 +22,11 @@ func newUninstallCmd(e *env) *cli.Command {
 		Usage:     "remove clawd's hooks from an agent's settings",
 		ArgsUsage: "AGENT...",
 		Description: "Removes every clawd hook entry from the agent's user settings and nothing else\n" +
-			"(for Codex, also their trust entries in config.toml): other tools' hooks stay, and a\n" +
-			"file clawd installed into comes back as it was (a Codex file clawd created is\n" +
-			"deleted again).\n" +
+			"(for Codex, also their trust entries in config.toml): other tools' hooks stay. A file\n" +
+			"nobody else changed since the install comes back exactly as it was, and its\n" +
+			"<file>.clawd-backup is removed; a file clawd created is deleted again. Entries are\n" +
+			"found whatever the binary that wrote them is called now (see installed.json in the\n" +
+			"clawd home).\n" +
 			"Agents: " + knownAgents() + ".",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
@@ -42,6 +44,12 @@ func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []stri
 	if err != nil {
 		return err
 	}
+	rec, err := installers.ReadRecord(e.home())
+	if err != nil {
+		return err
+	}
+	// The running binary's own entries are clawd's whatever it is called.
+	self, _ := e.executable()
 	var failed []error
 	for _, a := range list {
 		inst, err := installerFor(e, a)
@@ -55,9 +63,17 @@ func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []stri
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 			continue
 		}
-		if err := inst.uninstall(e, installers.Options{DryRun: o.dryRun}); err != nil {
+		files, err := inst.uninstall(e, installers.Options{DryRun: o.dryRun, Known: rec.Known(a.ID).With(self)})
+		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+			continue
 		}
+		if !o.dryRun {
+			rec.Uninstalled(a.ID, files...)
+		}
+	}
+	if err := rec.Save(); err != nil {
+		failed = append(failed, err)
 	}
 	return errors.Join(failed...)
 }
