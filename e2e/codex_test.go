@@ -336,7 +336,8 @@ func isCodexHookCommand(cmd, event string) bool {
 // installCodex runs `clawd install codex` and checks what Codex needs to
 // run clawd's hooks: a command handler per event in hooks.json with the
 // agreed timeouts and no matcher, and a trust entry per handler in
-// config.toml, beside every line of the user's own config.
+// config.toml, beside every line of the user's own config, which the real
+// Codex lists as trusted.
 func (w *codexWorld) installCodex(ctx context.Context) {
 	w.t.Helper()
 	r := w.mustClawd(ctx, "install", "codex")
@@ -384,6 +385,8 @@ func (w *codexWorld) installCodex(ctx context.Context) {
 	if n := strings.Count(string(cfg), "trusted_hash"); n != len(codexEvents) {
 		w.t.Errorf("config.toml after install has %d trusted_hash entries, want %d:\n%s", n, len(codexEvents), cfg)
 	}
+	// And Codex itself agrees: it trusts every one.
+	w.checkCodexTrusts(ctx, clawdBin, len(codexEvents))
 }
 
 // containsLines reports whether every line of want occurs in have, in

@@ -198,7 +198,14 @@ func run(t *testing.T, cmd *exec.Cmd) result {
 // clawd runs one clawd command in the world.
 func (w *world) clawd(ctx context.Context, stdin string, args ...string) result {
 	w.t.Helper()
-	cmd := exec.CommandContext(ctx, clawdBin, args...)
+	return w.clawdAs(ctx, clawdBin, stdin, args...)
+}
+
+// clawdAs runs the clawd binary at bin (this run's, or a copy under
+// another name or in another place) in the world.
+func (w *world) clawdAs(ctx context.Context, bin, stdin string, args ...string) result {
+	w.t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = w.clawdEnv()
 	cmd.Dir = w.project
 	cmd.Stdin = strings.NewReader(stdin)
