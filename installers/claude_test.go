@@ -48,8 +48,9 @@ var claudeCases = []struct {
 	{name: "bom", roundTrip: true},
 	{name: "crlf", roundTrip: true},
 	{name: "lookalikes", roundTrip: true},
-	// Known edge: an empty "hooks" object comes back removed, since
-	// uninstall drops "hooks" once clawd's entries were all it held.
+	// The pure edit drops an empty "hooks" object once clawd's entries
+	// were all it held; Claude.Uninstall puts it back from the backup
+	// (TestClaudeUninstallRestoresExactly).
 	{name: "hooks-empty"},
 	{name: "malformed", wantErr: ErrUnparseable},
 	{name: "hooks-not-object", wantErr: ErrUnexpectedShape},
