@@ -12,18 +12,58 @@ import (
 // Write replaces path with data. The file gets mode perm, or keeps the
 // mode of the file it replaces when keepMode is set and the file exists.
 // check, when non-nil, runs just before the rename; an error from it
-// aborts the write and leaves path untouched (installers use it to re-read
-// the file and refuse when someone else changed it meanwhile).
-func Write(path string, data []byte, perm os.FileMode, keepMode bool, check func() error) (err error) {
-	dir := filepath.Dir(path)
+// aborts the write and leaves path untouched.
+func Write(path string, data []byte, perm os.FileMode, keepMode bool, check func() error) error {
+	tmp, err := writeTemp(path, data, perm, keepMode)
+	if err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// WriteIf replaces path with data like Write, but only while path holds
+// what expect accepts: expect gets path's content, or nil and false when
+// there is no such file, and an error from it leaves path as it is and is
+// returned. Where the platform can swap two files atomically (Linux), the
+// check cannot lose another program's write: the new file is swapped in,
+// what it displaced is checked, and swapped back when expect refuses it.
+// Elsewhere the check runs just before the rename, which leaves a window
+// of a few microseconds.
+func WriteIf(path string, data []byte, perm os.FileMode, keepMode bool, expect func(current []byte, exists bool) error) error {
+	tmp, err := writeTemp(path, data, perm, keepMode)
+	if err != nil {
+		return err
+	}
+	if err := swapIf(tmp, path, expect); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// writeTemp writes data to a synced temporary file next to path and
+// returns its name.
+func writeTemp(path string, data []byte, perm os.FileMode, keepMode bool) (name string, err error) {
 	if keepMode {
 		if fi, err := os.Stat(path); err == nil {
 			perm = fi.Mode().Perm()
 		}
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("create temp file next to %s: %w", path, err)
+		return "", fmt.Errorf("create temp file next to %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -33,28 +73,64 @@ func Write(path string, data []byte, perm os.FileMode, keepMode bool, check func
 	}()
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", tmp, err)
+		return "", fmt.Errorf("write %s: %w", tmp, err)
 	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
-		return fmt.Errorf("chmod %s: %w", tmp, err)
+		return "", fmt.Errorf("chmod %s: %w", tmp, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("sync %s: %w", tmp, err)
+		return "", fmt.Errorf("sync %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
+		return "", fmt.Errorf("close %s: %w", tmp, err)
 	}
-	if check != nil {
-		if err := check(); err != nil {
-			return err
-		}
+	return tmp, nil
+}
+
+// RemoveIf removes path only while it holds what expect accepts (see
+// WriteIf; expect always gets an existing file's content). On Linux the
+// file is first moved aside under a temporary name, checked there, and
+// moved back when expect refuses it.
+func RemoveIf(path string, expect func(current []byte, exists bool) error) error {
+	if err := removeIf(path, expect); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// checkThenRemove is removeIf where a file cannot be moved aside and back
+// safely: expect sees path's content just before the removal.
+func checkThenRemove(path string, expect func([]byte, bool) error) error {
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("re-read %s: %w", path, err)
+	}
+	if err := expect(cur, true); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkThenRename is swapIf where files cannot be swapped atomically:
+// expect sees path's content just before the rename.
+func checkThenRename(tmp, path string, expect func([]byte, bool) error) error {
+	cur, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("re-read %s: %w", path, err)
+	}
+	if err := expect(cur, exists); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
 	}
-	syncDir(dir)
 	return nil
 }
 
