@@ -291,7 +291,7 @@ func reportCodex(e *env, res *installers.CodexResult, install, dryRun bool) {
 		parts []string
 	}{{res.Hooks, handlers(res.Hooks.Changes)}, {res.Config, config}}
 	for _, x := range files {
-		if x.f.Diff == "" {
+		if !x.f.Changed {
 			continue
 		}
 		// "removed 12 hooks, removed 12 trust entries" reads better as

@@ -1,6 +1,7 @@
 package installers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -275,6 +276,7 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), u
 	if err != nil {
 		return nil, err
 	}
+	hooks.diff, config.diff = opts.DryRun, opts.DryRun
 	e, err := edit(CodexFiles{HooksPath: hooks.path, Hooks: hooks.old, ConfigPath: config.path, Config: config.old})
 	if err != nil {
 		return nil, fmt.Errorf("%w (neither file was changed; fix it by hand and run again)", err)
@@ -285,7 +287,9 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), u
 		origConfig, configAbsent := config.original()
 		orig := CodexFiles{HooksPath: hooks.path, Hooks: origHooks, ConfigPath: config.path, Config: origConfig}
 		var rtHooks, rtConfig *[]byte
-		if u, err := edit(orig); err != nil || u.Any() {
+		if !hooksAbsent && !configAbsent && bytes.Equal(e.Hooks, origHooks) && bytes.Equal(e.Config, origConfig) {
+			rtHooks, rtConfig = &e.Hooks, &e.Config // back as they were already
+		} else if u, err := edit(orig); err != nil || u.Any() {
 			// The originals hold clawd's entries themselves: not what to
 			// go back to.
 		} else if i, err := InstallCodex(orig, placeholderBinary, opts.Known); err == nil {
@@ -309,6 +313,11 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), u
 		t *target
 		r *Result
 	}{{config, &res.Config}, {hooks, &res.Hooks}}
+	for _, o := range order {
+		if err := o.t.writable(); err != nil {
+			return nil, err
+		}
+	}
 	for _, o := range order {
 		if err := o.t.backup(o.r); err != nil {
 			return nil, err

@@ -147,6 +147,21 @@ func applyUnified(old, diff string) (string, error) {
 	return strings.Join(out, ""), nil
 }
 
+// splitLines splits s after each "\n"; a last line without one is kept.
+func splitLines(s string) []string {
+	var lines []string
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
 func parseRange(s string, start, n *int) {
 	a, b, ok := strings.Cut(s, ",")
 	*start, _ = strconv.Atoi(a)

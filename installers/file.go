@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,6 +53,8 @@ type Result struct {
 	Changes
 	// Existed is false when there was no settings file.
 	Existed bool
+	// Changed is set when the file changes (or, in a dry run, would).
+	Changed bool
 	// Written is set when the file was replaced (never in a dry run).
 	Written bool
 	// Backup is the backup written by this run, if any. A backup is
@@ -66,7 +69,8 @@ type Result struct {
 	// BackupRemoved is the backup uninstall removed because the file is
 	// back to what it holds.
 	BackupRemoved string
-	// Diff is the unified diff of the change; empty when nothing changes.
+	// Diff is the unified diff of the change, computed in a dry run only
+	// (where it is shown); empty when nothing changes.
 	Diff string
 }
 
@@ -84,7 +88,7 @@ func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, i
 	if err != nil {
 		return nil, err
 	}
-	t.only = true
+	t.only, t.diff = true, opts.DryRun
 	out, ch, err := edit(t.old)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (the file was left untouched; fix it by hand and run again)", path, err)
@@ -100,7 +104,9 @@ func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, i
 		var rt *[]byte
 		// An original that holds clawd's entries itself (a backup taken
 		// over an older install) is not what to go back to.
-		if _, och, err := edit(orig); err == nil && !och.Any() {
+		if !absent && bytes.Equal(out, orig) {
+			rt = &out // back as it was already: no round trip to compute
+		} else if _, och, err := edit(orig); err == nil && !och.Any() {
 			if i, _, err := install(orig); err == nil {
 				if u, _, err := edit(i); err == nil {
 					rt = &u
@@ -111,6 +117,9 @@ func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, i
 	}
 	if opts.DryRun {
 		return &f, nil
+	}
+	if err := t.writable(); err != nil {
+		return nil, err
 	}
 	if err := t.backup(&f); err != nil {
 		return nil, err
@@ -144,31 +153,127 @@ type target struct {
 	// only is set when this is the only file of its change: a refusal
 	// then says that nothing at all was written.
 	only bool
+	// diff is set when the change's diff is wanted (a dry run).
+	diff bool
+	// backupData is the backup's content once original read it
+	// (hasBackup: it exists).
+	backupData []byte
+	hasBackup  bool
 }
+
+// MaxFileSize caps what clawd reads of a settings file. Agents' files are
+// kilobytes; one of 20 MB installs in well under a second.
+const MaxFileSize = 64 << 20
+
+// Sentinels for files clawd will not edit; nothing is written.
+var (
+	// ErrNotRegular reports a FIFO, device, socket or folder where a
+	// settings file should be: reading it could block or never end.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge reports a file over MaxFileSize.
+	ErrTooLarge = errors.New("too large for a settings file")
+	// ErrReadOnly reports a file its owner made read-only: clawd does not
+	// override that.
+	ErrReadOnly = errors.New("read-only")
+)
 
 func readTarget(agent, path string) (*target, error) {
 	t := &target{agent: agent, path: path, real: path, existed: true, perm: 0o644}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		t.real = r
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A link (dotfile managers make them) is written through to its
+		// target, created if it is missing, and stays a link.
+		real, err := resolveLink(path)
+		if err != nil {
+			return nil, err
+		}
+		t.real, t.link = real, true
 	}
-	if fi, err := os.Lstat(path); err == nil {
-		t.link = fi.Mode()&fs.ModeSymlink != 0
-	}
-	old, err := os.ReadFile(t.real)
+	old, fi, err := readRegular(t.real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		t.existed = false
 		return t, nil
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w (the file was left untouched)", path, err)
 	}
 	t.old = old
-	fi, err := os.Stat(t.real)
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
-	}
 	t.perm = fi.Mode().Perm()
 	return t, nil
+}
+
+// readRegular reads the regular file at path, refusing anything else and
+// anything over MaxFileSize before reading it.
+func readRegular(path string) ([]byte, fs.FileInfo, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w: it is a %s", ErrNotRegular, fileKind(fi.Mode()))
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, nil, fmt.Errorf("%w: %d MiB, more than the %d MiB clawd reads", ErrTooLarge, fi.Size()>>20, MaxFileSize>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, nil, fmt.Errorf("%w: more than the %d MiB clawd reads", ErrTooLarge, MaxFileSize>>20)
+	}
+	return data, fi, nil
+}
+
+// fileKind names a file type for a person.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "folder"
+	}
+	return "special file"
+}
+
+// resolveLink follows the symlink at path, and any link it points to, to
+// the file they name, which need not exist.
+func resolveLink(path string) (string, error) {
+	p := path
+	for range 40 {
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("read the link %s: %w", p, err)
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = dest
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("follow the link %s: %w", path, err)
+		}
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// writable refuses to change a file its owner made read-only.
+func (t *target) writable() error {
+	if !t.changed || !t.existed || t.perm&0o200 != 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w (mode %04o): clawd does not override that; make it writable (chmod u+w %s) and run again (nothing was written)", t.path, ErrReadOnly, t.perm, t.path)
 }
 
 // plan records the new content out (remove: no file at all) and returns
@@ -180,7 +285,7 @@ func (t *target) plan(out []byte, ch Changes, remove bool) Result {
 		return f
 	}
 	t.out, t.changed = out, true
-	f.Changes = ch
+	f.Changes, f.Changed = ch, true
 	from, to := t.path, t.path
 	if !t.existed {
 		from = "/dev/null"
@@ -189,7 +294,9 @@ func (t *target) plan(out []byte, ch Changes, remove bool) Result {
 		t.remove, f.Deleted = true, true
 		to, out = "/dev/null", nil
 	}
-	f.Diff = unifiedDiff(from, to, t.old, out)
+	if t.diff {
+		f.Diff = unifiedDiff(from, to, t.old, out)
+	}
 	return f
 }
 
@@ -197,10 +304,11 @@ func (t *target) plan(out []byte, ch Changes, remove bool) Result {
 // its backup's bytes; absent when there is no backup, since clawd backs up
 // every file that exists before changing it, so it created this one.
 func (t *target) original() (data []byte, absent bool) {
-	b, err := os.ReadFile(t.path + BackupSuffix)
+	b, _, err := readRegular(t.path + BackupSuffix)
 	if err != nil {
 		return nil, true
 	}
+	t.backupData, t.hasBackup = b, true
 	return b, false
 }
 
@@ -212,7 +320,7 @@ func (t *target) original() (data []byte, absent bool) {
 // empty container clawd filled, the blanks inside `{ }`, a blank file) or,
 // when orig is absent, no file at all. Otherwise out stands.
 func (t *target) restore(out []byte, ch Changes, orig []byte, absent bool, rt *[]byte) Result {
-	if rt == nil || !bytes.Equal(*rt, out) || absent && t.link {
+	if rt == nil || !bytes.Equal(*rt, out) {
 		return t.plan(out, ch, false)
 	}
 	if absent {
@@ -225,21 +333,21 @@ func (t *target) restore(out []byte, ch Changes, orig []byte, absent bool, rt *[
 	return f
 }
 
-// dropBackup removes the backup after an uninstall that left the file
-// exactly as the backup holds it: it has nothing more to give back.
+// dropBackup removes the backup (as original read it) after an uninstall
+// that left the file exactly as the backup holds it: it has nothing more
+// to give back.
 func (t *target) dropBackup(f *Result) {
-	if !f.Restored || f.Deleted {
+	if !f.Restored || f.Deleted || !t.hasBackup {
+		return
+	}
+	now := t.old
+	if t.changed {
+		now = t.out
+	}
+	if !bytes.Equal(now, t.backupData) {
 		return
 	}
 	backup := t.path + BackupSuffix
-	b, err := os.ReadFile(backup)
-	if err != nil {
-		return
-	}
-	now, err := os.ReadFile(t.real)
-	if err != nil || !bytes.Equal(now, b) {
-		return
-	}
 	if os.Remove(backup) == nil {
 		f.BackupRemoved = backup
 	}
@@ -263,47 +371,33 @@ func (t *target) backup(f *Result) error {
 	return nil
 }
 
-// unchanged re-reads the file and refuses when it is not what is
-// expected (nil: absent).
-func (t *target) unchanged(want []byte, absent bool) error {
+// holds returns the check that the file holds want (absent: that there
+// is no file), for atomicfile's conditional writes: another program's
+// write since clawd read the file is refused, never overwritten.
+func (t *target) holds(want []byte, absent bool) func(now []byte, exists bool) error {
 	nothing := "nothing was written to it"
 	if t.only {
 		nothing = "nothing was written"
 	}
-	now, err := os.ReadFile(t.real)
-	switch {
-	case absent && errors.Is(err, fs.ErrNotExist):
+	return func(now []byte, exists bool) error {
+		switch {
+		case absent && !exists:
+			return nil
+		case absent:
+			return fmt.Errorf("%s: %w (it was created meanwhile); %s, run again", t.path, ErrConcurrentChange, nothing)
+		case !exists:
+			return fmt.Errorf("%s: %w (it was deleted meanwhile); %s, run again", t.path, ErrConcurrentChange, nothing)
+		case !bytes.Equal(now, want):
+			return fmt.Errorf("%s: %w (another program wrote it); %s, run again", t.path, ErrConcurrentChange, nothing)
+		}
 		return nil
-	case absent && err == nil:
-		return fmt.Errorf("%s: %w (it was created meanwhile); %s, run again", t.path, ErrConcurrentChange, nothing)
-	case err != nil:
-		return fmt.Errorf("re-read %s: %w", t.path, err)
-	case !bytes.Equal(now, want):
-		return fmt.Errorf("%s: %w (another program wrote it); %s, run again", t.path, ErrConcurrentChange, nothing)
 	}
-	return nil
 }
 
 // commit puts the new content in place, refusing when the file changed
-// since it was read.
+// since it was read. beforeCheck (tests) runs just before.
 func (t *target) commit(f *Result, beforeCheck func(string)) error {
 	if !t.changed {
-		return nil
-	}
-	check := func() error {
-		if beforeCheck != nil {
-			beforeCheck(t.path)
-		}
-		return t.unchanged(t.old, !t.existed)
-	}
-	if t.remove {
-		if err := check(); err != nil {
-			return err
-		}
-		if err := os.Remove(t.real); err != nil {
-			return fmt.Errorf("remove %s: %w", t.path, err)
-		}
-		t.committed = true
 		return nil
 	}
 	if !t.existed {
@@ -311,7 +405,18 @@ func (t *target) commit(f *Result, beforeCheck func(string)) error {
 			return fmt.Errorf("create %s: %w", filepath.Dir(t.path), err)
 		}
 	}
-	if err := atomicfile.Write(t.real, t.out, t.perm, true, check); err != nil {
+	if beforeCheck != nil {
+		beforeCheck(t.path)
+	}
+	expect := t.holds(t.old, !t.existed)
+	if t.remove {
+		if err := atomicfile.RemoveIf(t.real, expect); err != nil {
+			return err
+		}
+		t.committed = true
+		return nil
+	}
+	if err := atomicfile.WriteIf(t.real, t.out, t.perm, true, expect); err != nil {
 		return err
 	}
 	t.committed = true
@@ -327,13 +432,10 @@ func (t *target) rollback() error {
 	}
 	switch {
 	case t.remove:
-		return atomicfile.Write(t.real, t.old, t.perm, false, func() error { return t.unchanged(nil, true) })
+		return atomicfile.WriteIf(t.real, t.old, t.perm, false, t.holds(nil, true))
 	case !t.existed:
-		if err := t.unchanged(t.out, false); err != nil {
-			return err
-		}
-		return os.Remove(t.real)
+		return atomicfile.RemoveIf(t.real, t.holds(t.out, false))
 	default:
-		return atomicfile.Write(t.real, t.old, t.perm, true, func() error { return t.unchanged(t.out, false) })
+		return atomicfile.WriteIf(t.real, t.old, t.perm, true, t.holds(t.out, false))
 	}
 }

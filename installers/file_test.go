@@ -94,8 +94,8 @@ func TestClaudeInstallCreates(t *testing.T) {
 	if res.Existed || !res.Written || res.Added != len(agents.Claude.Hooks) || res.Backup != "" {
 		t.Errorf("Install into a new home = %+v, want written, %d added, no backup", res, len(agents.Claude.Hooks))
 	}
-	if !strings.HasPrefix(res.Diff, "--- /dev/null\n+++ "+c.Path+"\n@@ -0,0 +1,") {
-		t.Errorf("Install diff starts %q", res.Diff[:min(len(res.Diff), 80)])
+	if res.Diff != "" || !res.Changed {
+		t.Errorf("Install computed a diff %q or did not say the file changed: the diff is a dry run's only", res.Diff)
 	}
 	want := readFile(t, "testdata/claude/missing/installed.json")
 	if got := readFile(t, c.Path); got != want {
