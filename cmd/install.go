@@ -43,16 +43,29 @@ func newInstallCmd(e *env) *cli.Command {
 }
 
 func runInstall(ctx context.Context, e *env, o *installOptions, names []string) error {
-	list, err := selectAgents("install", names, o.all)
+	return runInstallers(e, true, o.all, o.dryRun, names)
+}
+
+// runInstallers is install (or uninstall) for the agents named, or all of
+// them: each agent's installer is run, what it did is reported, and the
+// install record notes it.
+func runInstallers(e *env, install, all, dryRun bool, names []string) error {
+	verb := "uninstall"
+	if install {
+		verb = "install"
+	}
+	list, err := selectAgents(verb, names, all)
 	if err != nil {
 		return err
 	}
 	binary, err := e.executable()
-	if err != nil {
-		return fmt.Errorf("find the clawd binary to register: %w", err)
-	}
-	if err := installers.CheckBinary(binary); err != nil {
-		return err
+	if install {
+		if err != nil {
+			return fmt.Errorf("find the clawd binary to register: %w", err)
+		}
+		if err := installers.CheckBinary(binary); err != nil {
+			return err
+		}
 	}
 	rec, err := installers.ReadRecord(e.home())
 	if err != nil {
@@ -60,25 +73,35 @@ func runInstall(ctx context.Context, e *env, o *installOptions, names []string) 
 	}
 	var failed []error
 	for _, a := range list {
-		inst, err := installerFor(e, a)
-		if inst == nil && err == nil {
-			if o.all {
-				fmt.Fprintf(e.stdout, "%s: skipped, clawd cannot install into %s yet\n", a.ID, a.Name)
-				continue
-			}
-			err = fmt.Errorf("clawd cannot install into %s yet", a.Name)
+		inst, err := installers.For(a, e.getenv)
+		if errors.Is(err, installers.ErrUnsupported) && all {
+			fmt.Fprintf(e.stdout, "%s: skipped, clawd cannot %s %s\n", a.ID, verb, a.Name)
+			continue
 		}
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 			continue
 		}
-		files, err := inst.install(e, binary, installers.Options{DryRun: o.dryRun, Known: rec.Known(a.ID)})
+		// The running binary's own entries are clawd's whatever it is
+		// called.
+		opts := installers.Options{DryRun: dryRun, Known: rec.Known(a.ID).With(binary)}
+		var rep *installers.Report
+		if install {
+			rep, err = inst.Install(binary, opts)
+		} else {
+			rep, err = inst.Uninstall(opts)
+		}
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 			continue
 		}
-		if !o.dryRun {
-			rec.Installed(a.ID, binary, files...)
+		report(e, rep, install, dryRun)
+		switch {
+		case dryRun:
+		case install:
+			rec.Installed(a.ID, binary, rep.Paths()...)
+		default:
+			rec.Uninstalled(a.ID, rep.Paths()...)
 		}
 	}
 	if err := rec.Save(); err != nil {
@@ -87,22 +110,80 @@ func runInstall(ctx context.Context, e *env, o *installOptions, names []string) 
 	return errors.Join(failed...)
 }
 
-func reportInstall(w io.Writer, res *installers.Result, dryRun bool) {
-	if !res.Any() {
-		fmt.Fprintf(w, "%s: already installed in %s\n", res.Agent, res.Path)
+// report prints what an install or uninstall did: its warnings on stderr,
+// then one line per file that changes (after its diff, in a dry run), or
+// one line saying there was nothing to do.
+func report(e *env, rep *installers.Report, install, dryRun bool) {
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", rep.Agent, w)
+	}
+	if !rep.Any() {
+		state := "not installed"
+		if install {
+			state = "already installed"
+		}
+		fmt.Fprintf(e.stdout, "%s: %s in %s\n", rep.Agent, state, rep.Handlers)
+		for _, f := range rep.Files {
+			if f.BackupRemoved != "" {
+				fmt.Fprintf(e.stdout, "%s: removed %s, which holds what %s holds\n", rep.Agent, f.BackupRemoved, f.Path)
+			}
+		}
 		return
 	}
-	var parts []string
-	if n := res.Added; n > 0 {
-		parts = append(parts, dryRunVerb(dryRun, "installed", "install")+" "+hookCount(n))
+	verb := func(past, base string) string { return dryRunVerb(dryRun, past, base) }
+	for _, f := range rep.Files {
+		if !f.Changed {
+			continue
+		}
+		var parts []string
+		if n := f.Added; n > 0 {
+			parts = append(parts, verb("installed", "install")+" "+hookCount(n))
+		}
+		if n := f.Repaired; n > 0 {
+			parts = append(parts, verb("repaired", "repair")+" "+hookCount(n))
+		}
+		if n := f.Removed; n > 0 {
+			what := "stale hook"
+			if !install {
+				what = "hook"
+			}
+			parts = append(parts, verb("removed", "remove")+" "+countOf(n, what))
+		}
+		if n := f.Trust.Added; n > 0 {
+			parts = append(parts, verb("trusted", "trust")+" "+hookCount(n))
+		}
+		if n := f.Trust.Updated; n > 0 {
+			parts = append(parts, verb("re-trusted", "re-trust")+" "+countOf(n, "changed hook"))
+		}
+		if n := f.Trust.Removed; n > 0 {
+			parts = append(parts, verb("removed", "remove")+" "+trustEntries(n))
+		}
+		if n := f.Trust.Moved; n > 0 {
+			parts = append(parts, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
+		}
+		// "removed 12 hooks, removed 12 trust entries" reads better as
+		// "removed 12 hooks and 12 trust entries".
+		removed := verb("removed", "remove") + " "
+		onlyRemoved := len(parts) > 0
+		var objects []string
+		for _, p := range parts {
+			onlyRemoved = onlyRemoved && strings.HasPrefix(p, removed)
+			objects = append(objects, strings.TrimPrefix(p, removed))
+		}
+		what := strings.Join(parts, ", ")
+		switch {
+		case onlyRemoved:
+			what = removed + strings.Join(objects, " and ")
+		case what == "":
+			what = verb("updated", "update")
+		}
+		if onlyRemoved || f.Deleted {
+			what += " from"
+		} else {
+			what += " in"
+		}
+		reportChange(e.stdout, &f, what, dryRun)
 	}
-	if n := res.Repaired; n > 0 {
-		parts = append(parts, dryRunVerb(dryRun, "repaired", "repair")+" "+hookCount(n))
-	}
-	if n := res.Removed; n > 0 {
-		parts = append(parts, dryRunVerb(dryRun, "removed", "remove")+" "+countOf(n, "stale hook"))
-	}
-	reportChange(w, res, strings.Join(parts, ", ")+" in", dryRun)
 }
 
 // reportChange prints the diff of a dry run, then one line about res.
@@ -147,176 +228,6 @@ func countOf(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// agentInstaller edits one agent's settings and reports what it did on
-// e's writers. Both return the files that hold (or held) clawd's entries,
-// for the install record.
-type agentInstaller interface {
-	install(e *env, binary string, opts installers.Options) (files []string, err error)
-	uninstall(e *env, opts installers.Options) (files []string, err error)
-}
-
-// installerFor returns the installer of agent a, or nil and no error when
-// clawd has none for it yet.
-func installerFor(e *env, a *agents.Agent) (agentInstaller, error) {
-	switch a.ID {
-	case agents.Claude.ID:
-		c, err := installers.NewClaude(e.getenv)
-		if err != nil {
-			return nil, err
-		}
-		return claudeInstaller{c}, nil
-	case agents.Codex.ID:
-		c, err := installers.NewCodex(e.getenv)
-		if err != nil {
-			return nil, err
-		}
-		return codexInstaller{c}, nil
-	}
-	return nil, nil
-}
-
-// claudeInstaller reports installers.Claude's one file.
-type claudeInstaller struct{ c *installers.Claude }
-
-func (i claudeInstaller) install(e *env, binary string, opts installers.Options) ([]string, error) {
-	res, err := i.c.Install(binary, opts)
-	if err != nil {
-		return nil, err
-	}
-	reportInstall(e.stdout, res, opts.DryRun)
-	return []string{res.Path}, nil
-}
-
-func (i claudeInstaller) uninstall(e *env, opts installers.Options) ([]string, error) {
-	res, err := i.c.Uninstall(opts)
-	if err != nil {
-		return nil, err
-	}
-	reportUninstall(e.stdout, res, opts.DryRun)
-	return []string{res.Path}, nil
-}
-
-func reportUninstall(w io.Writer, res *installers.Result, dryRun bool) {
-	if !res.Any() {
-		fmt.Fprintf(w, "%s: not installed in %s\n", res.Agent, res.Path)
-		if res.BackupRemoved != "" {
-			fmt.Fprintf(w, "%s: removed %s, which holds what %s holds\n", res.Agent, res.BackupRemoved, res.Path)
-		}
-		return
-	}
-	reportChange(w, res, dryRunVerb(dryRun, "removed", "remove")+" "+hookCount(res.Removed)+" from", dryRun)
-}
-
-// codexInstaller reports installers.Codex's two files: hooks.json with
-// clawd's handlers, config.toml with their trust entries (and the
-// handlers, for a person who keeps hooks inline there).
-type codexInstaller struct{ c *installers.Codex }
-
-func (i codexInstaller) install(e *env, binary string, opts installers.Options) ([]string, error) {
-	res, err := i.c.Install(binary, opts)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(e.stderr, "%s: warning: %s\n", res.Hooks.Agent, w)
-	}
-	if !res.Any() {
-		fmt.Fprintf(e.stdout, "%s: already installed in %s\n", res.Hooks.Agent, codexHandlersFile(res))
-	} else {
-		reportCodex(e, res, true, opts.DryRun)
-	}
-	return []string{res.Hooks.Path, res.Config.Path}, nil
-}
-
-func (i codexInstaller) uninstall(e *env, opts installers.Options) ([]string, error) {
-	res, err := i.c.Uninstall(opts)
-	if err != nil {
-		return nil, err
-	}
-	if !res.Any() {
-		fmt.Fprintf(e.stdout, "%s: not installed in %s\n", res.Hooks.Agent, res.Hooks.Path)
-	} else {
-		reportCodex(e, res, false, opts.DryRun)
-	}
-	return []string{res.Hooks.Path, res.Config.Path}, nil
-}
-
-// codexHandlersFile is the file that holds (or would hold) clawd's
-// handlers.
-func codexHandlersFile(res *installers.CodexResult) string {
-	if res.Inline {
-		return res.Config.Path
-	}
-	return res.Hooks.Path
-}
-
-// reportCodex prints, for each file that changes, its diff in a dry run
-// and one line saying what changed in it.
-func reportCodex(e *env, res *installers.CodexResult, install, dryRun bool) {
-	verb := func(past, base string) string { return dryRunVerb(dryRun, past, base) }
-	handlers := func(ch installers.Changes) []string {
-		var parts []string
-		if n := ch.Added; n > 0 {
-			parts = append(parts, verb("installed", "install")+" "+hookCount(n))
-		}
-		if n := ch.Repaired; n > 0 {
-			parts = append(parts, verb("repaired", "repair")+" "+hookCount(n))
-		}
-		if n := ch.Removed; n > 0 {
-			what := "stale hook"
-			if !install {
-				what = "hook"
-			}
-			parts = append(parts, verb("removed", "remove")+" "+countOf(n, what))
-		}
-		return parts
-	}
-	config := handlers(res.Config.Changes)
-	if n := res.Trust.Added; n > 0 {
-		config = append(config, verb("trusted", "trust")+" "+hookCount(n))
-	}
-	if n := res.Trust.Updated; n > 0 {
-		config = append(config, verb("re-trusted", "re-trust")+" "+countOf(n, "changed hook"))
-	}
-	if n := res.Trust.Removed; n > 0 {
-		config = append(config, verb("removed", "remove")+" "+trustEntries(n))
-	}
-	if n := res.Trust.Moved; n > 0 {
-		config = append(config, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
-	}
-	files := []struct {
-		f     installers.Result
-		parts []string
-	}{{res.Hooks, handlers(res.Hooks.Changes)}, {res.Config, config}}
-	for _, x := range files {
-		if !x.f.Changed {
-			continue
-		}
-		// "removed 12 hooks, removed 12 trust entries" reads better as
-		// "removed 12 hooks and 12 trust entries".
-		removed := verb("removed", "remove") + " "
-		onlyRemoved := len(x.parts) > 0
-		var objects []string
-		for _, p := range x.parts {
-			onlyRemoved = onlyRemoved && strings.HasPrefix(p, removed)
-			objects = append(objects, strings.TrimPrefix(p, removed))
-		}
-		what := strings.Join(x.parts, ", ")
-		switch {
-		case onlyRemoved:
-			what = removed + strings.Join(objects, " and ")
-		case what == "":
-			what = verb("updated", "update")
-		}
-		if onlyRemoved || x.f.Deleted {
-			what += " from"
-		} else {
-			what += " in"
-		}
-		reportChange(e.stdout, &x.f, what, dryRun)
-	}
 }
 
 func trustEntries(n int) string {

@@ -2,12 +2,8 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v3"
-
-	"github.com/clawdhq/clawd/installers"
 )
 
 type uninstallOptions struct {
@@ -40,40 +36,5 @@ func newUninstallCmd(e *env) *cli.Command {
 }
 
 func runUninstall(ctx context.Context, e *env, o *uninstallOptions, names []string) error {
-	list, err := selectAgents("uninstall", names, o.all)
-	if err != nil {
-		return err
-	}
-	rec, err := installers.ReadRecord(e.home())
-	if err != nil {
-		return err
-	}
-	// The running binary's own entries are clawd's whatever it is called.
-	self, _ := e.executable()
-	var failed []error
-	for _, a := range list {
-		inst, err := installerFor(e, a)
-		if inst == nil && err == nil {
-			if o.all {
-				continue
-			}
-			err = fmt.Errorf("clawd cannot uninstall from %s yet", a.Name)
-		}
-		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
-			continue
-		}
-		files, err := inst.uninstall(e, installers.Options{DryRun: o.dryRun, Known: rec.Known(a.ID).With(self)})
-		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
-			continue
-		}
-		if !o.dryRun {
-			rec.Uninstalled(a.ID, files...)
-		}
-	}
-	if err := rec.Save(); err != nil {
-		failed = append(failed, err)
-	}
-	return errors.Join(failed...)
+	return runInstallers(e, false, o.all, o.dryRun, names)
 }

@@ -52,7 +52,7 @@ func userHome(getenv func(string) string) string {
 // Install makes Claude Code run `<binary> hook claude` on every event in
 // agents.Claude.Hooks, repairing stale clawd handlers and removing extra
 // ones, and leaves every other byte of the file alone.
-func (c *Claude) Install(binary string, opts Options) (*Result, error) {
+func (c *Claude) Install(binary string, opts Options) (*Report, error) {
 	if err := CheckBinary(binary); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (c *Claude) Install(binary string, opts Options) (*Result, error) {
 }
 
 // Uninstall removes every clawd handler from Claude Code's settings.
-func (c *Claude) Uninstall(opts Options) (*Result, error) {
+func (c *Claude) Uninstall(opts Options) (*Report, error) {
 	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, func(data []byte) ([]byte, Changes, error) {
 		return UninstallClaude(data, opts.Known)
 	}, func(data []byte) ([]byte, Changes, error) {

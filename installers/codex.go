@@ -229,28 +229,14 @@ func codexWarnings(f CodexFiles, m map[string]any, res *CodexEdit, both bool) []
 	return out
 }
 
-// CodexResult is what Codex.Install or Codex.Uninstall did (or, in a dry
-// run, would do) to Codex's files.
-type CodexResult struct {
-	// Hooks is hooks.json; its Changes count clawd's handlers there.
-	Hooks Result
-	// Config is config.toml; its Changes count clawd's inline handlers.
-	Config Result
-	// Trust counts the [hooks.state] entries changed in config.toml.
-	Trust TrustChanges
-	// Inline is set when clawd's handlers are in config.toml.
-	Inline bool
-	// Warnings are things the person should know; the files are right.
-	Warnings []string
-}
-
-// Any reports whether anything changed.
-func (r *CodexResult) Any() bool { return r.Hooks.Any() || r.Config.Any() || r.Trust.Any() }
-
 // Install makes Codex run `<binary> hook codex <Event>` on every event in
 // agents.Codex.Hooks and trust those handlers, repairing stale clawd
 // handlers, and leaves every other byte of both files alone.
-func (c *Codex) Install(binary string, opts Options) (*CodexResult, error) {
+//
+// The report's files are hooks.json, then config.toml (with the trust
+// entries' counts); Handlers is config.toml for a person who keeps hooks
+// inline there.
+func (c *Codex) Install(binary string, opts Options) (*Report, error) {
 	if err := CheckBinary(binary); err != nil {
 		return nil, err
 	}
@@ -259,7 +245,7 @@ func (c *Codex) Install(binary string, opts Options) (*CodexResult, error) {
 
 // Uninstall removes every clawd handler and its trust entry from Codex's
 // files.
-func (c *Codex) Uninstall(opts Options) (*CodexResult, error) {
+func (c *Codex) Uninstall(opts Options) (*Report, error) {
 	return c.apply(opts, func(f CodexFiles) (*CodexEdit, error) { return UninstallCodex(f, opts.Known) }, true)
 }
 
@@ -267,7 +253,7 @@ func (c *Codex) Uninstall(opts Options) (*CodexResult, error) {
 // config.toml first, then hooks.json; when the second write fails, the
 // first is rolled back. An uninstall gives back the originals exactly
 // where nothing but clawd's entries changed (see target.restore).
-func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), uninstall bool) (*CodexResult, error) {
+func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), uninstall bool) (*Report, error) {
 	hooks, err := readTarget(agents.Codex.ID, c.HooksPath())
 	if err != nil {
 		return nil, err
@@ -281,7 +267,7 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), u
 	if err != nil {
 		return nil, fmt.Errorf("%w (neither file was changed; fix it by hand and run again)", err)
 	}
-	res := &CodexResult{Trust: e.Trust, Inline: e.Inline, Warnings: e.Warnings}
+	var hooksRes, configRes Result
 	if uninstall {
 		origHooks, hooksAbsent := hooks.original()
 		origConfig, configAbsent := config.original()
@@ -298,50 +284,23 @@ func (c *Codex) apply(opts Options, edit func(CodexFiles) (*CodexEdit, error), u
 				rtHooks, rtConfig = &u.Hooks, &u.Config
 			}
 		}
-		res.Hooks = hooks.restore(e.Hooks, e.HooksChanges, origHooks, hooksAbsent, rtHooks)
-		res.Config = config.restore(e.Config, e.InlineChanges, origConfig, configAbsent, rtConfig)
+		hooksRes = hooks.restore(e.Hooks, e.HooksChanges, origHooks, hooksAbsent, rtHooks)
+		configRes = config.restore(e.Config, e.InlineChanges, origConfig, configAbsent, rtConfig)
 	} else {
-		res.Hooks = hooks.plan(e.Hooks, e.HooksChanges, false)
-		res.Config = config.plan(e.Config, e.InlineChanges, false)
+		hooksRes = hooks.plan(e.Hooks, e.HooksChanges, false)
+		configRes = config.plan(e.Config, e.InlineChanges, false)
 	}
-	if opts.DryRun {
-		return res, nil
-	}
-	// config.toml first: trust entries without their handlers are
-	// harmless, handlers without trust are silently skipped.
-	order := []struct {
-		t *target
-		r *Result
-	}{{config, &res.Config}, {hooks, &res.Hooks}}
-	for _, o := range order {
-		if err := o.t.writable(); err != nil {
+	configRes.Trust = e.Trust
+	if !opts.DryRun {
+		// config.toml first: trust entries without their handlers are
+		// harmless, handlers without trust are silently skipped.
+		if err := write([]*target{config, hooks}, []*Result{&configRes, &hooksRes}, c.beforeCheck); err != nil {
 			return nil, err
 		}
 	}
-	for _, o := range order {
-		if err := o.t.backup(o.r); err != nil {
-			return nil, err
-		}
+	rep := &Report{Agent: agents.Codex.ID, Handlers: hooks.path, Files: []Result{hooksRes, configRes}, Warnings: e.Warnings}
+	if e.Inline {
+		rep.Handlers = config.path
 	}
-	var done *target
-	for _, o := range order {
-		err := o.t.commit(o.r, c.beforeCheck)
-		if err == nil {
-			if o.t.changed {
-				done = o.t
-			}
-			continue
-		}
-		if done == nil {
-			return nil, err
-		}
-		if rerr := done.rollback(); rerr != nil {
-			return nil, fmt.Errorf("%w; %s had already been written and could not be put back (%v): clawd's change to it is still there", err, done.path, rerr)
-		}
-		return nil, fmt.Errorf("%w; %s had already been written and was put back as it was", err, done.path)
-	}
-	for _, o := range order {
-		o.t.dropBackup(o.r)
-	}
-	return res, nil
+	return rep, nil
 }

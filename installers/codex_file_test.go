@@ -83,7 +83,7 @@ func files(t *testing.T, dir string) []string {
 // created, without backups, and uninstall deletes them again.
 func TestCodexNoFiles(t *testing.T) {
 	c := newTestCodex(t, "", "")
-	res, err := c.Install(goldenBinary, Options{})
+	res, err := c.install(goldenBinary, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestCodexNoFiles(t *testing.T) {
 		ConfigPath: c.ConfigPath(), Config: []byte(readFile(t, c.ConfigPath())),
 	}, goldenBinary, false)
 
-	res, err = c.Uninstall(Options{})
+	res, err = c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestCodexEmptyConfig(t *testing.T) {
 	if err := os.WriteFile(c.ConfigPath(), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Install(goldenBinary, Options{})
+	res, err := c.install(goldenBinary, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestCodexEmptyConfig(t *testing.T) {
 	if fi, err := os.Stat(c.ConfigPath()); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("config.toml mode after install = %v, %v; want 0600 kept", fi.Mode(), err)
 	}
-	res, err = c.Uninstall(Options{})
+	res, err = c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,14 +172,14 @@ func TestCodexRoundTripFiles(t *testing.T) {
 			if !filepath.IsAbs(binary) {
 				binary = goldenBinary // a Windows path, on another system
 			}
-			if _, err := c.Install(binary, Options{}); err != nil {
+			if _, err := c.install(binary, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Install(binary, Options{})
+			res, err := c.install(binary, Options{})
 			if err != nil || res.Any() || res.Hooks.Written || res.Config.Written {
 				t.Errorf("second Install = %+v, %v; want nothing to do", res, err)
 			}
-			if _, err := c.Uninstall(Options{}); err != nil {
+			if _, err := c.uninstall(Options{}); err != nil {
 				t.Fatal(err)
 			}
 			for path, want := range map[string][]byte{c.HooksPath(): hooks, c.ConfigPath(): config} {
@@ -205,7 +205,7 @@ func TestCodexRoundTripFiles(t *testing.T) {
 func TestCodexDryRun(t *testing.T) {
 	const config = "model = \"gpt-5.5\"\n"
 	c := newTestCodex(t, "", config)
-	res, err := c.Install(goldenBinary, Options{DryRun: true})
+	res, err := c.install(goldenBinary, Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +240,8 @@ func TestCodexMalformedWritesNothing(t *testing.T) {
 	for _, tt := range tests {
 		c := newTestCodex(t, tt.hooks, tt.config)
 		for _, run := range []func() error{
-			func() error { _, err := c.Install(goldenBinary, Options{}); return err },
-			func() error { _, err := c.Uninstall(Options{}); return err },
+			func() error { _, err := c.install(goldenBinary, Options{}); return err },
+			func() error { _, err := c.uninstall(Options{}); return err },
 		} {
 			err := run()
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), "neither file was changed") {
@@ -271,7 +271,7 @@ func TestCodexRollback(t *testing.T) {
 			}
 		}
 	}
-	_, err := c.Install(goldenBinary, Options{})
+	_, err := c.install(goldenBinary, Options{})
 	if !errors.Is(err, ErrConcurrentChange) || !strings.Contains(err.Error(), c.ConfigPath()+" had already been written and was put back as it was") {
 		t.Fatalf("Install error = %v, want a concurrent change and config.toml put back", err)
 	}
@@ -292,7 +292,7 @@ func TestCodexRollbackNewFile(t *testing.T) {
 			os.WriteFile(path, []byte(`{"x": 1}`), 0o644)
 		}
 	}
-	if _, err := c.Install(goldenBinary, Options{}); !errors.Is(err, ErrConcurrentChange) {
+	if _, err := c.install(goldenBinary, Options{}); !errors.Is(err, ErrConcurrentChange) {
 		t.Fatalf("Install error = %v, want a concurrent change", err)
 	}
 	if _, err := os.Stat(c.ConfigPath()); !errors.Is(err, os.ErrNotExist) {
@@ -317,7 +317,7 @@ func TestCodexSymlinkedHooks(t *testing.T) {
 	if err := os.Symlink(real, c.HooksPath()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(c.HooksPath()); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -326,7 +326,7 @@ func TestCodexSymlinkedHooks(t *testing.T) {
 	if !strings.Contains(readFile(t, real), codexCommand(goldenBinary, "Stop")) {
 		t.Errorf("the link's target did not get clawd's handlers")
 	}
-	if _, err := c.Uninstall(Options{}); err != nil {
+	if _, err := c.uninstall(Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, real); got != "{}\n" {

@@ -44,13 +44,16 @@ type Options struct {
 }
 
 // Result is what Install or Uninstall did (or, in a dry run, would do) to
-// one agent's settings file.
+// one of an agent's settings files.
 type Result struct {
 	// Agent is the agent's id.
 	Agent string
 	// Path is the settings file.
 	Path string
+	// Changes counts clawd's handlers changed in the file.
 	Changes
+	// Trust counts the trust entries changed in it (Codex's config.toml).
+	Trust TrustChanges
 	// Existed is false when there was no settings file.
 	Existed bool
 	// Changed is set when the file changes (or, in a dry run, would).
@@ -83,7 +86,15 @@ type fileEdit func(data []byte) ([]byte, Changes, error)
 // changed meanwhile. For an uninstall, install is the matching install
 // (of any binary), with which the original is restored exactly when
 // nothing else changed (see restore).
-func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, install fileEdit) (*Result, error) {
+func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, install fileEdit) (*Report, error) {
+	f, err := rewriteFile(agent, path, opts, beforeCheck, edit, install)
+	if err != nil {
+		return nil, err
+	}
+	return &Report{Agent: agent, Handlers: path, Files: []Result{*f}}, nil
+}
+
+func rewriteFile(agent, path string, opts Options, beforeCheck func(string), edit, install fileEdit) (*Result, error) {
 	t, err := readTarget(agent, path)
 	if err != nil {
 		return nil, err
@@ -118,17 +129,51 @@ func rewrite(agent, path string, opts Options, beforeCheck func(string), edit, i
 	if opts.DryRun {
 		return &f, nil
 	}
-	if err := t.writable(); err != nil {
+	if err := write([]*target{t}, []*Result{&f}, beforeCheck); err != nil {
 		return nil, err
 	}
-	if err := t.backup(&f); err != nil {
-		return nil, err
-	}
-	if err := t.commit(&f, beforeCheck); err != nil {
-		return nil, err
-	}
-	t.dropBackup(&f)
 	return &f, nil
+}
+
+// write carries out the planned changes of files that change together
+// (ts[i] gets rs[i]): nothing is written when one of them is read-only;
+// each is backed up before clawd's first change to it; they are committed
+// in order, and when one fails those already written are put back; last,
+// backups whose restore is exact are removed.
+func write(ts []*target, rs []*Result, beforeCheck func(string)) error {
+	for _, t := range ts {
+		if err := t.writable(); err != nil {
+			return err
+		}
+	}
+	for i, t := range ts {
+		if err := t.backup(rs[i]); err != nil {
+			return err
+		}
+	}
+	var done []*target
+	for i, t := range ts {
+		err := t.commit(rs[i], beforeCheck)
+		if err == nil {
+			if t.changed {
+				done = append(done, t)
+			}
+			continue
+		}
+		for j := len(done) - 1; j >= 0; j-- {
+			d := done[j]
+			if rerr := d.rollback(); rerr != nil {
+				err = fmt.Errorf("%w; %s had already been written and could not be put back (%v): clawd's change to it is still there", err, d.path, rerr)
+			} else {
+				err = fmt.Errorf("%w; %s had already been written and was put back as it was", err, d.path)
+			}
+		}
+		return err
+	}
+	for i, t := range ts {
+		t.dropBackup(rs[i])
+	}
+	return nil
 }
 
 // target is one of the files an installer edits, through steps that let

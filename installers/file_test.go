@@ -87,7 +87,7 @@ func leftovers(t *testing.T, dir string) []string {
 
 func TestClaudeInstallCreates(t *testing.T) {
 	c := newTestClaude(t)
-	res, err := c.Install(goldenBinary, Options{})
+	res, err := c.install(goldenBinary, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +112,14 @@ func TestClaudeInstallCreates(t *testing.T) {
 
 func TestClaudeSecondInstallWritesNothing(t *testing.T) {
 	c := newTestClaude(t)
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	if err := os.Chtimes(c.Path, old, old); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Install(goldenBinary, Options{})
+	res, err := c.install(goldenBinary, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestClaudeBackupKeepsPristineCopy(t *testing.T) {
 	const original = "{\n  \"model\": \"opus\"\n}\n"
 	writeSettings(t, c, original, 0o600)
 
-	res, err := c.Install(goldenBinary, Options{})
+	res, err := c.install(goldenBinary, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestClaudeBackupKeepsPristineCopy(t *testing.T) {
 
 	// A later change (here a new binary path) must not replace the
 	// pristine backup.
-	res, err = c.Install("/opt/clawd/clawd", Options{})
+	res, err = c.install("/opt/clawd/clawd", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestClaudeBackupKeepsPristineCopy(t *testing.T) {
 	if got := readFile(t, backup); got != original {
 		t.Errorf("backup = %q, want the pristine original", got)
 	}
-	res, err = c.Uninstall(Options{})
+	res, err = c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestClaudeDryRun(t *testing.T) {
 	const original = "{\"model\":\"opus\"}"
 	writeSettings(t, c, original, 0o644)
 
-	res, err := c.Install(goldenBinary, Options{DryRun: true})
+	res, err := c.install(goldenBinary, Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestClaudeDryRun(t *testing.T) {
 
 	// A dry run into a missing home creates nothing either.
 	c = newTestClaude(t)
-	if res, err = c.Install(goldenBinary, Options{DryRun: true}); err != nil || res.Written {
+	if res, err = c.install(goldenBinary, Options{DryRun: true}); err != nil || res.Written {
 		t.Fatalf("dry-run Install into a new home = %+v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Dir(c.Path)); !errors.Is(err, os.ErrNotExist) {
@@ -234,9 +234,9 @@ func TestClaudeRefusesUnparseable(t *testing.T) {
 				writeSettings(t, c, in, 0o644)
 				var err error
 				if op == "install" {
-					_, err = c.Install(goldenBinary, Options{})
+					_, err = c.install(goldenBinary, Options{})
 				} else {
-					_, err = c.Uninstall(Options{})
+					_, err = c.uninstall(Options{})
 				}
 				if err == nil {
 					t.Fatalf("%s on %s succeeded", op, name)
@@ -264,7 +264,7 @@ func TestClaudeRefusesUnparseable(t *testing.T) {
 func TestClaudeMalformedMessage(t *testing.T) {
 	c := newTestClaude(t)
 	writeSettings(t, c, readFile(t, "testdata/claude/malformed/in.json"), 0o644)
-	_, err := c.Install(goldenBinary, Options{})
+	_, err := c.install(goldenBinary, Options{})
 	if !errors.Is(err, ErrUnparseable) {
 		t.Fatalf("Install(malformed) = %v, want ErrUnparseable", err)
 	}
@@ -286,7 +286,7 @@ func TestClaudeConcurrentChange(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	_, err := c.Install(goldenBinary, Options{})
+	_, err := c.install(goldenBinary, Options{})
 	if !errors.Is(err, ErrConcurrentChange) {
 		t.Fatalf("Install with a concurrent write = %v, want ErrConcurrentChange", err)
 	}
@@ -304,7 +304,7 @@ func TestClaudeConcurrentChange(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := c.Install(goldenBinary, Options{}); !errors.Is(err, ErrConcurrentChange) {
+	if _, err := c.install(goldenBinary, Options{}); !errors.Is(err, ErrConcurrentChange) {
 		t.Fatalf("Install racing a new file = %v, want ErrConcurrentChange", err)
 	}
 	if got := readFile(t, c.Path); got != theirs {
@@ -314,7 +314,7 @@ func TestClaudeConcurrentChange(t *testing.T) {
 
 func TestClaudeUninstallMissing(t *testing.T) {
 	c := newTestClaude(t)
-	res, err := c.Uninstall(Options{})
+	res, err := c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestClaudeKeepsSymlink(t *testing.T) {
 	if err := os.Symlink(dotfiles, c.Path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Lstat(c.Path)
@@ -358,7 +358,7 @@ func TestClaudeRefusesGoRunBinary(t *testing.T) {
 		t.Skip("POSIX path")
 	}
 	c := newTestClaude(t)
-	_, err := c.Install("/tmp/go-build123/b001/exe/clawd", Options{})
+	_, err := c.install("/tmp/go-build123/b001/exe/clawd", Options{})
 	if !errors.Is(err, ErrTemporaryBinary) || !strings.Contains(err.Error(), "go install") {
 		t.Errorf("Install(go run binary) = %v, want ErrTemporaryBinary saying to go install", err)
 	}

@@ -64,10 +64,10 @@ func TestOddFilesRefused(t *testing.T) {
 			before, _ := os.Lstat(c.Path)
 
 			runs := map[string]func() error{
-				"claude install":   func() error { _, err := c.Install(goldenBinary, Options{}); return err },
-				"claude uninstall": func() error { _, err := c.Uninstall(Options{}); return err },
-				"codex install":    func() error { _, err := x.Install(goldenBinary, Options{}); return err },
-				"codex uninstall":  func() error { _, err := x.Uninstall(Options{}); return err },
+				"claude install":   func() error { _, err := c.install(goldenBinary, Options{}); return err },
+				"claude uninstall": func() error { _, err := c.uninstall(Options{}); return err },
+				"codex install":    func() error { _, err := x.install(goldenBinary, Options{}); return err },
+				"codex uninstall":  func() error { _, err := x.uninstall(Options{}); return err },
 			}
 			for what, run := range runs {
 				errc := make(chan error, 1)
@@ -99,7 +99,7 @@ func TestReadOnlyRefused(t *testing.T) {
 	c := newTestClaude(t)
 	const original = "{\"model\": \"opus\"}\n"
 	writeSettings(t, c, original, 0o444)
-	_, err := c.Install(goldenBinary, Options{})
+	_, err := c.install(goldenBinary, Options{})
 	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "chmod u+w "+c.Path) {
 		t.Errorf("Install into a 0444 file = %v, want ErrReadOnly saying chmod u+w", err)
 	}
@@ -109,10 +109,10 @@ func TestReadOnlyRefused(t *testing.T) {
 	if _, err := os.Stat(c.Path + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a backup was written for a refused install")
 	}
-	if res, err := c.Install(goldenBinary, Options{DryRun: true}); err != nil || !res.Changed {
+	if res, err := c.install(goldenBinary, Options{DryRun: true}); err != nil || !res.Changed {
 		t.Errorf("dry run on a 0444 file = %+v, %v; want the change shown", res, err)
 	}
-	if res, err := c.Uninstall(Options{}); err != nil || res.Changed {
+	if res, err := c.uninstall(Options{}); err != nil || res.Changed {
 		t.Errorf("Uninstall of nothing from a 0444 file = %+v, %v; want nothing to do", res, err)
 	}
 
@@ -120,7 +120,7 @@ func TestReadOnlyRefused(t *testing.T) {
 	if err := os.Chmod(x.ConfigPath(), 0o400); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := x.Install(goldenBinary, Options{}); !errors.Is(err, ErrReadOnly) {
+	if _, err := x.install(goldenBinary, Options{}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Codex Install with a read-only config.toml = %v, want ErrReadOnly", err)
 	}
 	if got := files(t, x.Home); len(got) != 1 {
@@ -145,7 +145,7 @@ func TestDanglingSymlink(t *testing.T) {
 	if err := os.Symlink(rel, c.Path); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Install(goldenBinary, Options{})
+	res, err := c.install(goldenBinary, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestDanglingSymlink(t *testing.T) {
 	if !strings.Contains(readFile(t, target), Command(goldenBinary, "claude")) {
 		t.Errorf("the link's target has no clawd hooks")
 	}
-	res, err = c.Uninstall(Options{})
+	res, err = c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

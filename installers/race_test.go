@@ -64,9 +64,9 @@ func TestConcurrentWriterNeverLosesAWrite(t *testing.T) {
 	for i := 0; i < installs; i++ {
 		var err error
 		if i%2 == 0 {
-			_, err = c.Install(goldenBinary, Options{})
+			_, err = c.install(goldenBinary, Options{})
 		} else {
-			_, err = c.Uninstall(Options{})
+			_, err = c.uninstall(Options{})
 		}
 		switch {
 		case errors.Is(err, ErrConcurrentChange):

@@ -92,10 +92,10 @@ func TestUninstallKeepsStaleBackup(t *testing.T) {
 	c := newTestClaude(t)
 	stale := "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"/old/clawd hook claude\"}]}]}}\n"
 	writeSettings(t, c, stale, 0o644)
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Uninstall(Options{})
+	res, err := c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

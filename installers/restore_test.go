@@ -36,10 +36,10 @@ func TestClaudeUninstallRestoresExactly(t *testing.T) {
 			if tt.original != nil {
 				writeSettings(t, c, *tt.original, 0o600)
 			}
-			if _, err := c.Install(goldenBinary, Options{}); err != nil {
+			if _, err := c.install(goldenBinary, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Uninstall(Options{})
+			res, err := c.uninstall(Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,14 +74,14 @@ func TestClaudeUninstallKeepsLaterChanges(t *testing.T) {
 	c := newTestClaude(t)
 	const original = "{\n  \"hooks\": {}\n}\n"
 	writeSettings(t, c, original, 0o644)
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	installed := readFile(t, c.Path)
 	changed := strings.Replace(installed, "{\n", "{\n  \"model\": \"sonnet\",\n", 1)
 	writeSettings(t, c, changed, 0o644)
 
-	res, err := c.Uninstall(Options{})
+	res, err := c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +100,11 @@ func TestClaudeUninstallKeepsLaterChanges(t *testing.T) {
 // the person added settings to it.
 func TestClaudeCreatedFileWithLaterSettings(t *testing.T) {
 	c := newTestClaude(t)
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	writeSettings(t, c, strings.Replace(readFile(t, c.Path), "{\n", "{\n  \"model\": \"opus\",\n", 1), 0o644)
-	res, err := c.Uninstall(Options{})
+	res, err := c.uninstall(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func TestClaudeSymlinkToNewFile(t *testing.T) {
 	if err := os.Symlink(target, c.Path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Install(goldenBinary, Options{}); err != nil {
+	if _, err := c.install(goldenBinary, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Uninstall(Options{}); err != nil {
+	if _, err := c.uninstall(Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(c.Path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -171,10 +171,10 @@ func TestCodexUninstallRestoresExactly(t *testing.T) {
 					}
 				}
 			}
-			if _, err := c.Install(goldenBinary, Options{}); err != nil {
+			if _, err := c.install(goldenBinary, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Uninstall(Options{}); err != nil {
+			if _, err := c.uninstall(Options{}); err != nil {
 				t.Fatal(err)
 			}
 			for path, want := range map[string]*string{c.HooksPath(): tt.hooks, c.ConfigPath(): tt.config} {
@@ -206,18 +206,18 @@ func TestRenamedBinary(t *testing.T) {
 	c := newTestClaude(t)
 	const original = "{\"model\": \"opus\"}\n"
 	writeSettings(t, c, original, 0o644)
-	if _, err := c.Install(first, Options{}); err != nil {
+	if _, err := c.install(first, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// The running binary always knows its own entries.
-	res, err := c.Install(first, Options{})
+	res, err := c.install(first, Options{})
 	if err != nil || res.Any() {
 		t.Fatalf("second Install by the same binary = %+v, %v; want nothing to do", res, err)
 	}
 	// Without the record, the renamed binary cannot tell them apart from
 	// another tool's; with it, they are repaired in place.
 	known := NewKnown(first)
-	res, err = c.Install(renamed, Options{Known: known})
+	res, err = c.install(renamed, Options{Known: known})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestRenamedBinary(t *testing.T) {
 	if n := strings.Count(readFile(t, c.Path), " hook claude"); n != len(agents.Claude.Hooks) {
 		t.Errorf("settings hold %d clawd commands, want %d", n, len(agents.Claude.Hooks))
 	}
-	res, err = c.Uninstall(Options{Known: known.With(renamed)})
+	res, err = c.uninstall(Options{Known: known.With(renamed)})
 	if err != nil {
 		t.Fatal(err)
 	}
