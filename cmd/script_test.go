@@ -36,13 +36,16 @@ func TestMain(m *testing.M) {
 
 // TestScript runs the CLI scripts in testdata/script. In them, clawd is
 // this test binary under the name clawd, and $CLAWD_BIN is its path: the
-// path `clawd install` writes into agent settings. A copy of it under
-// another of scriptNames (cp $CLAWD_BIN ...) runs clawd too. The command
+// path `clawd install` writes into agent settings. A link to it under
+// another of scriptNames (link $CLAWD_BIN ...) runs clawd too. The command
 // codex-trusted checks Codex's trust entries (see cmdCodexTrusted).
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:  filepath.Join("testdata", "script"),
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"codex-trusted": cmdCodexTrusted},
+		Dir: filepath.Join("testdata", "script"),
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"codex-trusted": cmdCodexTrusted,
+			"link":          cmdLink,
+		},
 		Setup: func(env *testscript.Env) error {
 			bin, err := exec.LookPath("clawd")
 			if err != nil {
@@ -58,6 +61,18 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// cmdLink is the testscript command `link OLD NEW`: a hard link, so that
+// an executable gets another name without being copied. A copy holds a
+// file open for writing, and a process that another script forks
+// meanwhile inherits that descriptor until it execs: running the copy
+// then fails with "text file busy".
+func cmdLink(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: link OLD NEW")
+	}
+	ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
 }
 
 // installTestEnv is an env for running install/uninstall in-process with

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,7 +166,7 @@ func TestCodexInstallRenamedBinary(t *testing.T) {
 
 	bins := filepath.Join(w.dir, "dev builds")
 	dev := filepath.Join(bins, "clawd-dev")
-	copyFile(t, clawdBin, dev)
+	linkFile(t, clawdBin, dev)
 	r := w.clawdAs(ctx, dev, "", "install", "codex")
 	if r.code != 0 {
 		t.Fatalf("clawd-dev install codex: %s", r)
@@ -251,25 +250,16 @@ func goEnv() []string {
 	return env
 }
 
-// copyFile copies the executable at from to to, creating to's folder.
-func copyFile(t *testing.T, from, to string) {
+// linkFile gives the executable at from a second name, to (its folder
+// created), with a hard link: a copy would hold the file open for writing,
+// and a process another test forks meanwhile inherits that descriptor
+// until it execs, so running the copy could fail with "text file busy".
+func linkFile(t *testing.T, from, to string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
+	if err := os.Link(from, to); err != nil {
 		t.Fatal(err)
 	}
 }
