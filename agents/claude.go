@@ -47,6 +47,10 @@ var Claude = &Agent{
 	ID:      claudeID,
 	Name:    "Claude Code",
 	Aliases: []string{"claude-code", "claude_code", "claudecode"},
+	// $CLAUDE_CONFIG_DIR, else ~/.claude; settings.json in it.
+	ConfigDir: func(getenv Env) (string, error) {
+		return configDir(getenv, "CLAUDE_CONFIG_DIR", ".claude", "Claude Code")
+	},
 	Hooks: []HookSpec{
 		{Event: "SessionStart", Timeout: claudeStateTimeout},
 		// SessionEnd hooks share a budget of max(1.5 s, largest timeout):

@@ -33,6 +33,10 @@ import (
 var Codex = &Agent{
 	ID:   codexID,
 	Name: "Codex",
+	// $CODEX_HOME, else ~/.codex: hooks.json, config.toml, sessions/.
+	ConfigDir: func(getenv Env) (string, error) {
+		return configDir(getenv, "CODEX_HOME", ".codex", "Codex")
+	},
 	Hooks: []HookSpec{
 		{Event: "SessionStart", Timeout: codexStateTimeout},
 		{Event: "UserPromptSubmit", Timeout: codexStateTimeout},

@@ -31,6 +31,11 @@ type Agent struct {
 	Name string
 	// Aliases are other names accepted for ID (the original app's ids).
 	Aliases []string
+	// ConfigDir returns the folder the agent keeps its user settings in,
+	// as the agent itself finds it from its environment (its override
+	// variable, else a folder in the user's home). The folder need not
+	// exist.
+	ConfigDir func(getenv Env) (string, error)
 	// Hooks are the events clawd registers, in settings order.
 	Hooks []HookSpec
 	// Decode turns one hook payload into a normalized event. hookEvent is

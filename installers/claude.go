@@ -1,7 +1,6 @@
 package installers
 
 import (
-	"errors"
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
@@ -27,26 +26,13 @@ func NewClaude(getenv func(string) string) (*Claude, error) {
 }
 
 // ClaudeSettingsPath returns Claude Code's user settings file:
-// $CLAUDE_CONFIG_DIR/settings.json when that is set, else
-// ~/.claude/settings.json (HOME, or USERPROFILE on Windows).
+// settings.json in its folder (agents.Claude.ConfigDir).
 func ClaudeSettingsPath(getenv func(string) string) (string, error) {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, "settings.json"), nil
+	d, err := agents.Claude.ConfigDir(getenv)
+	if err != nil {
+		return "", err
 	}
-	home := userHome(getenv)
-	if home == "" {
-		return "", errors.New("cannot find Claude Code's settings: neither HOME nor CLAUDE_CONFIG_DIR is set")
-	}
-	return filepath.Join(home, ".claude", "settings.json"), nil
-}
-
-// userHome returns the folder agents keep their settings under: HOME, or
-// USERPROFILE on Windows; "" when neither is set.
-func userHome(getenv func(string) string) string {
-	if h := getenv("HOME"); h != "" {
-		return h
-	}
-	return getenv("USERPROFILE")
+	return filepath.Join(d, "settings.json"), nil
 }
 
 // Install makes Claude Code run `<binary> hook claude` on every event in

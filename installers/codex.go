@@ -34,10 +34,11 @@ func NewCodex(getenv func(string) string) (*Codex, error) {
 	return &Codex{Home: h}, nil
 }
 
-// CodexHome returns Codex's folder as Codex itself resolves it, since the
-// path goes into every trust key: $CODEX_HOME made absolute with its
-// symlinks resolved (Codex canonicalizes it, and refuses to start when it
-// does not exist), else ~/.codex as is (HOME, or USERPROFILE on Windows).
+// CodexHome returns Codex's folder (agents.Codex.ConfigDir) as Codex
+// itself resolves it, since the path goes into every trust key:
+// $CODEX_HOME made absolute with its symlinks resolved (Codex
+// canonicalizes it, and refuses to start when it does not exist), else
+// ~/.codex as is.
 func CodexHome(getenv func(string) string) (string, error) {
 	if d := getenv("CODEX_HOME"); d != "" {
 		abs, err := filepath.Abs(d)
@@ -53,11 +54,7 @@ func CodexHome(getenv func(string) string) (string, error) {
 		}
 		return real, nil
 	}
-	home := userHome(getenv)
-	if home == "" {
-		return "", errors.New("cannot find Codex's folder: neither HOME nor CODEX_HOME is set")
-	}
-	return filepath.Join(home, ".codex"), nil
+	return agents.Codex.ConfigDir(getenv)
 }
 
 // HooksPath is $CODEX_HOME/hooks.json.

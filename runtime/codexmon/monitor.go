@@ -197,21 +197,11 @@ func New(o Options) *Monitor {
 	}
 }
 
-// Home is Codex's folder as getenv sees it: $CODEX_HOME, else .codex in
-// the home folder (HOME, or USERPROFILE on Windows). The folder need not
-// exist yet: the monitor picks it up when Codex creates it.
+// Home is Codex's folder as getenv sees it (agents.Codex.ConfigDir). The
+// folder need not exist yet: the monitor picks it up when Codex creates
+// it.
 func Home(getenv func(string) string) (string, error) {
-	if h := getenv("CODEX_HOME"); h != "" {
-		return h, nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home = getenv("USERPROFILE")
-	}
-	if home == "" {
-		return "", errors.New("neither CODEX_HOME nor HOME is set")
-	}
-	return filepath.Join(home, ".codex"), nil
+	return agents.Codex.ConfigDir(getenv)
 }
 
 // Run polls until ctx is done and returns ctx's error. It polls again at
