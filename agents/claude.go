@@ -44,9 +44,12 @@ import (
 //	WorktreeCreate/WorktreeRemove: decoded, never registered — a
 //	WorktreeCreate hook's stdout is taken as the worktree path.
 var Claude = &Agent{
-	ID:      claudeID,
-	Name:    "Claude Code",
-	Aliases: []string{"claude-code", "claude_code", "claudecode"},
+	ID:       claudeID,
+	Name:     "Claude Code",
+	Aliases:  []string{"claude-code", "claude_code", "claudecode"},
+	Command:  "claude",
+	Package:  "@anthropic-ai/claude-code",
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	// $CLAUDE_CONFIG_DIR, else ~/.claude; settings.json in it.
 	ConfigDir: func(getenv Env) (string, error) {
 		return configDir(getenv, "CLAUDE_CONFIG_DIR", ".claude", "Claude Code")

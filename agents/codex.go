@@ -31,8 +31,15 @@ import (
 // and agent_type: they become events of the parent session with
 // SubagentID set. A sub-agent's turn ends with SubagentStop, never Stop.
 var Codex = &Agent{
-	ID:   codexID,
-	Name: "Codex",
+	ID:       codexID,
+	Name:     "Codex",
+	Command:  "codex",
+	Package:  "@openai/codex",
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Notes: []string{
+		"Codex runs only hooks it trusts: clawd install writes the trust entries; after editing hooks.json by hand, run clawd install codex again",
+		"without hooks (untrusted, or turned off) clawd still follows sessions from Codex's rollout files, without permission requests",
+	},
 	// $CODEX_HOME, else ~/.codex: hooks.json, config.toml, sessions/.
 	ConfigDir: func(getenv Env) (string, error) {
 		return configDir(getenv, "CODEX_HOME", ".codex", "Codex")

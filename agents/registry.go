@@ -31,6 +31,16 @@ type Agent struct {
 	Name string
 	// Aliases are other names accepted for ID (the original app's ids).
 	Aliases []string
+	// Command is the name of the agent's executable on PATH.
+	Command string
+	// Package is the npm package the agent ships as: where its version
+	// is read (the package.json above the executable).
+	Package string
+	// Supports says what clawd does for the agent.
+	Supports Supports
+	// Notes are what a person should know: clawd's blind spots with the
+	// agent.
+	Notes []string
 	// ConfigDir returns the folder the agent keeps its user settings in,
 	// as the agent itself finds it from its environment (its override
 	// variable, else a folder in the user's home). The folder need not
@@ -48,6 +58,19 @@ type Agent struct {
 	// decided: the agent's exact answer format. A nil decision renders as
 	// NoDecision.
 	Render func(hookEvent string, d *Decision) []byte
+}
+
+// Supports says what clawd does for an agent.
+type Supports struct {
+	// States: the agent's lifecycle events drive its sessions' states.
+	States bool `json:"states"`
+	// Permissions: clawd shows its permission requests and answers them.
+	Permissions bool `json:"permissions"`
+	// Titles: its sessions get titles (the first prompt, or the agent's
+	// own name for the thread).
+	Titles bool `json:"titles"`
+	// Subagents: its subagents show under their session.
+	Subagents bool `json:"subagents"`
 }
 
 // registry holds every supported agent, in display order.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -32,7 +33,7 @@ func newInstallCmd(e *env) *cli.Command {
 			"<file>.clawd-backup before the first change. Run it again after moving the clawd\n" +
 			"binary. Agents: " + knownAgents() + ".",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
+			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
 		},
 		OnUsageError: installUsageError,
@@ -72,14 +73,28 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 		return err
 	}
 	var failed []error
+	fail := func(a *agents.Agent, err error) {
+		failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+		if all {
+			fmt.Fprintf(e.stdout, "%s: failed: %v\n", a.ID, err)
+		}
+	}
 	for _, a := range list {
+		if all {
+			// --all: the agents found here, each in one line.
+			dir, err := a.ConfigDir(e.getenv)
+			if err == nil && !isDir(dir) {
+				fmt.Fprintf(e.stdout, "%s: skipped: not found (%s does not exist)\n", a.ID, dir)
+				continue
+			}
+		}
 		inst, err := installers.For(a, e.getenv)
 		if errors.Is(err, installers.ErrUnsupported) && all {
-			fmt.Fprintf(e.stdout, "%s: skipped, clawd cannot %s %s\n", a.ID, verb, a.Name)
+			fmt.Fprintf(e.stdout, "%s: skipped: clawd cannot %s %s\n", a.ID, verb, a.Name)
 			continue
 		}
 		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+			fail(a, err)
 			continue
 		}
 		// The running binary's own entries are clawd's whatever it is
@@ -92,10 +107,14 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 			rep, err = inst.Uninstall(opts)
 		}
 		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+			fail(a, err)
 			continue
 		}
-		report(e, rep, install, dryRun)
+		if all {
+			summarize(e, rep, install, dryRun)
+		} else {
+			report(e, rep, install, dryRun)
+		}
 		switch {
 		case dryRun:
 		case install:
@@ -108,6 +127,32 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 		failed = append(failed, err)
 	}
 	return errors.Join(failed...)
+}
+
+// summarize prints what an install or uninstall of --all did to one
+// agent, in one line (warnings aside, on stderr).
+func summarize(e *env, rep *installers.Report, install, dryRun bool) {
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", rep.Agent, w)
+	}
+	var what string
+	switch {
+	case !rep.Any() && install:
+		what = "already installed in"
+	case !rep.Any():
+		what = "not installed in"
+	case install:
+		what = dryRunVerb(dryRun, "installed", "would install") + " in"
+	default:
+		what = dryRunVerb(dryRun, "removed", "would remove") + " from"
+	}
+	fmt.Fprintf(e.stdout, "%s: %s %s\n", rep.Agent, what, rep.Handlers)
+}
+
+// isDir reports whether path is a folder.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // report prints what an install or uninstall did: its warnings on stderr,

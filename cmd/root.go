@@ -101,6 +101,7 @@ func newRootCmd(e *env) *cli.Command {
 			newEventsCmd(e),
 			newPermissionsCmd(e),
 			newDNDCmd(e),
+			newAgentsCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newHookCmd(e),

@@ -25,7 +25,7 @@ func newUninstallCmd(e *env) *cli.Command {
 			"clawd home).\n" +
 			"Agents: " + knownAgents() + ".",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "every supported agent", Destination: &o.all},
+			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
 		},
 		OnUsageError: installUsageError,

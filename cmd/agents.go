@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/installers"
+)
+
+type agentsOptions struct {
+	json bool
+}
+
+func newAgentsCmd(e *env) *cli.Command {
+	o := &agentsOptions{}
+	return &cli.Command{
+		Name:  "agents",
+		Usage: "list the agents clawd knows: found here, hooked up, and what clawd does for each",
+		Description: "For every agent clawd supports: whether it is on this machine (its settings folder or\n" +
+			"its command on PATH), whether clawd's hooks are installed and run this clawd binary,\n" +
+			"its version where its npm package says it, where its settings are, what clawd shows\n" +
+			"and answers for it, and what clawd cannot see.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON array", Destination: &o.json},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return runAgents(e, o)
+		},
+	}
+}
+
+// agentInfo is what `clawd agents` says about one agent.
+type agentInfo struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Detected  bool   `json:"detected"`
+	Installed bool   `json:"installed"`
+	// ConfigPath is the file that holds (or would hold) clawd's hooks.
+	ConfigPath string          `json:"config_path"`
+	Version    string          `json:"version,omitempty"`
+	Supports   agents.Supports `json:"supports"`
+	Notes      []string        `json:"notes"`
+}
+
+func runAgents(e *env, o *agentsOptions) error {
+	binary, _ := e.executable()
+	rec, err := installers.ReadRecord(e.home())
+	if err != nil {
+		return err
+	}
+	var list []agentInfo
+	for _, a := range agents.All() {
+		list = append(list, inspectAgent(e, a, binary, rec))
+	}
+	if o.json {
+		return printJSON(e.stdout, list, true)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tFOUND\tHOOKS\tVERSION\tSETTINGS")
+	for _, ai := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ai.ID, yesNo(ai.Detected), yesNo(ai.Installed), orDash(ai.Version), ai.ConfigPath)
+	}
+	tw.Flush()
+	for _, ai := range list {
+		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", ai.Name, ai.ID, supportText(ai.Supports))
+		for _, n := range ai.Notes {
+			fmt.Fprintf(e.stdout, "  - %s\n", n)
+		}
+	}
+	return nil
+}
+
+// inspectAgent finds out what `clawd agents` says of a.
+func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) agentInfo {
+	ai := agentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
+	dir, err := a.ConfigDir(e.getenv)
+	if err != nil {
+		ai.Notes = append(ai.Notes, err.Error())
+	}
+	ai.ConfigPath = dir
+	if dir != "" {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			ai.Detected = true
+		}
+	}
+	if cmd := lookPath(e.getenv("PATH"), a.Command); cmd != "" {
+		ai.Detected = true
+		ai.Version = npmVersion(cmd, a.Package)
+	}
+	inst, err := installers.For(a, e.getenv)
+	if err != nil {
+		if !errors.Is(err, installers.ErrUnsupported) {
+			ai.Notes = append(ai.Notes, err.Error())
+		}
+		return ai
+	}
+	// Installed means an install would change nothing: every hook is
+	// there and runs this binary.
+	rep, err := inst.Install(binary, installers.Options{DryRun: true, Known: rec.Known(a.ID).With(binary)})
+	if err != nil {
+		ai.Notes = append(ai.Notes, "cannot read its settings: "+err.Error())
+		return ai
+	}
+	ai.ConfigPath = rep.Handlers
+	ai.Installed = !rep.Any()
+	return ai
+}
+
+// lookPath finds the executable name in the folders of path (a PATH
+// value), or returns "".
+func lookPath(path, name string) string {
+	if name == "" {
+		return ""
+	}
+	exts := []string{""}
+	if runtime.GOOS == "windows" {
+		exts = []string{".exe", ".cmd", ".bat", ""}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		for _, ext := range exts {
+			p := filepath.Join(dir, name+ext)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// npmVersion reads the version of the npm package pkg that the
+// executable cmd belongs to, from the package.json in a folder above it
+// (npm links bin/ scripts into node_modules/.bin); "" when there is none.
+func npmVersion(cmd, pkg string) string {
+	real, err := filepath.EvalSymlinks(cmd)
+	if err != nil || pkg == "" {
+		return ""
+	}
+	dir := filepath.Dir(real)
+	for range 6 {
+		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err == nil {
+			var p struct{ Name, Version string }
+			if json.Unmarshal(b, &p) == nil && p.Name == pkg {
+				return p.Version
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// supportText says in words what clawd does for an agent.
+func supportText(s agents.Supports) string {
+	var parts []string
+	if s.States {
+		parts = append(parts, "states")
+	}
+	if s.Permissions {
+		parts = append(parts, "permission answers")
+	}
+	if s.Titles {
+		parts = append(parts, "titles")
+	}
+	if s.Subagents {
+		parts = append(parts, "subagents")
+	}
+	if len(parts) == 0 {
+		return "nothing yet"
+	}
+	return strings.Join(parts, ", ")
+}
