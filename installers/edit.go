@@ -130,7 +130,8 @@ func items(c *node) []span {
 
 // container removes the items of c whose indexes are in drop and appends
 // add (fields for an object, values for an array). Removing every item
-// empties c completely: "{}" or "[]".
+// empties c completely: "{}" or "[]". Comments (JSONC) between and around
+// items are kept, byte for byte.
 func (ed *editor) container(c *node, drop map[int]bool, add []any) {
 	its := items(c)
 	lastKept := -1
@@ -143,22 +144,26 @@ func (ed *editor) container(c *node, drop map[int]bool, add []any) {
 		if len(its) == 0 && len(add) == 0 {
 			return
 		}
-		ed.edits = append(ed.edits, edit{c.start + 1, c.end - 1, ed.fresh(c, add)})
+		if !ed.commentBetween(c, its) {
+			ed.edits = append(ed.edits, edit{c.start + 1, c.end - 1, ed.fresh(c, add)})
+			return
+		}
+		// Keep the comments: the items go one by one, new ones come first.
+		for i := range its {
+			ed.dropItem(its, i, false)
+		}
+		if len(add) > 0 {
+			ed.edits = append(ed.edits, edit{c.start + 1, c.start + 1, ed.fresh(c, add)})
+		}
 		return
 	}
 	keptBefore := false
-	for i, it := range its {
+	for i := range its {
 		if !drop[i] {
 			keptBefore = true
 			continue
 		}
-		if keptBefore {
-			// ",<ws>item" after the previous item: the inverse of an append.
-			ed.edits = append(ed.edits, edit{its[i-1].end, it.end, ""})
-		} else {
-			// "item,<ws>" up to the next item.
-			ed.edits = append(ed.edits, edit{it.start, its[i+1].start, ""})
-		}
+		ed.dropItem(its, i, keptBefore)
 	}
 	if len(add) == 0 {
 		return
@@ -181,6 +186,87 @@ func (ed *editor) container(c *node, drop map[int]bool, add []any) {
 		}
 	}
 	ed.edits = append(ed.edits, edit{last.end, last.end, b.String()})
+}
+
+// dropItem removes item i of its. With an item kept before it, it goes
+// with the comma before it (",<ws>item": the inverse of an append);
+// otherwise with the comma after it ("item,<ws>" up to the next item).
+// Where a comment stands between the items, only the item, its comma and
+// the blanks next to them go: comments are never removed.
+func (ed *editor) dropItem(its []span, i int, keptBefore bool) {
+	it := its[i]
+	if keptBefore {
+		prev := its[i-1].end
+		gap := ed.data[prev:it.start]
+		if !hasComment(gap) {
+			ed.edits = append(ed.edits, edit{prev, it.end, ""})
+			return
+		}
+		comma := prev + commaIn(gap)
+		ed.edits = append(ed.edits, edit{comma, comma + 1, ""})
+		ed.edits = append(ed.edits, edit{max(comma+1, it.start-len(leadingSpace(ed.data, it.start))), it.end, ""})
+		return
+	}
+	if i+1 >= len(its) {
+		ed.edits = append(ed.edits, edit{it.start, it.end, ""})
+		return
+	}
+	next := its[i+1].start
+	gap := ed.data[it.end:next]
+	if !hasComment(gap) {
+		ed.edits = append(ed.edits, edit{it.start, next, ""})
+		return
+	}
+	end := it.end + commaIn(gap) + 1
+	for end < next && (ed.data[end] == ' ' || ed.data[end] == '\t') {
+		end++
+	}
+	ed.edits = append(ed.edits, edit{it.start, end, ""})
+}
+
+// hasComments reports whether a comment stands between the items of any
+// of cs. Uninstall drops a container that only held clawd's entries,
+// unless the person commented in it: then it stays, emptied, with the
+// comments.
+func (ed *editor) hasComments(cs ...*node) bool {
+	for _, c := range cs {
+		if ed.commentBetween(c, items(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentBetween reports whether a comment stands anywhere inside c but
+// within its items.
+func (ed *editor) commentBetween(c *node, its []span) bool {
+	from := c.start + 1
+	for _, it := range its {
+		if hasComment(ed.data[from:it.start]) {
+			return true
+		}
+		from = it.end
+	}
+	return hasComment(ed.data[from : c.end-1])
+}
+
+// hasComment reports whether gap, the bytes between two items of a
+// container (blanks, a comma), holds a comment: only a comment has a '/'
+// there.
+func hasComment(gap []byte) bool { return bytes.IndexByte(gap, '/') >= 0 }
+
+// commaIn returns the offset of the comma in gap, the bytes between two
+// items, skipping comments.
+func commaIn(gap []byte) int {
+	for i := 0; i < len(gap); i++ {
+		switch {
+		case gap[i] == ',':
+			return i
+		case gap[i] == '/':
+			i += commentLen(gap[i:]) - 1
+		}
+	}
+	return -1
 }
 
 // fresh renders the inside of container c holding only add.

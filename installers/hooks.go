@@ -1,9 +1,11 @@
 package installers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/clawdhq/clawd/agents"
 )
@@ -56,6 +58,23 @@ type hooksConfig struct {
 	timeoutAlias string
 	// known says which executables are clawd's beyond those named like it.
 	known Known
+	// jsonc reads the file as JSON with comments (Gemini's settings), and
+	// keeps every comment.
+	jsonc bool
+	// timeoutUnit is what a handler's timeout counts: time.Second (zero
+	// means that too) or time.Millisecond (Gemini).
+	timeoutUnit time.Duration
+}
+
+// parse parses a settings file the way cfg's agent reads it.
+func (cfg hooksConfig) parse(data []byte) (*node, error) { return parseJSON(data, cfg.jsonc) }
+
+// timeout is spec's timeout (seconds) in cfg's unit.
+func (cfg hooksConfig) timeout(s agents.HookSpec) int {
+	if cfg.timeoutUnit == 0 {
+		return s.Timeout
+	}
+	return int(time.Duration(s.Timeout) * time.Second / cfg.timeoutUnit)
 }
 
 // found is one clawd handler in the file.
@@ -69,7 +88,7 @@ type found struct {
 // other byte stay as they are. On error data is not to be written.
 func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 	install := cfg.specs != nil
-	root, err := parse(data)
+	root, err := cfg.parse(data)
 	if err != nil {
 		return nil, Changes{}, err
 	}
@@ -80,6 +99,14 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		}
 		doc := object{{"hooks", newEvents(cfg)}}
 		out := render(doc, defaultLayout, "", true, "") + "\n"
+		if cfg.jsonc && hasComment(data) {
+			// Only comments so far: they stay, the settings go after.
+			sep := ""
+			if !bytes.HasSuffix(data, []byte("\n")) {
+				sep = "\n"
+			}
+			out = string(data) + sep + out
+		}
 		return []byte(out), Changes{Added: len(cfg.specs)}, nil
 	}
 	hooks, hooksIdx, err := hooksObject(root)
@@ -92,7 +119,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			return data, Changes{}, nil
 		}
 		ed.container(root, nil, []any{field{"hooks", newEvents(cfg)}})
-		return finish(ed, Changes{Added: len(cfg.specs)})
+		return finish(ed, cfg, Changes{Added: len(cfg.specs)})
 	}
 
 	// Decide: keep and repair the first handler of a registered event,
@@ -109,7 +136,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		spec, isRegistered := registered[event]
 		if isRegistered && !kept[event] {
 			kept[event] = true
-			if ed.repair(f.node, cfg, event, spec.Timeout) {
+			if ed.repair(f.node, cfg, event, cfg.timeout(spec)) {
 				ch.Repaired++
 			}
 			continue
@@ -134,7 +161,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 				continue
 			}
 			hs, _ := g.get("hooks")
-			if len(d) == len(hs.elems) {
+			if len(d) == len(hs.elems) && !ed.hasComments(g, hs) {
 				dropGroups[gi] = true
 			} else {
 				ed.container(hs, d, nil)
@@ -146,7 +173,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			ch.Added++
 		}
 		switch {
-		case len(arr.elems) > 0 && len(dropGroups) == len(arr.elems) && len(add) == 0:
+		case len(arr.elems) > 0 && len(dropGroups) == len(arr.elems) && len(add) == 0 && !ed.hasComments(arr):
 			dropEvents[ei] = true
 		case len(dropGroups) > 0 || len(add) > 0:
 			ed.container(arr, dropGroups, add)
@@ -160,13 +187,13 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		}
 	}
 	switch {
-	case len(hooks.members) > 0 && len(dropEvents) == len(hooks.members) && len(addEvents) == 0:
+	case len(hooks.members) > 0 && len(dropEvents) == len(hooks.members) && len(addEvents) == 0 && !ed.hasComments(hooks):
 		// "hooks" held only clawd's handlers: remove it as install added it.
 		ed.container(root, map[int]bool{hooksIdx: true}, nil)
 	case len(dropEvents) > 0 || len(addEvents) > 0:
 		ed.container(hooks, dropEvents, addEvents)
 	}
-	return finish(ed, ch)
+	return finish(ed, cfg, ch)
 }
 
 // hooksObject checks the layout of a parsed settings file and returns its
@@ -274,7 +301,7 @@ func (ed *editor) repair(h *node, cfg hooksConfig, event string, timeout int) bo
 }
 
 // finish applies the edits and makes sure the result still parses.
-func finish(ed *editor, ch Changes) ([]byte, Changes, error) {
+func finish(ed *editor, cfg hooksConfig, ch Changes) ([]byte, Changes, error) {
 	if len(ed.edits) == 0 {
 		return ed.data, Changes{}, nil
 	}
@@ -282,7 +309,7 @@ func finish(ed *editor, ch Changes) ([]byte, Changes, error) {
 	if err != nil {
 		return nil, Changes{}, err
 	}
-	if _, err := parse(out); err != nil {
+	if _, err := cfg.parse(out); err != nil {
 		return nil, Changes{}, fmt.Errorf("internal error: the edited file would not parse (%v)", err)
 	}
 	return out, ch, nil
@@ -303,7 +330,7 @@ func newGroup(cfg hooksConfig, s agents.HookSpec) object {
 	return object{{"hooks", array{object{
 		{"type", "command"},
 		{"command", cfg.command(s.Event)},
-		{"timeout", s.Timeout},
+		{"timeout", cfg.timeout(s)},
 	}}}}
 }
 

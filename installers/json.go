@@ -1,6 +1,7 @@
 package installers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -107,8 +108,15 @@ const utf8BOM = "\xef\xbb\xbf"
 // trailing commas, no leading zeros, valid UTF-8), optionally preceded by
 // a UTF-8 byte order mark. It returns nil for data that is empty or only
 // whitespace.
-func parse(data []byte) (*node, error) {
-	p := &parser{data: data}
+func parse(data []byte) (*node, error) { return parseJSON(data, false) }
+
+// parseJSONC is parse for JSON with comments (Gemini's settings): "//"
+// to the end of the line and "/* */" count as whitespace. Trailing commas
+// stay errors, as for the agents that read such files.
+func parseJSONC(data []byte) (*node, error) { return parseJSON(data, true) }
+
+func parseJSON(data []byte, comments bool) (*node, error) {
+	p := &parser{data: data, comments: comments}
 	if len(data) >= 3 && string(data[:3]) == utf8BOM {
 		p.pos = 3
 	}
@@ -122,6 +130,9 @@ func parse(data []byte) (*node, error) {
 	}
 	p.skipSpace()
 	if p.pos != len(data) {
+		if data[p.pos] == '/' {
+			return nil, p.slashError()
+		}
 		return nil, p.errorf(p.pos, "unexpected %s after the top-level value", p.describe(p.pos))
 	}
 	return n, nil
@@ -130,6 +141,8 @@ func parse(data []byte) (*node, error) {
 type parser struct {
 	data []byte
 	pos  int
+	// comments allows "//" and "/* */" comments between tokens.
+	comments bool
 }
 
 func (p *parser) errorf(off int, format string, args ...any) error {
@@ -176,10 +189,50 @@ func (p *parser) skipSpace() {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
+		case '/':
+			if !p.comments {
+				return
+			}
+			n := commentLen(p.data[p.pos:])
+			if n == 0 {
+				return // a lone '/' or an unterminated comment: slashError
+			}
+			p.pos += n
 		default:
 			return
 		}
 	}
+}
+
+// commentLen returns the length of the comment data starts with ("//" to
+// the end of the line, without the line break, or "/* ... */"), or 0.
+func commentLen(data []byte) int {
+	if len(data) < 2 || data[0] != '/' {
+		return 0
+	}
+	switch data[1] {
+	case '/':
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			return i
+		}
+		return len(data)
+	case '*':
+		if i := bytes.Index(data[2:], []byte("*/")); i >= 0 {
+			return i + 4
+		}
+	}
+	return 0
+}
+
+// slashError is the error for a '/' where a token should be.
+func (p *parser) slashError() error {
+	if !p.comments {
+		return p.errorf(p.pos, "comments are not allowed in JSON")
+	}
+	if bytes.HasPrefix(p.data[p.pos:], []byte("/*")) {
+		return p.errorf(p.pos, "unterminated /* comment")
+	}
+	return p.errorf(p.pos, "unexpected '/'")
 }
 
 func (p *parser) value(depth int) (*node, error) {
@@ -210,7 +263,7 @@ func (p *parser) value(depth int) (*node, error) {
 	case c == 'n':
 		return p.literal("null", kindNull)
 	case c == '/':
-		return nil, p.errorf(p.pos, "comments are not allowed in JSON")
+		return nil, p.slashError()
 	default:
 		return nil, p.errorf(p.pos, "unexpected %s, expected a value", p.describe(p.pos))
 	}
@@ -391,7 +444,7 @@ func (p *parser) object(depth int) (*node, error) {
 		}
 		if c := p.data[p.pos]; c != '"' {
 			if c == '/' {
-				return nil, p.errorf(p.pos, "comments are not allowed in JSON")
+				return nil, p.slashError()
 			}
 			return nil, p.errorf(p.pos, "unexpected %s, expected a member name in double quotes", p.describe(p.pos))
 		}
@@ -429,7 +482,7 @@ func (p *parser) object(depth int) (*node, error) {
 				return nil, p.errorf(comma, "trailing comma before '}'")
 			}
 		case '/':
-			return nil, p.errorf(p.pos, "comments are not allowed in JSON")
+			return nil, p.slashError()
 		default:
 			return nil, p.errorf(p.pos, "unexpected %s, expected ',' or '}'", p.describe(p.pos))
 		}
@@ -468,7 +521,7 @@ func (p *parser) array(depth int) (*node, error) {
 				return nil, p.errorf(comma, "trailing comma before ']'")
 			}
 		case '/':
-			return nil, p.errorf(p.pos, "comments are not allowed in JSON")
+			return nil, p.slashError()
 		default:
 			return nil, p.errorf(p.pos, "unexpected %s, expected ',' or ']'", p.describe(p.pos))
 		}
