@@ -41,12 +41,21 @@ npm_install() {
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$spec" >&2)
 }
 
+# VERSION_HOME is the HOME of the --version checks: some CLIs write into
+# their home even for that (Gemini its projects file, Copilot its ~235 MB
+# runtime, opencode its folders), and the person's own must stay as it is.
+VERSION_HOME="$(mktemp -d)"
+trap 'rm -rf "$VERSION_HOME"' EXIT
+
 # has_version BIN PATTERN reports whether BIN --version prints a line
 # matching the grep pattern PATTERN.
 has_version() {
   local out
+  [ -x "$1" ] || return 1
   # Read it all first: grep -q quitting early would fail the pipe.
-  [ -x "$1" ] && out="$("$1" --version 2>/dev/null)" && grep -q "$2" <<<"$out"
+  out="$(env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_CACHE_HOME -u XDG_STATE_HOME \
+    HOME="$VERSION_HOME" COPILOT_PKG_CACHE_HOME="$CACHE/copilot/pkg-cache" COPILOT_AUTO_UPDATE=false \
+    "$1" --version 2>/dev/null)" && grep -q "$2" <<<"$out"
 }
 
 # claude_bin prints the working claude executable under $1, if there is one
@@ -128,27 +137,21 @@ copilot_bin() {
 }
 
 # Copilot unpacks its JavaScript runtime (~235 MB) on first start into
-# $COPILOT_PKG_CACHE_HOME/pkg, by default ~/.cache/copilot: unpacked here
-# once, the tests point every Copilot at it instead of unpacking it into
-# each test's HOME.
+# $COPILOT_PKG_CACHE_HOME/pkg, by default ~/.cache/copilot: unpacked once
+# into the cache here (the first --version of has_version does it), the
+# tests point every Copilot at it instead of unpacking it into each test's
+# HOME.
 install_copilot() {
-  local dir="$CACHE/copilot" bin
-  if bin="$(copilot_bin "$dir")" && [ -f "$dir/pkg-cache/pkg/$(copilot_platform)/$COPILOT_VERSION/app.js" ]; then
-    return 0
-  fi
-  if [ -z "${bin:-}" ]; then
+  local dir="$CACHE/copilot"
+  if ! copilot_bin "$dir" >/dev/null; then
     say "installing @github/copilot@$COPILOT_VERSION into $dir (~5 s, ~190 MB + ~235 MB unpacked)"
     # The launcher pulls the platform binary (@github/copilot-linux-x64
     # and the like) as an optional dependency.
     npm_install "$dir" "@github/copilot@$COPILOT_VERSION"
-    bin="$(copilot_bin "$dir")" || { say "copilot $COPILOT_VERSION does not run after install"; exit 1; }
+    copilot_bin "$dir" >/dev/null || { say "copilot $COPILOT_VERSION does not run after install"; exit 1; }
   fi
-  local home
-  home="$(mktemp -d)"
-  COPILOT_PKG_CACHE_HOME="$dir/pkg-cache" COPILOT_AUTO_UPDATE=false HOME="$home" "$bin" --version >/dev/null
-  rm -rf "$home"
   [ -f "$dir/pkg-cache/pkg/$(copilot_platform)/$COPILOT_VERSION/app.js" ] ||
-    { say "copilot $COPILOT_VERSION did not unpack into $dir/pkg-cache"; exit 1; }
+    { say "copilot $COPILOT_VERSION did not unpack its runtime into $dir/pkg-cache"; exit 1; }
 }
 
 # copilot_platform is Copilot's name of this platform in its package
