@@ -70,8 +70,11 @@ type hookCall struct {
 	File    string
 }
 
+// get returns the payload's value at a gjson path.
+func (c hookCall) get(path string) gjson.Result { return gjson.GetBytes(c.Payload, path) }
+
 // str returns the payload's string at a gjson path ("" when absent).
-func (c hookCall) str(path string) string { return gjson.GetBytes(c.Payload, path).String() }
+func (c hookCall) str(path string) string { return c.get(path).String() }
 
 func (c hookCall) String() string { return c.Event }
 

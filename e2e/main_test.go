@@ -647,7 +647,12 @@ func checkCLIVersion(t *testing.T, bin, version string) {
 	t.Helper()
 	v, ok := cliVersions.Load(bin)
 	if !ok {
-		out, err := exec.Command(bin, "--version").CombinedOutput()
+		// A HOME of its own: some CLIs write into it even for --version
+		// (Gemini its projects file, opencode its folders).
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8",
+			"COPILOT_PKG_CACHE_HOME=" + filepath.Join(testCache(t), "copilot", "pkg-cache"), "COPILOT_AUTO_UPDATE=false"}
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s --version: %v\n%s", bin, err, out)
 		}
