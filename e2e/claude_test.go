@@ -340,10 +340,11 @@ func subsequence(have, want []string) bool {
 	return i == len(want)
 }
 
-func field(evs []event, f func(event) string) []string {
-	out := make([]string, len(evs))
-	for i, e := range evs {
-		out[i] = f(e)
+// field maps xs through f: one field of each event, request, ...
+func field[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
