@@ -207,7 +207,8 @@ var geminiHeadlessEvents = []string{"SessionStart", "BeforeAgent",
 	"PreCompress", "BeforeModel", "BeforeToolSelection", "AfterModel", "AfterAgent", "SessionEnd"}
 
 // collapse returns evs with runs of the same event cut to one: Gemini
-// fires AfterModel per streamed chunk.
+// fires AfterModel per streamed chunk, Qwen MessageDisplay per chunk that
+// arrives apart.
 func collapse(evs []string) []string { return slices.Compact(slices.Clone(evs)) }
 
 // TestGeminiHeadlessHooks: `gemini -p` in yolo mode, offline against the

@@ -171,7 +171,8 @@ func (w *qwenWorld) runQwen(ctx context.Context, prompt string, args ...string) 
 }
 
 // qwenHeadlessEvents is the order of hook events of `qwen -p` in yolo
-// mode with one tool call (fixture headless-yolo-shell): UserPromptSubmit
+// mode with one tool call (fixture headless-yolo-shell), runs of one event
+// cut to one (see collapse): UserPromptSubmit
 // fires again, with an empty prompt, when the tool's result goes back to
 // the model; there is no SessionEnd in -p.
 var qwenHeadlessEvents = []string{"InstructionsLoaded", "SessionStart", "Notification", "UserPromptSubmit",
@@ -205,8 +206,23 @@ func TestQwenHeadlessHooks(t *testing.T) {
 	}
 	calls := rec.waitFor(15*time.Second, "Stop hook", hasEvent("Stop"))
 	t.Logf("hook events: %v", callEvents(calls))
-	if got := callEvents(calls); !slices.Equal(got, qwenHeadlessEvents) {
-		t.Errorf("hook events = %v, want %v", got, qwenHeadlessEvents)
+	// MessageDisplay fires with the answer so far, debounced, while it
+	// streams (when chunks arrive apart), then once more with is_final.
+	if got := collapse(callEvents(calls)); !slices.Equal(got, qwenHeadlessEvents) {
+		t.Errorf("hook events (MessageDisplay runs cut to one) = %v, want %v", got, qwenHeadlessEvents)
+	}
+	finals := 0
+	for _, c := range ofEvent(calls, "MessageDisplay") {
+		text := c.str("displayed_text")
+		switch {
+		case c.get("is_final").Bool() && text == final:
+			finals++
+		case c.get("is_final").Bool() || !strings.HasPrefix(final, text):
+			t.Errorf("MessageDisplay = %s, want the answer so far, or all of it with is_final", c.Payload)
+		}
+	}
+	if finals != 1 {
+		t.Errorf("%d final MessageDisplay calls with the whole answer, want 1", finals)
 	}
 	checkPayloads(t, calls, "session_id", res.sessionID, "cwd", w.project)
 	for _, c := range calls {
