@@ -5,11 +5,12 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,11 +201,31 @@ func checkPayloads(t *testing.T, calls []hookCall, idPath, id, cwdPath, project 
 	}
 }
 
-// dumpCalls formats calls for a failure message.
-func dumpCalls(calls []hookCall) string {
-	var b strings.Builder
-	for _, c := range calls {
-		fmt.Fprintf(&b, "  %s %s\n", c.Event, c.Payload)
+// TestHookRecorder runs the recorder as an agent would, twice, and reads
+// the calls back in order; a call still being written is not read.
+func TestHookRecorder(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	r := w.newHookRecorder()
+	for i, ev := range []string{"First", "Second"} {
+		cmd := exec.Command("/bin/sh", "-c", r.command(ev))
+		cmd.Dir = w.project
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "AGENT_SESSION=s1"}
+		cmd.Stdin = strings.NewReader(`{"n":` + strconv.Itoa(i) + `}`)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Fatalf("recorder for %s: %v, output %q; want silent success", ev, err, out)
+		}
 	}
-	return b.String()
+	if err := os.WriteFile(filepath.Join(r.dir, "9999999999999999999-1-Third.part"), []byte(`{"n":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	calls := r.calls()
+	if got := callEvents(calls); !slices.Equal(got, []string{"First", "Second"}) {
+		t.Fatalf("recorded %v, want [First Second]", got)
+	}
+	for i, c := range calls {
+		if c.get("n").Int() != int64(i) || c.Cwd != w.project || c.Env["AGENT_SESSION"] != "s1" {
+			t.Errorf("call %d = %s in %q with env %v, want n %d in the project with AGENT_SESSION", i, c.Payload, c.Cwd, c.Env, i)
+		}
+	}
 }
