@@ -33,22 +33,7 @@ const fakeAPIKey = "sk-ant-api03-clawd-e2e-fake-key-00000000000000000000"
 // where scripts/install-agents.sh puts it.
 func claudePath(t *testing.T) string {
 	t.Helper()
-	p := os.Getenv("CLAWD_E2E_CLAUDE")
-	if p == "" {
-		cache := os.Getenv("CLAWD_TEST_CACHE")
-		if cache == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				t.Fatalf("no home folder to find the claude CLI in: %v", err)
-			}
-			cache = filepath.Join(home, ".cache", "clawd-test")
-		}
-		p = filepath.Join(cache, "claude", "node_modules", ".bin", "claude")
-	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-		t.Fatalf("Claude Code %s not found at %s (%v): run scripts/test.sh to install the agent CLIs", claudeVersion, p, err)
-	}
-	return p
+	return cachedCLI(t, "Claude Code", claudeVersion, "CLAWD_E2E_CLAUDE", "claude", "node_modules", ".bin", "claude")
 }
 
 // claudeEnv is the whole environment of claude: offline against the fake
@@ -355,10 +340,11 @@ func subsequence(have, want []string) bool {
 	return i == len(want)
 }
 
-func field(evs []event, f func(event) string) []string {
-	out := make([]string, len(evs))
-	for i, e := range evs {
-		out[i] = f(e)
+// field maps xs through f: one field of each event, request, ...
+func field[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }

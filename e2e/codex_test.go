@@ -53,15 +53,7 @@ func codexPath(t *testing.T) string {
 	if p := os.Getenv("CLAWD_E2E_CODEX"); p != "" {
 		return p
 	}
-	cache := os.Getenv("CLAWD_TEST_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatalf("no home folder to find the codex CLI in: %v", err)
-		}
-		cache = filepath.Join(home, ".cache", "clawd-test")
-	}
-	pattern := filepath.Join(cache, "codex", "node_modules", "@openai", "codex-*", "vendor", "*", "bin", "codex*")
+	pattern := filepath.Join(testCache(t), "codex", "node_modules", "@openai", "codex-*", "vendor", "*", "bin", "codex*")
 	matches, _ := filepath.Glob(pattern)
 	for _, m := range matches {
 		if base := filepath.Base(m); base == "codex" || base == "codex.exe" {
@@ -182,13 +174,10 @@ func (w *codexWorld) codexEnv() []string {
 		"TERM=xterm-256color",
 		"LANG=C.UTF-8",
 		"SHELL=/bin/bash",
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 		// Never the developer's own desktop session (see clawdEnv).
 		"XDG_RUNTIME_DIR=" + w.dir,
 	}
-	for _, k := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"} {
-		env = append(env, k+"="+w.api.URL(), strings.ToLower(k)+"="+w.api.URL())
-	}
+	env = append(env, proxyEnv(w.api.URL())...)
 	return append(env, raceEnv()...)
 }
 
@@ -431,16 +420,25 @@ const codexAnnouncementHost = "raw.githubusercontent.com:443"
 // the allowed ones (host:port), which the fake refused.
 func (w *codexWorld) checkOffline(t *testing.T, allowed ...string) {
 	t.Helper()
-	for _, r := range w.api.Requests() {
+	checkOpenAIOffline(t, "codex", w.api, codexAPIKey, allowed...)
+}
+
+// checkOpenAIOffline checks that agent asked the fake OpenAI API for
+// nothing but model replies (and its model list), with key as its bearer
+// token, and tried no other host than the allowed ones (host:port), which
+// the fake, its proxy, refused.
+func checkOpenAIOffline(t *testing.T, agent string, api *fakeopenai.Server, key string, allowed ...string) {
+	t.Helper()
+	for _, r := range api.Requests() {
 		switch {
 		case r.Kind == fakeopenai.KindOutbound && slices.Contains(allowed, r.Path):
 			t.Logf("refused as expected: %s %s", r.Method, r.Path)
 		case r.Kind == fakeopenai.KindOutbound:
-			t.Errorf("something under codex tried to reach %s %s (refused by the fake proxy)", r.Method, r.Path)
+			t.Errorf("something under %s tried to reach %s %s (refused by the fake proxy)", agent, r.Method, r.Path)
 		case r.Kind == fakeopenai.KindOther:
-			t.Errorf("codex asked the fake API for %s %s", r.Method, r.Path)
-		case r.Authorization != codexAPIKey:
-			t.Errorf("codex sent %s %s with bearer %q, want the env_key's %q", r.Method, r.Path, r.Authorization, codexAPIKey)
+			t.Errorf("%s asked the fake API for %s %s", agent, r.Method, r.Path)
+		case r.Authorization != key:
+			t.Errorf("%s sent %s %s with bearer %q, want %q", agent, r.Method, r.Path, r.Authorization, key)
 		}
 	}
 }

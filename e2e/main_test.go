@@ -615,6 +615,76 @@ func (w *world) status(ctx context.Context) (status, bool) {
 	return st, true
 }
 
+// testCache returns the folder scripts/install-agents.sh installs the
+// agent CLIs into: $CLAWD_TEST_CACHE, else ~/.cache/clawd-test.
+func testCache(t *testing.T) string {
+	t.Helper()
+	if cache := os.Getenv("CLAWD_TEST_CACHE"); cache != "" {
+		return cache
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatalf("no home folder to find the agent CLIs in: %v", err)
+	}
+	return filepath.Join(home, ".cache", "clawd-test")
+}
+
+// cachedCLI returns the agent executable at $env, else at rel under the
+// test cache, failing the test when it is not there.
+func cachedCLI(t *testing.T, name, version, env string, rel ...string) string {
+	t.Helper()
+	p := os.Getenv(env)
+	if p == "" {
+		p = filepath.Join(append([]string{testCache(t)}, rel...)...)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+		t.Fatalf("%s %s not found at %s (%v): run scripts/test.sh (or scripts/install-agents.sh) to install the agent CLIs",
+			name, version, p, err)
+	}
+	return p
+}
+
+// cliVersions remembers the versions checkCLIVersion read, by executable:
+// some CLIs take seconds to say it.
+var cliVersions sync.Map
+
+// checkCLIVersion fails the test unless `bin --version` prints version
+// as a word ("0.61.0", "GitHub Copilot CLI 1.0.102.").
+func checkCLIVersion(t *testing.T, bin, version string) {
+	t.Helper()
+	v, ok := cliVersions.Load(bin)
+	if !ok {
+		// A HOME of its own: some CLIs write into it even for --version
+		// (Gemini its projects file, opencode its folders).
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8",
+			"COPILOT_PKG_CACHE_HOME=" + filepath.Join(testCache(t), "copilot", "pkg-cache"), "COPILOT_AUTO_UPDATE=false"}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s --version: %v\n%s", bin, err, out)
+		}
+		v, _ = cliVersions.LoadOrStore(bin, strings.TrimSpace(string(out)))
+	}
+	for _, f := range strings.Fields(v.(string)) {
+		if strings.TrimSuffix(f, ".") == version {
+			return
+		}
+	}
+	t.Fatalf("%s --version = %q, want %s: run scripts/install-agents.sh", bin, v, version)
+}
+
+// proxyEnv points every proxy variable at url, except for loopback: an
+// agent (or a hook, or a command it runs) that honours them sends whatever
+// it tries to reach beyond loopback to url, a fake model API that refuses
+// and records it, so it never leaves the machine.
+func proxyEnv(url string) []string {
+	env := []string{"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+	for _, k := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"} {
+		env = append(env, k+"="+url, strings.ToLower(k)+"="+url)
+	}
+	return env
+}
+
 // newUUID returns a random version 4 UUID (claude --session-id wants one).
 func newUUID(t *testing.T) string {
 	var b [16]byte

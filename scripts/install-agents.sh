@@ -5,6 +5,11 @@
 #
 #   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/claude   Claude Code (npm)
 #   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/codex    Codex CLI (npm)
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/gemini   Gemini CLI (npm)
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/qwen     Qwen Code (npm)
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/copilot  Copilot CLI (npm), and
+#                                                         its unpacked runtime
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/opencode opencode (npm)
 #
 # and tmux (apt) when it is missing: the interactive tests run the CLI under it;
 # and Debian's chromium (apt) when /usr/bin/chromium is missing: the browser
@@ -18,37 +23,58 @@ set -euo pipefail
 CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
 CLAUDE_VERSION=2.1.328
 CODEX_VERSION=0.169.0
+# Pinned like Claude and Codex: the tests assert on these versions' hook
+# payloads, plugin events and screens.
+GEMINI_VERSION=0.61.0
+QWEN_VERSION=0.24.4
+COPILOT_VERSION=1.0.102
+OPENCODE_VERSION=1.18.33
 
 say() { echo "install-agents: $*" >&2; }
+
+# npm_install DIR SPEC installs one pinned npm package into DIR.
+npm_install() {
+  local dir=$1 spec=$2
+  command -v npm >/dev/null || { say "npm not found: install Node.js (>= 20) first"; exit 1; }
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || (cd "$dir" && npm init -y >/dev/null)
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$spec" >&2)
+}
+
+# VERSION_HOME is the HOME of the --version checks: some CLIs write into
+# their home even for that (Gemini its projects file, Copilot its ~235 MB
+# runtime, opencode its folders), and the person's own must stay as it is.
+VERSION_HOME="$(mktemp -d)"
+trap 'rm -rf "$VERSION_HOME"' EXIT
+
+# has_version BIN PATTERN reports whether BIN --version prints a line
+# matching the grep pattern PATTERN.
+has_version() {
+  local out
+  [ -x "$1" ] || return 1
+  # Read it all first: grep -q quitting early would fail the pipe.
+  out="$(env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_CACHE_HOME -u XDG_STATE_HOME \
+    HOME="$VERSION_HOME" COPILOT_PKG_CACHE_HOME="$CACHE/copilot/pkg-cache" COPILOT_AUTO_UPDATE=false \
+    "$1" --version 2>/dev/null)" && grep -q "$2" <<<"$out"
+}
 
 # claude_bin prints the working claude executable under $1, if there is one
 # with the expected version.
 claude_bin() {
   local dir=$1 bin
   for bin in "$dir/node_modules/.bin/claude" "$dir"/node_modules/@anthropic-ai/claude-code-*/claude; do
-    [ -x "$bin" ] || continue
-    if "$bin" --version 2>/dev/null | grep -q "^$CLAUDE_VERSION\b"; then
-      echo "$bin"
-      return 0
-    fi
+    has_version "$bin" "^$CLAUDE_VERSION\b" && { echo "$bin"; return 0; }
   done
   return 1
 }
 
 install_claude() {
   local dir="$CACHE/claude"
-  if [ -x "$dir/node_modules/.bin/claude" ] &&
-    "$dir/node_modules/.bin/claude" --version 2>/dev/null | grep -q "^$CLAUDE_VERSION\b"; then
-    return 0
-  fi
-  command -v npm >/dev/null || { say "npm not found: install Node.js (>= 20) first"; exit 1; }
+  has_version "$dir/node_modules/.bin/claude" "^$CLAUDE_VERSION\b" && return 0
   say "installing @anthropic-ai/claude-code@$CLAUDE_VERSION into $dir (~25 s, ~360 MB)"
-  mkdir -p "$dir"
-  [ -f "$dir/package.json" ] || (cd "$dir" && npm init -y >/dev/null)
   # The version is pinned on purpose: the tests assert on hook payloads and
   # debug-log lines of this exact version. No fallback to latest.
-  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error \
-    "@anthropic-ai/claude-code@$CLAUDE_VERSION" >&2)
+  npm_install "$dir" "@anthropic-ai/claude-code@$CLAUDE_VERSION"
   # The package's postinstall links the native binary over bin/claude.exe.
   # Where install scripts did not run (--ignore-scripts, root without
   # unsafe-perm), link the platform package's binary in its place.
@@ -66,31 +92,100 @@ install_claude() {
 codex_bin() {
   local dir=$1 bin
   for bin in "$dir/node_modules/.bin/codex" "$dir"/node_modules/@openai/codex-*/vendor/*/bin/codex; do
-    [ -x "$bin" ] || continue
-    if "$bin" --version 2>/dev/null | grep -q "^codex-cli $CODEX_VERSION\b"; then
-      echo "$bin"
-      return 0
-    fi
+    has_version "$bin" "^codex-cli $CODEX_VERSION\b" && { echo "$bin"; return 0; }
   done
   return 1
 }
 
 install_codex() {
   local dir="$CACHE/codex"
-  if [ -x "$dir/node_modules/.bin/codex" ] &&
-    "$dir/node_modules/.bin/codex" --version 2>/dev/null | grep -q "^codex-cli $CODEX_VERSION\b"; then
-    return 0
-  fi
-  command -v npm >/dev/null || { say "npm not found: install Node.js (>= 20) first"; exit 1; }
+  has_version "$dir/node_modules/.bin/codex" "^codex-cli $CODEX_VERSION\b" && return 0
   say "installing @openai/codex@$CODEX_VERSION into $dir (~1 min, ~400 MB)"
-  mkdir -p "$dir"
-  [ -f "$dir/package.json" ] || (cd "$dir" && npm init -y >/dev/null)
   # Pinned like Claude: the tests assert on this version's hook payloads,
   # rollout format and screen texts. The launcher pulls the platform binary
   # (@openai/codex@$CODEX_VERSION-linux-x64) as an optional dependency.
-  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error \
-    "@openai/codex@$CODEX_VERSION" >&2)
+  npm_install "$dir" "@openai/codex@$CODEX_VERSION"
   codex_bin "$dir" >/dev/null || { say "codex $CODEX_VERSION does not run after install"; exit 1; }
+}
+
+install_gemini() {
+  local dir="$CACHE/gemini" bin
+  bin="$dir/node_modules/.bin/gemini"
+  has_version "$bin" "^$GEMINI_VERSION\b" && return 0
+  say "installing @google/gemini-cli@$GEMINI_VERSION into $dir (~5 s, ~100 MB)"
+  npm_install "$dir" "@google/gemini-cli@$GEMINI_VERSION"
+  has_version "$bin" "^$GEMINI_VERSION\b" || { say "gemini $GEMINI_VERSION does not run after install"; exit 1; }
+}
+
+install_qwen() {
+  local dir="$CACHE/qwen" bin
+  bin="$dir/node_modules/.bin/qwen"
+  has_version "$bin" "^$QWEN_VERSION\b" && return 0
+  say "installing @qwen-code/qwen-code@$QWEN_VERSION into $dir (~10 s, ~145 MB)"
+  npm_install "$dir" "@qwen-code/qwen-code@$QWEN_VERSION"
+  has_version "$bin" "^$QWEN_VERSION\b" || { say "qwen $QWEN_VERSION does not run after install"; exit 1; }
+}
+
+# copilot_bin prints the native Copilot executable under $1 (the npm
+# launcher, node, only runs it), if there is one with the expected version.
+copilot_bin() {
+  local bin
+  for bin in "$1"/node_modules/@github/copilot-*/copilot; do
+    has_version "$bin" "Copilot CLI $COPILOT_VERSION\b" && { echo "$bin"; return 0; }
+  done
+  return 1
+}
+
+# Copilot unpacks its JavaScript runtime (~235 MB) on first start into
+# $COPILOT_PKG_CACHE_HOME/pkg, by default ~/.cache/copilot: unpacked once
+# into the cache here (the first --version of has_version does it), the
+# tests point every Copilot at it instead of unpacking it into each test's
+# HOME.
+install_copilot() {
+  local dir="$CACHE/copilot"
+  if ! copilot_bin "$dir" >/dev/null; then
+    say "installing @github/copilot@$COPILOT_VERSION into $dir (~5 s, ~190 MB + ~235 MB unpacked)"
+    # The launcher pulls the platform binary (@github/copilot-linux-x64
+    # and the like) as an optional dependency.
+    npm_install "$dir" "@github/copilot@$COPILOT_VERSION"
+    copilot_bin "$dir" >/dev/null || { say "copilot $COPILOT_VERSION does not run after install"; exit 1; }
+  fi
+  [ -f "$dir/pkg-cache/pkg/$(copilot_platform)/$COPILOT_VERSION/app.js" ] ||
+    { say "copilot $COPILOT_VERSION did not unpack its runtime into $dir/pkg-cache"; exit 1; }
+}
+
+# copilot_platform is Copilot's name of this platform in its package
+# cache (linux-x64, darwin-arm64, ...).
+copilot_platform() {
+  local os arch
+  case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) os=win32 ;; esac
+  case "$(uname -m)" in x86_64 | amd64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; *) arch="$(uname -m)" ;; esac
+  echo "$os-$arch"
+}
+
+# opencode_bin prints the working opencode executable under $1, if there
+# is one with the expected version.
+opencode_bin() {
+  local bin
+  for bin in "$1/node_modules/.bin/opencode" "$1"/node_modules/opencode-*/bin/opencode; do
+    has_version "$bin" "^$OPENCODE_VERSION\b" && { echo "$bin"; return 0; }
+  done
+  return 1
+}
+
+install_opencode() {
+  local dir="$CACHE/opencode" native
+  has_version "$dir/node_modules/.bin/opencode" "^$OPENCODE_VERSION\b" && return 0
+  say "installing opencode-ai@$OPENCODE_VERSION into $dir (~10 s, ~355 MB)"
+  npm_install "$dir" "opencode-ai@$OPENCODE_VERSION"
+  # The package's postinstall links the platform binary (the AVX2 or the
+  # baseline build) over bin/opencode.exe. Where install scripts did not
+  # run, link one that works in its place.
+  if ! has_version "$dir/node_modules/.bin/opencode" "^$OPENCODE_VERSION\b"; then
+    native="$(opencode_bin "$dir")" || { say "opencode $OPENCODE_VERSION installed but does not run"; exit 1; }
+    say "postinstall did not run; linking $native"
+    ln -sf "$native" "$dir/node_modules/.bin/opencode"
+  fi
 }
 
 # apt_updated is set once apt-get update ran in this script: tmux and
@@ -133,6 +228,10 @@ install_dbus() {
 
 install_claude
 install_codex
+install_gemini
+install_qwen
+install_copilot
+install_opencode
 install_tmux
 install_chromium
 install_dbus

@@ -1,29 +1,44 @@
-// Package fakeopenai is a scripted stand-in for the OpenAI Responses API,
-// for tests that drive the real Codex CLI offline: a custom model provider
-// in Codex's config.toml with base_url = Server.URL()+"/v1" and
-// wire_api = "responses" makes the model answer from a Script.
+// Package fakeopenai is a scripted stand-in for OpenAI's model APIs, for
+// tests that drive real agent CLIs offline:
 //
-// It serves POST /v1/responses as server-sent events, the way Codex
-// 0.169.0 reads them (response.created, response.output_item.added/done,
-// the output_text events of a message, response.completed with usage),
-// and records every request it sees. Anything else is answered 404, and a
+//   - the Responses API, as Codex 0.169.0 reads it: a custom model provider
+//     in Codex's config.toml with base_url = Server.URL()+"/v1" and
+//     wire_api = "responses";
+//   - the Chat Completions API (POST /v1/chat/completions, streaming and
+//     not, and GET /v1/models), which Qwen Code, opencode and Copilot CLI
+//     speak to an OpenAI-compatible provider whose base URL is
+//     Server.URL()+"/v1".
+//
+// Both answer from the same Script. /v1/responses replies with server-sent
+// events (response.created, response.output_item.added/done, the
+// output_text events of a message, response.completed with usage);
+// /v1/chat/completions with chat.completion.chunk events ending in
+// "data: [DONE]", or one chat.completion object when the request does not
+// stream. Every request is recorded. Anything else is answered 404, and a
 // proxy request (CONNECT, or a request line with a full URL: what a client
 // sends when HTTPS_PROXY points here) is answered 403 and recorded as
 // outbound, so a test can prove the agent tried to reach nothing else.
 //
 // A request is matched to a Conversation by the latest prompt the person
-// typed: the last user message whose text does not start with "<" (Codex
-// sends its own context, <environment_context>, <turn_aborted> and the
-// like, as user messages too). The step is the number of model replies
-// after that prompt: runs of model output items (calls, messages, web
-// searches) in the request's input, each ended by the tool outputs Codex
-// sent back. So a conversation's steps are the model's successive replies
-// within one turn, and every new prompt starts it again.
+// typed: the last user message that holds text of its own, beside the
+// <tag>...</tag> blocks the agents wrap their context in (Codex sends
+// <environment_context> and <turn_aborted> as user messages, Qwen Code
+// puts <system-reminder> parts before the prompt, Copilot CLI a
+// <current_datetime> line). The step is the number of model replies after
+// that prompt: runs of model output (calls, assistant messages, web
+// searches) in the request, each ended by the tool outputs the agent sent
+// back. So a conversation's steps are the model's successive replies
+// within one turn, and every new prompt starts it again. Chat messages are
+// read into the same Items as Responses input: an assistant message
+// becomes a message item and a function_call item per tool call, a tool
+// message a function_call_output.
 //
-// Side requests are answered apart: the thread-title request (a json_schema
-// text format with a "title" property) gets {"title": Script.Title}; a
-// compaction request (request_kind "compaction" in x-codex-turn-metadata)
-// and any request without tools get Script.SideText.
+// Side requests are answered apart: a title request (a json_schema format
+// with a "title" property, or a tool-less chat request whose system
+// message asks for a title, as opencode's title generator does) gets
+// Script.Title; a compaction request (request_kind "compaction" in
+// x-codex-turn-metadata) and any other request without tools get
+// Script.SideText.
 package fakeopenai
 
 import (
@@ -37,6 +52,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // DefaultTitle answers the thread-title side request when Script.Title is
@@ -47,6 +63,10 @@ const DefaultTitle = "Fake title"
 // Script.SideText is empty.
 const DefaultSideText = "Summary: the user asked for a small change and it was done."
 
+// DefaultModel is the model GET /v1/models lists when Script.Model is
+// empty.
+const DefaultModel = "fake-model"
+
 // Script says what the fake model answers.
 type Script struct {
 	// Conversations are tried in order; the first that matches answers.
@@ -55,10 +75,12 @@ type Script struct {
 	Title string
 	// SideText answers compaction and other tool-less requests.
 	SideText string
-	// BeforeReply, when set, runs before each /v1/responses reply is
-	// sent, with the request as it will be recorded. Codex waits
-	// meanwhile, which lets a test look at the world between two model
-	// replies.
+	// Model is the model id GET /v1/models lists.
+	Model string
+	// BeforeReply, when set, runs before each /v1/responses or
+	// /v1/chat/completions reply is sent, with the request as it will be
+	// recorded. The agent waits meanwhile, which lets a test look at the
+	// world between two model replies.
 	BeforeReply func(Request)
 }
 
@@ -75,7 +97,8 @@ type Conversation struct {
 // Step is one model reply: hosted web searches, then text, then tool
 // calls; or an HTTP error.
 type Step struct {
-	// Searches are queries of completed hosted web_search_call items.
+	// Searches are queries of completed hosted web_search_call items
+	// (Responses only: a chat reply leaves them out).
 	Searches []string
 	// Text is an assistant message. A step without calls ends the turn.
 	Text  string
@@ -86,15 +109,17 @@ type Step struct {
 
 // Call is one tool call the model makes.
 type Call struct {
-	// Name is the tool, e.g. exec_command, apply_patch, spawn_agent.
+	// Name is the tool, e.g. exec_command, apply_patch, spawn_agent;
+	// run_shell_command (Qwen Code) or bash (opencode, Copilot CLI).
 	Name string
 	// Namespace is the tool's namespace, e.g. multi_agent_v1.
 	Namespace string
 	// Args are the arguments of a function call, marshalled to the JSON
-	// string Codex expects; nil means {}.
+	// string the agent expects; nil means {}.
 	Args any
 	// Freeform makes the call a custom_tool_call whose input is Input
-	// verbatim (apply_patch is such a tool in Codex 0.169.0).
+	// verbatim (apply_patch is such a tool in Codex 0.169.0). Responses
+	// only.
 	Freeform bool
 	Input    string
 }
@@ -164,7 +189,8 @@ func Fail(status int, typ, message string) Step {
 }
 
 // Item is the short form of one input item of a request, or of one output
-// item of a reply.
+// item of a reply. Chat messages are read into Items too (see the package
+// comment).
 type Item struct {
 	// Type is message, function_call, function_call_output,
 	// custom_tool_call, custom_tool_call_output, web_search_call, ...
@@ -186,10 +212,11 @@ type Item struct {
 // Kinds of requests.
 const (
 	KindTurn       = "turn"       // a model request of a turn, with tools
-	KindTitle      = "title"      // the thread-title side request
+	KindTitle      = "title"      // a title side request
 	KindCompaction = "compaction" // history compaction
 	KindSide       = "side"       // any other tool-less request
-	KindOther      = "other"      // not POST /v1/responses
+	KindModels     = "models"     // GET /v1/models
+	KindOther      = "other"      // anything else: answered 404
 	KindOutbound   = "outbound"   // a proxy request for another host
 )
 
@@ -215,14 +242,17 @@ type Request struct {
 	// Authorization is the bearer token sent, if any.
 	Header        http.Header
 	Authorization string
-	// The fields below are set for POST /v1/responses.
+	// The fields below are set for POST /v1/responses and
+	// /v1/chat/completions; Originator, Metadata and Subagent come from
+	// Codex's headers.
 	Originator string // codex_exec, codex-tui, ...
 	Metadata   TurnMetadata
 	Subagent   bool // a sub-agent thread's request
 	Model      string
 	Stream     bool
 	Tools      []string // namespaced tools as namespace.name
-	Input      []Item
+	// Input is the request's input items, or its chat messages as Items.
+	Input []Item
 	// Prompt is the latest prompt the person typed, Step the number of
 	// model replies after it.
 	Prompt string
@@ -249,6 +279,9 @@ type Server struct {
 
 // New returns a server for script. Call Start before use.
 func New(script Script) *Server {
+	if script.Model == "" {
+		script.Model = DefaultModel
+	}
 	if script.Title == "" {
 		script.Title = DefaultTitle
 	}
@@ -264,7 +297,7 @@ func New(script Script) *Server {
 func (s *Server) Start() { s.srv.Start() }
 
 // URL returns the base URL, e.g. http://127.0.0.1:41234 (no trailing
-// slash); Codex's base_url is URL()+"/v1".
+// slash); an agent's base URL is URL()+"/v1".
 func (s *Server) URL() string { return s.srv.URL }
 
 // Close stops the server and waits for running requests.
@@ -308,7 +341,7 @@ func (s *Server) IssuedCalls(marker string) []Item {
 	return out
 }
 
-// CallOutput returns the output Codex sent back for a call, from the
+// CallOutput returns the output the agent sent back for a call, from the
 // latest request that carries one.
 func (s *Server) CallOutput(callID string) (Item, bool) {
 	reqs := s.Requests()
@@ -349,6 +382,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "fake openai: no network", http.StatusForbidden)
 	case r.Method == http.MethodPost && strings.TrimSuffix(r.URL.Path, "/") == "/v1/responses":
 		s.responses(w, r, rec)
+	case r.Method == http.MethodPost && strings.TrimSuffix(r.URL.Path, "/") == "/v1/chat/completions":
+		s.chat(w, r, rec)
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.TrimSuffix(r.URL.Path, "/") == "/v1/models":
+		rec.Kind, rec.Status = KindModels, http.StatusOK
+		s.record(rec)
+		data, _ := marshal(map[string]any{"object": "list", "data": []any{map[string]any{
+			"id": s.script.Model, "object": "model", "created": 1735689600, "owned_by": "fake"}}})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(data)
 	default:
 		_, _ = io.Copy(io.Discard, r.Body)
 		rec.Kind, rec.Status = KindOther, http.StatusNotFound
@@ -415,20 +457,9 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 	rec.Prompt, rec.Step = locate(rec.Input)
 
 	var st Step
-	switch props := b.Text.Format.Schema.Properties; {
+	switch {
 	case b.Text.Format.Type == "json_schema":
-		rec.Kind, rec.Conversation = KindTitle, "<title>"
-		answer := map[string]string{}
-		for k := range props {
-			answer[k] = "fake"
-		}
-		if _, ok := props["title"]; ok {
-			answer["title"] = s.script.Title
-		} else {
-			rec.Kind, rec.Conversation = KindSide, "<side>"
-		}
-		data, _ := marshal(answer)
-		st = Text(string(data))
+		st = s.schemaAnswer(&rec, b.Text.Format.Schema.Properties)
 	case rec.Metadata.RequestKind == "compaction":
 		rec.Kind, rec.Conversation = KindCompaction, "<side>"
 		st = Text(s.script.SideText)
@@ -439,8 +470,35 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 		rec.Kind = KindTurn
 		st, rec.Conversation = s.choose(rec)
 	}
+	n, ok := s.reply(w, &rec, st)
+	if ok {
+		stream(w, n, b.Model, rec.Output)
+	}
+}
 
-	n := s.next()
+// schemaAnswer is the reply to a side request for JSON of a schema with
+// these properties: {"title": Script.Title} when there is a title (a
+// title request), else "fake" for every property.
+func (s *Server) schemaAnswer(rec *Request, props map[string]json.RawMessage) Step {
+	rec.Kind, rec.Conversation = KindTitle, "<title>"
+	answer := map[string]string{}
+	for k := range props {
+		answer[k] = "fake"
+	}
+	if _, ok := props["title"]; ok {
+		answer["title"] = s.script.Title
+	} else {
+		rec.Kind, rec.Conversation = KindSide, "<side>"
+	}
+	data, _ := marshal(answer)
+	return Text(string(data))
+}
+
+// reply renders step st into rec (or its error), runs BeforeReply and
+// records rec. It writes the error itself and reports false then; else
+// the caller writes rec.Output as reply number n.
+func (s *Server) reply(w http.ResponseWriter, rec *Request, st Step) (n int, ok bool) {
+	n = s.next()
 	if st.Error != nil {
 		e := *st.Error
 		if e.Status == 0 {
@@ -458,14 +516,14 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 		rec.Status = http.StatusOK
 	}
 	if s.script.BeforeReply != nil {
-		s.script.BeforeReply(rec)
+		s.script.BeforeReply(*rec)
 	}
-	s.record(rec)
+	s.record(*rec)
 	if rec.Error != nil {
 		writeError(w, rec.Error)
-		return
+		return n, false
 	}
-	stream(w, n, b.Model, rec.Output)
+	return n, true
 }
 
 // choose picks the step that answers a turn request, and names the
@@ -597,8 +655,7 @@ func stream(w http.ResponseWriter, n int, model string, items []Item) {
 			ev("response.content_part.added", map[string]any{"item_id": id, "output_index": i, "content_index": 0,
 				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
 			// Two deltas: a client must join them.
-			half := len(it.Text) / 2
-			for _, chunk := range []string{it.Text[:half], it.Text[half:]} {
+			for _, chunk := range halves(it.Text) {
 				ev("response.output_text.delta", map[string]any{"item_id": id, "output_index": i,
 					"content_index": 0, "delta": chunk})
 			}
@@ -615,6 +672,15 @@ func stream(w http.ResponseWriter, n int, model string, items []Item) {
 		output = []any{}
 	}
 	ev("response.completed", map[string]any{"response": resp("completed", output)})
+}
+
+// halves splits s in two at a character boundary near its middle.
+func halves(s string) []string {
+	half := len(s) / 2
+	for half > 0 && !utf8.RuneStart(s[half]) {
+		half--
+	}
+	return []string{s[:half], s[half:]}
 }
 
 func itemPrefix(typ string) string {
@@ -660,7 +726,7 @@ var modelItems = map[string]bool{
 func locate(items []Item) (string, int) {
 	last, prompt := -1, ""
 	for i, it := range items {
-		if it.Type == "message" && it.Role == "user" && !strings.HasPrefix(strings.TrimLeft(it.Text, " \t\r\n"), "<") {
+		if it.Type == "message" && it.Role == "user" && ownText(it.Text) != "" {
 			last, prompt = i, it.Text
 		}
 	}
@@ -676,6 +742,32 @@ func locate(items []Item) (string, int) {
 		inReply = fromModel
 	}
 	return prompt, steps
+}
+
+// ownText returns text without the <tag>...</tag> blocks it starts with,
+// and without the space around them: what the person typed, if anything.
+// A block whose closing tag is missing takes the rest of the text.
+func ownText(text string) string {
+	for {
+		text = strings.TrimLeft(text, " \t\r\n")
+		if !strings.HasPrefix(text, "<") {
+			return text
+		}
+		name := text[1:]
+		if i := strings.IndexAny(name, " \t\r\n>"); i >= 0 {
+			name = name[:i]
+		}
+		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		if name == "" || !strings.ContainsRune(letters, rune(name[0])) ||
+			strings.Trim(name, letters+"0123456789_-.:") != "" {
+			return text // no tag: typed text that starts with "<"
+		}
+		_, rest, closed := strings.Cut(text, "</"+name+">")
+		if !closed {
+			return "" // a block that never ends takes the rest
+		}
+		text = rest
+	}
 }
 
 // rawItem is an input item as sent.

@@ -397,6 +397,11 @@ func TestLocate(t *testing.T) {
 		{"a new prompt starts over", []Item{u("first"), fc, fo, a("done"), u("second")}, "second", 0},
 		{"codex notices are no prompt", []Item{u("go"), fc, fo, u("<turn_aborted>\nx</turn_aborted>"), fc, fo}, "go", 2},
 		{"leading space before <", []Item{u("go"), u("  \n<subagent_notification>"), fc, fo}, "go", 1},
+		{"copilot's datetime before the prompt", []Item{u("<current_datetime>2026-12-01</current_datetime>\n\ngo")},
+			"<current_datetime>2026-12-01</current_datetime>\n\ngo", 0},
+		{"qwen's reminders before the prompt", []Item{u("<system-reminder>\nskills\n</system-reminder>\n<system-reminder>date</system-reminder>\ngo"), fc, fo},
+			"<system-reminder>\nskills\n</system-reminder>\n<system-reminder>date</system-reminder>\ngo", 1},
+		{"a reminder alone is no prompt", []Item{u("go"), fc, fo, u("<system-reminder>todo</system-reminder>"), fc, fo}, "go", 2},
 	} {
 		prompt, step := locate(tc.items)
 		if prompt != tc.prompt || step != tc.step {
@@ -509,13 +514,13 @@ func TestErrorsAndBeforeReply(t *testing.T) {
 
 func TestOtherAndOutbound(t *testing.T) {
 	s := start(t, Script{})
-	resp, err := http.Get(s.URL() + "/v1/models")
+	resp, err := http.Get(s.URL() + "/v1/files")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET /v1/models: %d, want 404", resp.StatusCode)
+		t.Errorf("GET /v1/files: %d, want 404", resp.StatusCode)
 	}
 
 	// A client with the server as its proxy: a plain request arrives in
@@ -537,7 +542,7 @@ func TestOtherAndOutbound(t *testing.T) {
 
 	recs := s.Requests()
 	want := []struct{ method, path, kind string }{
-		{"GET", "/v1/models", KindOther},
+		{"GET", "/v1/files", KindOther},
 		{"GET", "http://chatgpt.invalid/backend-api/x", KindOutbound},
 		{"CONNECT", "api.openai.invalid:443", KindOutbound},
 	}
