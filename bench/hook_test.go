@@ -295,3 +295,32 @@ func (rt *liveRuntime) waitDelivered(b *testing.B, want int) {
 		b.Fatalf("%d of the ingested events had the wrong kind", n)
 	}
 }
+
+// bigPrompt is a UserPromptSubmit payload whose prompt is one line just
+// short of the hook's 4 MiB stdin cap: the most text a hook ever cleans
+// for a title.
+func bigPrompt(b *testing.B) []byte {
+	b.Helper()
+	p, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "hooks", "UserPromptSubmit.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := bytes.Repeat([]byte("refactor the lexer and the parser "), (4<<20-4<<10)/34)
+	out := bytes.Replace(p, []byte(`"CAPTURE_ALL please"`), append(append([]byte(`"`), line...), '"'), 1)
+	if len(out) >= 4<<20 || len(out) < 4<<20-8<<10 {
+		b.Fatalf("big prompt payload is %d bytes, want just under 4 MiB", len(out))
+	}
+	return out
+}
+
+// BenchmarkProcessHookBigPrompt is the hook delivering a prompt event whose
+// prompt is one 4 MiB line to a live runtime: the title is cut from it, so
+// its cost must not grow with the prompt.
+func BenchmarkProcessHookBigPrompt(b *testing.B) {
+	bin := clawdBinary(b)
+	home := b.TempDir()
+	in := bigPrompt(b)
+	rt := startRuntime(b, home)
+	runProcesses(b, hookEnv(home), in, bin, "hook", "claude")
+	_ = rt
+}

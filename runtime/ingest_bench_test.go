@@ -454,3 +454,70 @@ func BenchmarkIngestDirect(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkIngestSubscribers is BenchmarkIngestHTTP with N stream
+// subscribers that connect and never read, as a stalled `clawd events`
+// (piped into a pager nobody scrolls) or a hostile local process would:
+// ingest must not slow down for them.
+func BenchmarkIngestSubscribers(b *testing.B) {
+	for _, n := range []int{0, 500} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchIngestIdleSubscribers(b, n) })
+	}
+}
+
+func benchIngestIdleSubscribers(b *testing.B, n int) {
+	s, port := serveBench(b)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	reqs := ingestRequests(b, s, port, false)
+	var bad badPosts
+	for range n {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n\r\n", port, s.Token())
+	}
+	conns := make([]net.Conn, ingestSessions)
+	readers := make([]*bufio.Reader, ingestSessions)
+	eachSession(func(i int) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			bad.add(err)
+			return
+		}
+		conns[i], readers[i] = conn, bufio.NewReaderSize(conn, 4096)
+		if _, err := conn.Write(reqs.start[i]); err != nil {
+			bad.add(err)
+			return
+		}
+		if err := readIngestResponse(readers[i]); err != nil {
+			bad.add(err)
+		}
+	})
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	bad.check(b)
+	b.ResetTimer()
+	eachSession(func(i int) {
+		conn, br, seq := conns[i], readers[i], reqs.turn[i]
+		for j := range sessionShare(b.N, i) {
+			if _, err := conn.Write(seq[j%len(seq)]); err != nil {
+				bad.add(err)
+				return
+			}
+			if err := readIngestResponse(br); err != nil {
+				bad.add(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	bad.check(b)
+}
