@@ -13,10 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -585,33 +584,9 @@ func firstString(in json.RawMessage) string {
 	return ""
 }
 
-// oneLine makes s safe for one terminal line: whitespace runs become one
-// space, control characters go, and it is cut to n runes.
-func oneLine(s string, n int) string {
-	var b strings.Builder
-	space := false
-	for _, c := range s {
-		switch {
-		case unicode.IsSpace(c):
-			space = b.Len() > 0
-			continue
-		case unicode.IsControl(c) || c == utf8.RuneError ||
-			unicode.Is(unicode.Cf, c): // bidi overrides and the like
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(c)
-	}
-	out := b.String()
-	if utf8.RuneCountInString(out) > n {
-		r := []rune(out)
-		out = string(r[:n-1]) + "…"
-	}
-	return out
-}
+// oneLine is the one line a list shows of s: internal/text's policy, cut
+// to n runes.
+func oneLine(s string, n int) string { return text.Line(s, n) }
 
 // suggestion is the part of Claude Code's permission_suggestions entries
 // the labels use.
