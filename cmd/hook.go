@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -34,8 +35,6 @@ const (
 	// the event truncated, and drains the rest of stdin unread so the
 	// agent's write never fails.
 	maxHookInput = 4 << 20
-	// hookStdinTimeout bounds waiting for the agent to finish writing.
-	hookStdinTimeout = 2 * time.Second
 	// hookPostTimeout bounds delivery of a non-blocking event, discovery
 	// included: loopback answers in well under a millisecond, a wedged
 	// runtime costs at most this.
@@ -169,6 +168,11 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 	}
 	noDecision(ev.HookEvent)
 }
+
+// hookStdinWait bounds waiting for the agent to close stdin. An agent that
+// never does still gets its event through when what arrived by then is one
+// complete JSON value. Tests shorten it.
+var hookStdinWait = 2 * time.Second
 
 // maxPermissionInput caps the tool input sent with a permission request.
 // Past it (a Write of a large file) the runtime gets a preview: the start
@@ -353,34 +357,62 @@ func sendPermission(ctx context.Context, home string, body []byte) (client.Answe
 
 // readHookInput reads the payload from stdin up to maxHookInput bytes. It
 // reports truncated when there was more, which it then drains in the
-// background.
+// background. When stdin is still open after hookStdinWait, it takes what
+// arrived if that is one complete JSON value (an agent that forgot to
+// close the pipe), and drains the rest in the background.
 func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 	type result struct {
 		b         []byte
 		truncated bool
 		err       error
 	}
+	var (
+		mu  sync.Mutex
+		buf bytes.Buffer // what arrived so far, guarded by mu
+	)
 	ch := make(chan result, 1)
 	go func() {
-		var buf bytes.Buffer
-		_, err := io.CopyN(&buf, stdin, maxHookInput+1)
-		if errors.Is(err, io.EOF) {
-			err = nil
+		chunk := make([]byte, 32<<10)
+		for {
+			n, err := stdin.Read(chunk)
+			mu.Lock()
+			room := maxHookInput + 1 - buf.Len()
+			buf.Write(chunk[:min(n, room)])
+			full := buf.Len() > maxHookInput
+			mu.Unlock()
+			switch {
+			case full:
+				go io.Copy(io.Discard, stdin)
+				mu.Lock()
+				b := buf.Bytes()[:maxHookInput]
+				mu.Unlock()
+				ch <- result{b, true, nil}
+				return
+			case errors.Is(err, io.EOF):
+				mu.Lock()
+				b := buf.Bytes()
+				mu.Unlock()
+				ch <- result{b, false, nil}
+				return
+			case err != nil:
+				ch <- result{nil, false, err}
+				return
+			}
 		}
-		if err == nil && buf.Len() > maxHookInput {
-			go io.Copy(io.Discard, stdin)
-			ch <- result{buf.Bytes()[:maxHookInput], true, nil}
-			return
-		}
-		ch <- result{buf.Bytes(), false, err}
 	}()
-	t := time.NewTimer(hookStdinTimeout)
+	t := time.NewTimer(hookStdinWait)
 	defer t.Stop()
 	select {
 	case r := <-ch:
 		return r.b, r.truncated, r.err
 	case <-t.C:
-		return nil, false, errors.New("stdin not closed in time")
+		mu.Lock()
+		b := bytes.Clone(buf.Bytes())
+		mu.Unlock()
+		if len(bytes.TrimSpace(b)) > 0 && gjson.ValidBytes(b) {
+			return b, false, nil
+		}
+		return nil, false, errors.New("stdin not closed in time, and what arrived is not a complete JSON value")
 	case <-ctx.Done():
 		return nil, false, ctx.Err()
 	}

@@ -493,3 +493,39 @@ func TestPermissionRequestElicitation(t *testing.T) {
 		t.Errorf("permissionRequest(Elicitation) = %+v", rb)
 	}
 }
+
+// TestHookStdinNeverClosed: an agent that writes its payload and never
+// closes the hook's stdin still gets its event forwarded once the wait for
+// the end of stdin is over, because what arrived is one complete JSON
+// value.
+func TestHookStdinNeverClosed(t *testing.T) {
+	old := hookStdinWait
+	hookStdinWait = 100 * time.Millisecond
+	t.Cleanup(func() { hookStdinWait = old })
+
+	for _, c := range []struct {
+		name    string
+		payload []byte
+		want    bool
+	}{
+		{"complete", fixture(t, "UserPromptSubmit.json"), true},
+		{"cut short", fixture(t, "UserPromptSubmit.json")[:100], false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			s := startRuntime(t, home)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			go pw.Write(c.payload) // and never close
+			e, out, errb := testEnv(t, home, nil, nil)
+			e.stdin = pr
+			if code := run(context.Background(), e, []string{"clawd", "hook", "claude"}); code != 0 || out.Len() != 0 || errb.Len() != 0 {
+				t.Fatalf("hook = %d %q %q", code, out, errb)
+			}
+			got := len(s.Snapshot().Sessions) == 1
+			if got != c.want {
+				t.Errorf("session forwarded = %v, want %v (hook.log: %s)", got, c.want, hookLog(t, home))
+			}
+		})
+	}
+}
