@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,9 +34,9 @@ const (
 	// the event truncated, and drains the rest of stdin unread so the
 	// agent's write never fails.
 	maxHookInput = 4 << 20
-	// hookPostTimeout bounds delivery of a non-blocking event, discovery
-	// included: loopback answers in well under a millisecond, a wedged
-	// runtime costs at most this.
+	// hookPostTimeout bounds delivery of a non-blocking event: the socket
+	// answers in well under a millisecond, a wedged runtime costs at most
+	// this.
 	hookPostTimeout = 400 * time.Millisecond
 	// hookLogMax is the size at which hook.log is rotated.
 	hookLogMax = 1 << 20
@@ -323,36 +322,11 @@ func clipUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// sendPermission delivers a permission request and waits for the answer:
-// to the port in runtime.json, else to the first port of the range that
-// identifies as clawd. Only a failure to connect moves on to the next
-// place (or a stale runtime.json naming someone else's server); once a
-// runtime has the request, its answer (or silence) is final.
+// sendPermission delivers a permission request to the runtime's socket in
+// the clawd home and waits for the answer. Nothing else is ever tried: no
+// socket (or one that is not this user's) means no decision at once.
 func sendPermission(ctx context.Context, home string, body []byte) (client.Answer, error) {
-	var firstErr error
-	for _, c := range client.Candidates(home) {
-		if !c.FromInfo {
-			if err := client.Quick("GET", c.Port, "", "/api/v1/health", nil, time.Now().Add(hookPostTimeout)); err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				continue
-			}
-		}
-		ans, err := client.AskPermission(ctx, c.Port, c.Token, body)
-		var op *net.OpError
-		elsewhere := errors.As(err, &op) && op.Op == "dial" || errors.Is(err, client.ErrNotClawd)
-		if err == nil || ctx.Err() != nil || !elsewhere {
-			return ans, err
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	if firstErr == nil {
-		firstErr = client.ErrNotRunning
-	}
-	return client.Answer{}, firstErr
+	return client.AskPermission(ctx, client.SocketPath(home), body)
 }
 
 // readHookInput reads the payload from stdin up to maxHookInput bytes. It
@@ -418,56 +392,26 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 	}
 }
 
-// postEvent delivers ev to the runtime: straight to the port in
-// runtime.json, else to the first port of the range that identifies as
-// clawd.
+// postEvent delivers ev to the runtime's socket in the clawd home, and
+// nowhere else.
 //
-// A non-blocking event goes out over plain blocking sockets with one
+// A non-blocking event goes out over a plain blocking socket with one
 // deadline for the whole delivery (see client.Quick); a blocking event's
 // delivery must be cancellable by the agent's SIGTERM, so it goes through
 // package net.
 func postEvent(ctx context.Context, home string, ev agents.Event, cancellable bool) error {
-	var firstErr error
 	// AppendJSON writes what json.Marshal would, without the reflection
 	// that costs a fresh process ~0.17 ms on its first call.
 	body, err := ev.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return err
 	}
+	sock := client.SocketPath(home)
 	deadline := time.Now().Add(hookPostTimeout)
-	if cancellable {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+	if !cancellable {
+		return client.Quick("POST", sock, "/api/v1/events", body, deadline)
 	}
-	for _, c := range client.Candidates(home) {
-		var err error
-		if !c.FromInfo {
-			err = client.Quick("GET", c.Port, "", "/api/v1/health", nil, deadline)
-		}
-		if err == nil {
-			if cancellable {
-				err = client.FastPost(ctx, c.Port, c.Token, "/api/v1/events", body)
-			} else {
-				err = client.Quick("POST", c.Port, c.Token, "/api/v1/events", body, deadline)
-			}
-		}
-		if err == nil {
-			return nil
-		}
-		var apiErr *client.APIError
-		if errors.As(err, &apiErr) {
-			return err // a clawd answered and refused: no point probing on
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if firstErr == nil {
-		firstErr = client.ErrNotRunning
-	}
-	return firstErr
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return client.FastPost(ctx, sock, "/api/v1/events", body)
 }

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,8 +117,9 @@ func TestHookForwardsEvents(t *testing.T) {
 }
 
 func TestHookFailsOpen(t *testing.T) {
-	// A listener that accepts and never answers: a wedged runtime.
-	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	// A socket that accepts and never answers: a wedged runtime.
+	hungHome := t.TempDir()
+	hung, err := runtime.ListenSocket(client.SocketPath(hungHome), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,10 +133,6 @@ func TestHookFailsOpen(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	hungHome := t.TempDir()
-	if err := client.WriteInfo(hungHome, client.Info{Port: hung.Addr().(*net.TCPAddr).Port, PID: 1}); err != nil {
-		t.Fatal(err)
-	}
 	big := fixture(t, "PermissionRequest.json")
 	big = bytes.Replace(big, []byte(`"echo hello > out.txt"`), []byte(`"`+strings.Repeat("x", maxHookInput)+`"`), 1)
 	// A hung runtime looks like one waiting for the person: the hook
@@ -232,11 +227,24 @@ func TestHookFastArgs(t *testing.T) {
 	}
 }
 
-// fakeRuntime is an httptest server on loopback that identifies as clawd
-// and answers POST /api/v1/permissions with answer after delay (or never,
-// when answer is nil and status is 0). It records what the hook sent.
+// serveOnSocket serves h on the runtime socket of home until the test
+// ends, as `clawd serve` would.
+func serveOnSocket(t *testing.T, home string, h http.Handler) {
+	t.Helper()
+	ln, err := runtime.ListenSocket(client.SocketPath(home), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+}
+
+// fakeRuntime is a server on the home's runtime socket that identifies as
+// clawd and answers POST /api/v1/permissions with answer after delay (or
+// never, when answer is nil and status is 0). It records what the hook
+// sent.
 type fakeRuntime struct {
-	srv       *httptest.Server
 	home      string
 	mu        sync.Mutex
 	bodies    [][]byte
@@ -249,7 +257,7 @@ func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration
 	t.Helper()
 	f := &fakeRuntime{home: t.TempDir(), withdrawn: make(chan struct{}), received: make(chan struct{}, 16)}
 	var once sync.Once
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serveOnSocket(t, f.home, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
 		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/permissions" {
 			w.WriteHeader(http.StatusNotFound)
@@ -276,11 +284,6 @@ func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration
 		w.WriteHeader(status)
 		io.WriteString(w, answer)
 	}))
-	t.Cleanup(f.srv.Close)
-	port := f.srv.Listener.Addr().(*net.TCPAddr).Port
-	if err := client.WriteInfo(f.home, client.Info{Port: port, PID: os.Getpid(), Token: "tok"}); err != nil {
-		t.Fatal(err)
-	}
 	return f
 }
 
@@ -292,8 +295,8 @@ func (f *fakeRuntime) body(t *testing.T) client.RequestBody {
 	if len(f.bodies) != 1 {
 		t.Fatalf("runtime got %d permission requests, want 1", len(f.bodies))
 	}
-	if f.auth[0] != "Bearer tok" {
-		t.Errorf("Authorization = %q, want the token from runtime.json", f.auth[0])
+	if f.auth[0] != "" {
+		t.Errorf("Authorization = %q, want none: the socket needs no token", f.auth[0])
 	}
 	var rb client.RequestBody
 	if err := json.Unmarshal(f.bodies[0], &rb); err != nil {
@@ -416,10 +419,8 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 	}
 	t.Run("runtime down", func(t *testing.T) {
 		home := t.TempDir()
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close() // nothing listens there now
-		client.WriteInfo(home, client.Info{Port: port, PID: 1, Token: "tok"})
+		// A file left where the socket goes: nothing listens there.
+		os.WriteFile(client.SocketPath(home), nil, 0o600)
 		code, out, _ := runHookOn(t, context.Background(), home, fixture(t, "PermissionRequest.json"))
 		if code != 0 || out != "{}\n" || !strings.Contains(hookLog(t, home), "runtime not reachable") {
 			t.Errorf("exit %d stdout %q log %q", code, out, hookLog(t, home))

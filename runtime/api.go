@@ -21,32 +21,71 @@ const (
 	maxStateBody = 8 << 10
 )
 
-// Handler returns the runtime's HTTP handler: every route behind the guard,
-// every response marked with clawd's identity header.
-func (s *Server) Handler() http.Handler {
+// SocketHandler serves the runtime's socket: the whole API, for this
+// user's hooks, CLI and tools. The listener already refused every other
+// user (peerListener), and a browser cannot open a Unix socket, so neither
+// the browser guard nor the token applies here.
+func (s *Server) SocketHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/health", s.handleHealth)
 	mux.HandleFunc("POST /api/v1/events", s.handlePostEvent)
 	mux.HandleFunc("GET /api/v1/events", s.handleStream)
 	mux.HandleFunc("GET /api/v1/sessions", s.handleSessions)
 	mux.HandleFunc("POST /api/v1/permissions", s.handlePermissionRequest)
-	mux.HandleFunc("GET /api/v1/permissions", s.requireToken(s.handlePermissionList))
-	mux.HandleFunc("GET /api/v1/permissions/events", s.requireToken(s.handlePermissionStream))
-	mux.HandleFunc("GET /api/v1/permissions/{id}", s.requireToken(s.handlePermissionGet))
-	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.requireToken(s.handlePermissionDecision))
-	mux.HandleFunc("GET /api/v1/dnd", s.requireToken(s.handleGetDND))
-	mux.HandleFunc("POST /api/v1/dnd", s.requireToken(s.handlePostDND))
+	mux.HandleFunc("GET /api/v1/permissions", s.handlePermissionList)
+	mux.HandleFunc("GET /api/v1/permissions/events", s.handlePermissionStream)
+	mux.HandleFunc("GET /api/v1/permissions/{id}", s.handlePermissionGet)
+	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.handlePermissionDecision)
+	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
+	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
+	mux.HandleFunc("/", notFound)
+	return identify(mux)
+}
+
+// TCPHandler serves the loopback TCP port, which anything on the machine
+// can reach: every route behind the guard (no browser, loopback Host
+// only), every /api/v1 route behind the API token from runtime.json,
+// reads included. Events and permission requests are not taken here at
+// all, token or not: only this user's hooks post them, over the socket.
+// The original app's POST /state stays open for its scripts: it sets a
+// session's state and nothing else (see handlePostState).
+func (s *Server) TCPHandler() http.Handler {
+	mux := http.NewServeMux()
+	tok := s.requireToken
+	mux.HandleFunc("GET /api/v1/health", tok(s.handleHealth))
+	mux.HandleFunc("POST /api/v1/events", tok(socketOnly))
+	mux.HandleFunc("GET /api/v1/events", tok(s.handleStream))
+	mux.HandleFunc("GET /api/v1/sessions", tok(s.handleSessions))
+	mux.HandleFunc("POST /api/v1/permissions", tok(socketOnly))
+	mux.HandleFunc("GET /api/v1/permissions", tok(s.handlePermissionList))
+	mux.HandleFunc("GET /api/v1/permissions/events", tok(s.handlePermissionStream))
+	mux.HandleFunc("GET /api/v1/permissions/{id}", tok(s.handlePermissionGet))
+	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", tok(s.handlePermissionDecision))
+	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
+	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
+	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.
-	mux.HandleFunc("GET /state", s.handleHealth)
+	mux.HandleFunc("GET /state", s.handleStateHealth)
 	mux.HandleFunc("POST /state", s.handlePostState)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
-	})
-	guarded := s.guard(mux)
+	mux.HandleFunc("/", notFound)
+	return identify(s.guard(mux))
+}
+
+// identify marks every response with clawd's identity header.
+func identify(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
-		guarded.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
+}
+
+// socketOnly refuses an event or a permission request on TCP.
+func socketOnly(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusForbidden, "events and permission requests are taken on the runtime's socket only (see runtime.json)")
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -127,6 +166,12 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"pid":     os.Getpid(),
 		"port":    s.port,
 	})
+}
+
+// handleStateHealth is the original app's GET /state health check, open
+// to anything on the machine: it says that clawd runs and nothing more.
+func (s *Server) handleStateHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "app": "clawd"})
 }
 
 // eventPool holds the events handlePostEvent decodes into: decoding needs

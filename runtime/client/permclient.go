@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"time"
 )
 
@@ -27,8 +25,8 @@ const MaxAnswerBody = 64 << 10
 // an Answer.
 var ErrBadAnswer = errors.New("bad answer to the permission request")
 
-// AskPermission registers a permission request with the runtime on
-// 127.0.0.1:port and waits for its Answer, over one fresh connection held
+// AskPermission registers a permission request with the runtime on its
+// socket at sock and waits for its Answer, over one fresh connection held
 // open until the runtime answers. The hook calls it for blocking events;
 // ending ctx (the agent's SIGTERM, or the hook's own wait) closes the
 // connection, which withdraws the request on the runtime's side.
@@ -36,9 +34,8 @@ var ErrBadAnswer = errors.New("bad answer to the permission request")
 // It returns ErrNotClawd when the server does not identify as clawd, an
 // *APIError for a non-2xx answer, ErrBadAnswer for a body that is not an
 // Answer and context.DeadlineExceeded when ctx's deadline passed first.
-func AskPermission(ctx context.Context, port int, token string, body []byte) (Answer, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error) {
+	conn, err := dialSocket(ctx, sock)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -48,7 +45,7 @@ func AskPermission(ctx context.Context, port int, token string, body []byte) (An
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	if _, err := conn.Write(buildRequest("POST", port, token, "/api/v1/permissions", body)); err != nil {
+	if _, err := conn.Write(buildRequest("POST", "/api/v1/permissions", body)); err != nil {
 		return Answer{}, waitErr(ctx, err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 4<<10), nil)

@@ -6,17 +6,25 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-func askServer(t *testing.T, h http.HandlerFunc) int {
+// askServer serves h on a socket in a private temp folder and returns its
+// path.
+func askServer(t *testing.T, h http.HandlerFunc) string {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().(*net.TCPAddr).Port
+	sock := filepath.Join(t.TempDir(), "clawd.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return sock
 }
 
 func TestAskPermission(t *testing.T) {
@@ -63,8 +71,8 @@ func TestAskPermission(t *testing.T) {
 		}, func(a Answer, err error) bool { return errors.Is(err, ErrBadAnswer) }},
 	}
 	for _, c := range cases {
-		port := askServer(t, c.h)
-		a, err := AskPermission(context.Background(), port, "tok", []byte(`{}`))
+		sock := askServer(t, c.h)
+		a, err := AskPermission(context.Background(), sock, []byte(`{}`))
 		if !c.check(a, err) {
 			t.Errorf("%s: AskPermission = %+v, %v", c.name, a, err)
 		}
@@ -73,14 +81,14 @@ func TestAskPermission(t *testing.T) {
 
 func TestAskPermissionWaitEnds(t *testing.T) {
 	gone := make(chan struct{})
-	port := askServer(t, func(w http.ResponseWriter, r *http.Request) {
+	sock := askServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		<-r.Context().Done() // the hook hanging up withdraws the request
 		close(gone)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := AskPermission(ctx, port, "", []byte(`{}`)); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := AskPermission(ctx, sock, []byte(`{}`)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("AskPermission past the wait = %v, want context.DeadlineExceeded", err)
 	}
 	select {
