@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -528,5 +529,64 @@ func TestHookStdinNeverClosed(t *testing.T) {
 				t.Errorf("session forwarded = %v, want %v (hook.log: %s)", got, c.want, hookLog(t, home))
 			}
 		})
+	}
+}
+
+// TestHookIgnoresSilentListener: a listener on 23333 that accepts and
+// never answers, in a clawd home without runtime.json, neither slows a
+// hook nor loses its event: the hook goes to the home's socket and
+// nowhere else.
+func TestHookIgnoresSilentListener(t *testing.T) {
+	home := t.TempDir()
+	s := startRuntime(t, home)
+	if err := os.Remove(filepath.Join(home, client.InfoFile)); err != nil {
+		t.Fatal(err)
+	}
+	silent, err := net.Listen("tcp", "127.0.0.1:23333")
+	if err != nil {
+		// Something else holds 23333 (another clawd on this machine):
+		// the hook must ignore that too.
+		t.Logf("23333 is taken (%v): checking against whatever listens there", err)
+	} else {
+		defer silent.Close()
+	}
+	accepted := make(chan net.Conn, 16)
+	if silent != nil {
+		go func() {
+			for {
+				c, err := silent.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- c // and never answer
+			}
+		}()
+	}
+	e, out, errb := testEnv(t, home, fixture(t, "UserPromptSubmit.json"), nil)
+	start := time.Now()
+	code := run(context.Background(), e, []string{"clawd", "hook", "claude"})
+	took := time.Since(start)
+	if code != 0 || out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("hook = %d %q %q", code, out, errb)
+	}
+	// The budget for a non-blocking event is 400 ms; the socket answers in
+	// well under one, so half the budget is a generous bound.
+	if took > hookPostTimeout/2 {
+		t.Errorf("hook took %v beside a silent listener on 23333, want far less than its %v budget", took, hookPostTimeout)
+	}
+	if snap := s.Snapshot(); len(snap.Sessions) != 1 || snap.Sessions[0].Title != "CAPTURE_ALL please" {
+		t.Errorf("sessions = %+v, want the hook's event delivered (hook.log: %s)", snap.Sessions, hookLog(t, home))
+	}
+	if silent != nil {
+		// Connections are accepted in order: once our own is, any the
+		// hook made would have been too.
+		mine, err := net.Dial("tcp", "127.0.0.1:23333")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mine.Close()
+		if c := <-accepted; c.RemoteAddr().String() != mine.LocalAddr().String() {
+			t.Errorf("the hook connected to 23333 (%v)", c.RemoteAddr())
+		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -406,3 +408,90 @@ func TestDiscoverIgnoresForeignServer(t *testing.T) {
 		t.Errorf("Ping(foreign) = %v, want ErrNotClawd", err)
 	}
 }
+
+// TestRunOneAtATime: eight runtimes of one clawd home started together:
+// exactly one runs, every other says which pid does.
+func TestRunOneAtATime(t *testing.T) {
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 8
+	type outcome struct {
+		err   error
+		ready bool
+	}
+	results := make(chan outcome, 2*n)
+	start := make(chan struct{})
+	for range n {
+		go func() {
+			<-start
+			err := New(Config{Home: home, Version: "test"}).Run(ctx, 0, func(client.Info) { results <- outcome{ready: true} })
+			results <- outcome{err: err}
+		}()
+	}
+	close(start)
+	ready, refused := 0, 0
+	for ready+refused < n {
+		o := <-results
+		var already *ErrAlreadyRunning
+		switch {
+		case o.ready:
+			ready++
+		case errors.As(o.err, &already):
+			refused++
+			if already.PID != os.Getpid() || !strings.Contains(o.err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+				t.Errorf("refusal = %v, want it to name pid %d", o.err, os.Getpid())
+			}
+		default:
+			t.Fatalf("Run = %v, want it to serve or be refused", o.err)
+		}
+	}
+	if ready != 1 || refused != n-1 {
+		t.Fatalf("%d runtimes serve and %d were refused, want 1 and %d", ready, refused, n-1)
+	}
+	cancel()
+	if o := <-results; o.err != nil {
+		t.Errorf("the runtime that served: %v", o.err)
+	}
+	// Once it stopped, the home is free again.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- New(Config{Home: home}).Run(ctx2, 0, func(client.Info) { cancel2() }) }()
+	if err := <-done; err != nil {
+		t.Errorf("Run after the first stopped = %v", err)
+	}
+}
+
+// TestRunTightensHome: a clawd home others may enter is made 0700 before
+// runtime.json and the socket go into it.
+func TestRunTightensHome(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Chmod(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var logs strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	done := make(chan error, 1)
+	go func() { done <- New(Config{Home: home, Logger: log}).Run(ctx, 0, func(client.Info) { cancel() }) }()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o700 {
+		t.Errorf("home mode = %v after Run, want 0700", fi.Mode().Perm())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "made it 0700") {
+		t.Errorf("Run did not say it tightened the home:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
