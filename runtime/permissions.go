@@ -137,13 +137,10 @@ func (s *Server) ingestLocked(e agents.Event) statemachine.Result {
 	res := s.m.Apply(e, s.cfg.Now())
 	s.seq++
 	rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
-	if s.bus.active() {
-		if b, err := json.Marshal(rec); err == nil {
-			s.bus.publish(b)
-		}
-	}
-	s.feeds.publish(Change{Event: &rec})
+	s.pubMu.Lock()
 	s.mu.Unlock()
+	s.publishLocked(rec)
+	s.pubMu.Unlock()
 	s.nudge()
 	return res
 }

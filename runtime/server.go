@@ -18,6 +18,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
@@ -64,6 +65,10 @@ type Config struct {
 	CodexOriginator func(path string) (string, error)
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
+	// StreamWriteTimeout is how long a write to a stream subscriber may
+	// wait before the subscriber is dropped (default
+	// DefaultStreamWriteTimeout).
+	StreamWriteTimeout time.Duration
 }
 
 // Server is the runtime. Create it with New.
@@ -75,6 +80,12 @@ type Server struct {
 	mu  sync.Mutex
 	m   *statemachine.Machine
 	seq uint64
+	// pubMu orders publishing: taken before mu is released, it keeps the
+	// stream in seq order while the encoding and the fan-out run outside
+	// mu, so readers of the sessions never wait for subscribers.
+	pubMu sync.Mutex
+	// streams counts the open event and permission streams.
+	streams atomic.Int32
 
 	bus   *bus
 	feeds *feedHub
@@ -105,6 +116,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Token == "" {
 		cfg.Token = newToken()
+	}
+	if cfg.StreamWriteTimeout <= 0 {
+		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
 	}
 	feeds := newFeedHub()
 	return &Server{
@@ -350,22 +364,29 @@ func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord,
 			rec.State = string(statemachine.Sweeping)
 		}
 	}
-	if s.bus.active() {
-		if b, err := json.Marshal(rec); err == nil {
-			s.bus.publish(b)
-		}
-	}
-	if s.feeds.active() {
-		r := rec
-		s.feeds.publish(Change{Event: &r})
-	}
+	s.pubMu.Lock()
 	s.mu.Unlock()
+	s.publishLocked(rec)
+	s.pubMu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
 	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
 	return rec, true
+}
+
+// publishLocked hands rec to the event stream's subscribers and the
+// in-process feeds. The caller holds pubMu, not mu.
+func (s *Server) publishLocked(rec client.EventRecord) {
+	if s.bus.active() {
+		if b, err := json.Marshal(rec); err == nil {
+			s.bus.publish(b)
+		}
+	}
+	if s.feeds.active() {
+		s.feeds.publish(Change{Event: &rec})
+	}
 }
 
 // Snapshot returns the display state and every session.
