@@ -328,11 +328,14 @@ func (b *broker) pendingLocked() []*permRequest {
 // request's context as soon as the connection drops.
 func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request) {
 	var body client.RequestBody
-	// readBodyCapped reads to EOF, which starts net/http's background
-	// read that notices the hook hanging up.
-	if !readBodyCapped(w, r, maxPermissionBody, &body) {
+	// readBody reads to EOF, which starts net/http's background read that
+	// notices the hook hanging up.
+	if !readBody(w, r, maxPermissionBody, &body) {
 		return
 	}
+	// The request is read; the wait that follows is held open as long as
+	// the agent lets the hook wait (bodyDeadline's limit was for the body).
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	e := body.Event
 	if e.Agent != "" {
 		if a := agents.Lookup(e.Agent); a != nil {
@@ -774,7 +777,7 @@ func (e *decideError) Unwrap() error { return e.kind }
 func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var body client.DecisionBody
-	if !readBodyCapped(w, r, maxDecisionBody, &body) {
+	if !readBody(w, r, maxDecisionBody, &body) {
 		return
 	}
 	view, err := s.Decide(id, body)

@@ -65,6 +65,9 @@ type Config struct {
 	CodexOriginator func(path string) (string, error)
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
+	// BodyReadTimeout bounds reading a request's body, from the end of its
+	// headers (default DefaultBodyReadTimeout).
+	BodyReadTimeout time.Duration
 	// StreamWriteTimeout is how long a write to a stream subscriber may
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
@@ -117,6 +120,9 @@ func New(cfg Config) *Server {
 	if cfg.Token == "" {
 		cfg.Token = newToken()
 	}
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
 	if cfg.StreamWriteTimeout <= 0 {
 		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
 	}
@@ -145,6 +151,26 @@ func newToken() string {
 
 // Token returns the API token clients must present for guarded routes.
 func (s *Server) Token() string { return s.cfg.Token }
+
+// Connection limits. Past ReadHeaderTimeout for the headers and
+// BodyReadTimeout for the body a request is cut off, and only so many
+// connections are served at once on each listener: more wait in the
+// kernel's backlog, costing the runtime nothing. The socket serves this
+// user's hooks, CLI and streams (a held permission request is one
+// connection); the TCP port serves POST /state and token-bearing clients,
+// and anyone on the machine can fill it, which leaves the socket alone.
+const (
+	// DefaultBodyReadTimeout is Config.BodyReadTimeout's default. A hook
+	// writes its whole request at once, so its body is there with its
+	// headers.
+	DefaultBodyReadTimeout = 5 * time.Second
+	maxSocketConns         = 512
+	maxTCPConns            = 128
+	// shutdownGrace is how long a stopping runtime waits for requests in
+	// flight (the held permission requests are answered "no decision" at
+	// once) before it closes what is left.
+	shutdownGrace = time.Second
+)
 
 // ErrPortsBusy means every port of the range is taken.
 var ErrPortsBusy = errors.New("ports 23333-23337 are all in use")
@@ -240,11 +266,11 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	if tcp != nil {
 		s.port = tcp.Addr().(*net.TCPAddr).Port
 	}
-	newServer := func(h http.Handler) *http.Server {
+	newServer := func(h http.Handler, idle time.Duration) *http.Server {
 		return &http.Server{
 			Handler:           h,
 			ReadHeaderTimeout: 5 * time.Second,
-			IdleTimeout:       2 * time.Minute,
+			IdleTimeout:       idle,
 			MaxHeaderBytes:    32 << 10,
 			ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		}
@@ -255,10 +281,10 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	}
 	var all []served
 	if tcp != nil {
-		all = append(all, served{newServer(s.TCPHandler()), tcp})
+		all = append(all, served{newServer(s.TCPHandler(), 30*time.Second), limitListener(tcp, maxTCPConns)})
 	}
 	if sock != nil {
-		all = append(all, served{newServer(s.SocketHandler()), sock})
+		all = append(all, served{newServer(s.SocketHandler(), 2*time.Minute), limitListener(sock, maxSocketConns)})
 	}
 	clockCtx, stopClock := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -279,13 +305,20 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	case err = <-errc:
 	}
 	close(s.done)
-	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	var wgs sync.WaitGroup
 	for _, a := range all {
-		if serr := a.srv.Shutdown(sctx); serr != nil && err == nil {
-			err = serr
-		}
+		wgs.Go(func() {
+			if a.srv.Shutdown(sctx) != nil {
+				// Requests still in flight after the grace: connections
+				// stuck mid-request. Nothing is lost closing them.
+				s.log.Info("closing connections still open at shutdown")
+				a.srv.Close()
+			}
+		})
 	}
+	wgs.Wait()
 	stopClock()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
