@@ -54,8 +54,10 @@ func newHookCmd(e *env) *cli.Command {
 		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
-			"and prints the agent's answer. For a permission request it waits for the person's decision\n" +
-			"(`clawd permissions`) up to the agent's hook timeout minus 30 s.\n" +
+			"over the socket in the clawd home, and nowhere else, and prints the agent's answer. For a\n" +
+			"permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
+			"agent's hook timeout minus 30 s, as long as the runtime acknowledges the request within\n" +
+			"a second and keeps its heartbeat (a stopped runtime is given up on within seconds).\n" +
 			"It fails open: whatever goes wrong, it exits 0 with the\n" +
 			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.\n" +
 			"It reads at most 4 MiB of stdin: past that, only the fields before the cut are\n" +
@@ -238,6 +240,12 @@ func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event
 		if err := postEvent(ctx, e.home(), ev, true); err != nil && ctx.Err() == nil {
 			logFail("runtime has no permission API and did not take the event; no decision", err)
 		}
+		noDecision()
+		return
+	case errors.Is(err, client.ErrNoAck), errors.Is(err, client.ErrHeartbeatLost):
+		// A stopped or wedged runtime: the agent's own prompt takes over
+		// now rather than after the whole wait.
+		logFail("the runtime stopped answering; no decision", err)
 		noDecision()
 		return
 	case errors.Is(err, client.ErrBadAnswer):

@@ -83,6 +83,14 @@ func shortWait(t *testing.T, d time.Duration) {
 	t.Cleanup(func() { permissionWait = old })
 }
 
+// shortHeartbeat makes the hook give up on a silent runtime sooner.
+func shortHeartbeat(t *testing.T) {
+	t.Helper()
+	ack, loss := client.AckTimeout, client.HeartbeatLoss
+	client.AckTimeout, client.HeartbeatLoss = 100*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { client.AckTimeout, client.HeartbeatLoss = ack, loss })
+}
+
 func TestHookForwardsEvents(t *testing.T) {
 	home := t.TempDir()
 	// Nobody answers the permission request: the runtime's own timeout
@@ -136,9 +144,10 @@ func TestHookFailsOpen(t *testing.T) {
 	}()
 	big := fixture(t, "PermissionRequest.json")
 	big = bytes.Replace(big, []byte(`"echo hello > out.txt"`), []byte(`"`+strings.Repeat("x", maxHookInput)+`"`), 1)
-	// A hung runtime looks like one waiting for the person: the hook
-	// gives up after its wait.
-	shortWait(t, 500*time.Millisecond)
+	// A hung runtime never acknowledges the request: the hook gives up on
+	// it long before its wait.
+	shortWait(t, 20*time.Second)
+	shortHeartbeat(t)
 
 	cases := []struct {
 		name    string
@@ -150,7 +159,7 @@ func TestHookFailsOpen(t *testing.T) {
 	}{
 		{"runtime down", t.TempDir(), fixture(t, "Stop.json"), []string{"hook", "claude"}, "", "runtime not reachable"},
 		{"runtime down, permission", t.TempDir(), fixture(t, "PermissionRequest.json"), []string{"hook", "claude"}, "{}\n", "runtime not reachable"},
-		{"runtime hung", hungHome, fixture(t, "PermissionRequest.json"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "no answer from the runtime within the wait"},
+		{"runtime hung", hungHome, fixture(t, "PermissionRequest.json"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "the runtime stopped answering"},
 		{"not json", t.TempDir(), []byte("hello"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "decode payload"},
 		{"json array", t.TempDir(), []byte("[1,2]"), []string{"hook", "claude", "Stop"}, "", "decode payload"},
 		{"empty stdin", t.TempDir(), nil, []string{"hook", "claude", "Stop"}, "", "decode payload"},
@@ -270,7 +279,26 @@ func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration
 		f.auth = append(f.auth, r.Header.Get("Authorization"))
 		f.mu.Unlock()
 		f.received <- struct{}{}
-		if status == 0 { // never answer
+		switch status {
+		case 0: // acknowledge, keep the heartbeat, never answer
+			w.WriteHeader(http.StatusOK)
+			for {
+				io.WriteString(w, "\n")
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(100 * time.Millisecond):
+				case <-r.Context().Done():
+					once.Do(func() { close(f.withdrawn) })
+					return
+				}
+			}
+		case -1: // never acknowledge
+			<-r.Context().Done()
+			once.Do(func() { close(f.withdrawn) })
+			return
+		case -2: // acknowledge, then fall silent
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 			once.Do(func() { close(f.withdrawn) })
 			return
@@ -388,6 +416,7 @@ func TestHookPermissionDecision(t *testing.T) {
 
 func TestHookPermissionFailsOpen(t *testing.T) {
 	shortWait(t, 700*time.Millisecond)
+	shortHeartbeat(t)
 	cases := []struct {
 		name    string
 		status  int
@@ -398,6 +427,8 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 		{"answer not JSON", 200, `{"decision":`, "bad answer from the runtime"},
 		{"unknown behavior", 200, `{"decision":{"behavior":"maybe"}}`, "unknown decision"},
 		{"no answer within the wait", 0, "", "no answer from the runtime within the wait"},
+		{"no acknowledgement", -1, "", "the runtime stopped answering"},
+		{"heartbeat lost", -2, "", "the runtime stopped answering"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -409,7 +440,7 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 			if l := hookLog(t, f.home); !strings.Contains(l, c.wantLog) {
 				t.Errorf("hook.log = %q, want a line with %q", l, c.wantLog)
 			}
-			if c.status == 0 {
+			if c.status <= 0 {
 				select {
 				case <-f.withdrawn:
 				case <-time.After(5 * time.Second):

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,6 +29,10 @@ const (
 	// open all along, so a short wait loses nothing; ten minutes matches
 	// Claude Code's own default hook timeout.
 	DefaultPermissionTimeout = 10 * time.Minute
+	// DefaultPermissionHeartbeat is Config.PermissionHeartbeat's default:
+	// a third of client.HeartbeatLoss, so a hook gives up only on a
+	// runtime that missed three heartbeats.
+	DefaultPermissionHeartbeat = time.Second
 	// hookMargin is kept free of the hook's own wait (RequestBody.WaitSeconds)
 	// so the runtime's answer reaches the hook before it gives up.
 	hookMargin = 5 * time.Second
@@ -387,9 +392,28 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
 		"tool", e.ToolName, "kind", req.view.Kind)
 
-	// The hook waits as long as the agent lets it: never cut this
-	// response off with a write deadline.
-	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	// Acknowledge at once: the response headers and a first heartbeat.
+	// The hook that sees neither within client.AckTimeout, or no byte
+	// within client.HeartbeatLoss later, takes the runtime for stopped and
+	// answers "no decision" so the agent's own prompt takes over.
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	beat := func() error {
+		rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if beat() != nil {
+		s.closeNoDecision(req, client.ReasonWithdrawn)
+		return
+	}
+	heartbeat := time.NewTicker(s.cfg.PermissionHeartbeat)
+	defer heartbeat.Stop()
+
 	timeout := b.timeout
 	if body.WaitSeconds > 0 {
 		wait := time.Duration(body.WaitSeconds) * time.Second
@@ -400,21 +424,35 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 		}
 		timeout = min(timeout, wait)
 	}
+	expired := b.after(timeout)
 	var ans client.Answer
-	select {
-	case ans = <-req.answer:
-	case <-b.after(timeout):
-		s.closeNoDecision(req, client.ReasonTimeout)
-		ans = <-req.answer
-	case <-s.done:
-		s.closeNoDecision(req, client.ReasonShutdown)
-		ans = <-req.answer
-	case <-r.Context().Done():
-		// The hook is gone: nobody to write to.
-		s.closeNoDecision(req, client.ReasonWithdrawn)
-		return
+wait:
+	for {
+		select {
+		case ans = <-req.answer:
+			break wait
+		case <-expired:
+			s.closeNoDecision(req, client.ReasonTimeout)
+			ans = <-req.answer
+			break wait
+		case <-s.done:
+			s.closeNoDecision(req, client.ReasonShutdown)
+			ans = <-req.answer
+			break wait
+		case <-r.Context().Done():
+			// The hook is gone: nobody to write to.
+			s.closeNoDecision(req, client.ReasonWithdrawn)
+			return
+		case <-heartbeat.C:
+			if beat() != nil {
+				s.closeNoDecision(req, client.ReasonWithdrawn)
+				return
+			}
+		}
 	}
-	writeJSON(w, http.StatusOK, ans)
+	line, _ := json.Marshal(ans)
+	rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
+	w.Write(append(line, '\n'))
 }
 
 func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {

@@ -1028,3 +1028,55 @@ func TestPostStateCannotTouchRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionAckAndHeartbeat: a registered request is acknowledged at
+// once (the response headers), and the held response carries a heartbeat
+// until the answer comes, after it.
+func TestPermissionAckAndHeartbeat(t *testing.T) {
+	env := startPerm(t, func(c *Config) { c.PermissionHeartbeat = 50 * time.Millisecond })
+	st := env.follow(t)
+	conn, err := net.Dial("unix", env.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b, _ := json.Marshal(bashRequest("s1", "h1", "npm test"))
+	fmt.Fprintf(conn, "POST /api/v1/permissions HTTP/1.1\r\nHost: clawd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+	conn.SetReadDeadline(time.Now().Add(client.AckTimeout))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no acknowledgement within %v: %v", client.AckTimeout, err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(client.IdentityHeader) != client.IdentityValue {
+		t.Fatalf("acknowledgement = %d %v", resp.StatusCode, resp.Header)
+	}
+	p := st.next(t, "added", 5*time.Second).Permission
+	// Heartbeats: newlines, each well within HeartbeatLoss of the last.
+	body := bufio.NewReader(resp.Body)
+	for i := range 5 {
+		conn.SetReadDeadline(time.Now().Add(client.HeartbeatLoss))
+		line, err := body.ReadString('\n')
+		if err != nil || line != "\n" {
+			t.Fatalf("heartbeat %d = %q, %v", i, line, err)
+		}
+	}
+	if code, b := env.decide(t, p.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
+		t.Fatalf("decide = %d %s", code, b)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer after the heartbeats: %v", err)
+		}
+		if line == "\n" {
+			continue
+		}
+		var a client.Answer
+		if err := json.Unmarshal([]byte(line), &a); err != nil || a.ID != p.ID || a.Decision == nil || a.Decision.Behavior != client.Allow {
+			t.Fatalf("answer line %q: %+v, %v", line, a, err)
+		}
+		break
+	}
+}

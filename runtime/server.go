@@ -65,6 +65,10 @@ type Config struct {
 	CodexOriginator func(path string) (string, error)
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
+	// PermissionHeartbeat is how often a held permission request's
+	// response carries a heartbeat (default DefaultPermissionHeartbeat);
+	// see client.HeartbeatLoss.
+	PermissionHeartbeat time.Duration
 	// BodyReadTimeout bounds reading a request's body, from the end of its
 	// headers (default DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration
@@ -119,6 +123,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Token == "" {
 		cfg.Token = newToken()
+	}
+	if cfg.PermissionHeartbeat <= 0 {
+		cfg.PermissionHeartbeat = DefaultPermissionHeartbeat
 	}
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout

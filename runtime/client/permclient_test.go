@@ -97,3 +97,75 @@ func TestAskPermissionWaitEnds(t *testing.T) {
 		t.Error("the connection stayed open after the wait")
 	}
 }
+
+// shortHeartbeat shortens the ack and heartbeat limits for a test.
+func shortHeartbeat(t *testing.T, ack, loss time.Duration) {
+	t.Helper()
+	oldAck, oldLoss := AckTimeout, HeartbeatLoss
+	AckTimeout, HeartbeatLoss = ack, loss
+	t.Cleanup(func() { AckTimeout, HeartbeatLoss = oldAck, oldLoss })
+}
+
+// TestAskPermissionNoAck: a runtime that takes the request and does not
+// acknowledge it (stopped, wedged) is given up on after AckTimeout, long
+// before the wait.
+func TestAskPermissionNoAck(t *testing.T) {
+	shortHeartbeat(t, 200*time.Millisecond, 300*time.Millisecond)
+	sock := askServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := AskPermission(ctx, sock, []byte(`{}`)); !errors.Is(err, ErrNoAck) {
+		t.Errorf("AskPermission without an acknowledgement = %v, want ErrNoAck", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("gave up after %v, want about AckTimeout", d)
+	}
+}
+
+// TestAskPermissionHeartbeatLost: a runtime that acknowledged and then
+// fell silent is given up on after HeartbeatLoss.
+func TestAskPermissionHeartbeatLost(t *testing.T) {
+	shortHeartbeat(t, 200*time.Millisecond, 300*time.Millisecond)
+	sock := askServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set(IdentityHeader, IdentityValue)
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := AskPermission(ctx, sock, []byte(`{}`)); !errors.Is(err, ErrHeartbeatLost) {
+		t.Errorf("AskPermission after the heartbeat stopped = %v, want ErrHeartbeatLost", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("gave up after %v, want about HeartbeatLoss", d)
+	}
+}
+
+// TestAskPermissionHeartbeats: a runtime that keeps its heartbeat is waited
+// for well past HeartbeatLoss, and its answer read after the heartbeats.
+func TestAskPermissionHeartbeats(t *testing.T) {
+	shortHeartbeat(t, 200*time.Millisecond, 300*time.Millisecond)
+	sock := askServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set(IdentityHeader, IdentityValue)
+		w.WriteHeader(http.StatusOK)
+		for range 20 {
+			io.WriteString(w, "\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(50 * time.Millisecond)
+		}
+		io.WriteString(w, `{"id":"p1","decision":{"behavior":"allow"}}`+"\n")
+	})
+	a, err := AskPermission(context.Background(), sock, []byte(`{}`))
+	if err != nil || a.ID != "p1" || a.Decision == nil || a.Decision.Behavior != Allow {
+		t.Errorf("AskPermission with heartbeats = %+v, %v; want p1 allowed", a, err)
+	}
+}
