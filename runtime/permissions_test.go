@@ -1080,3 +1080,45 @@ func TestPermissionAckAndHeartbeat(t *testing.T) {
 		break
 	}
 }
+
+// TestSessionFloodSparesRequest: 300 new sessions posted past the 256 cap
+// in a burst do not evict the session whose permission request waits:
+// it stays listed, waiting, and the person's answer still reaches its hook.
+func TestSessionFloodSparesRequest(t *testing.T) {
+	env := startPerm(t, nil)
+	st := env.follow(t)
+	res := env.hook(bashRequest("real", "h1", "rm -rf build"))
+	p := st.next(t, "added", 5*time.Second).Permission
+
+	conn, err := net.Dial("unix", env.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for i := range 300 {
+		b, _ := json.Marshal(agents.Event{Agent: "claude", Kind: agents.KindSessionStart,
+			SessionID: fmt.Sprintf("flood-%03d", i), Time: time.Now().UTC()})
+		fmt.Fprintf(conn, "POST /api/v1/events HTTP/1.1\r\nHost: clawd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("flood post %d: %v %v", i, resp, err)
+		}
+	}
+	snap := env.s.Snapshot()
+	if n := len(snap.Sessions); n != statemachine.DefaultOptions().MaxSessions {
+		t.Errorf("%d sessions after the flood, want the cap %d", n, statemachine.DefaultOptions().MaxSessions)
+	}
+	if got := sessionState(t, env.s, "real"); got != string(statemachine.Waiting) {
+		t.Fatalf("the waiting session after the flood: state %q, want waiting", got)
+	}
+	if l := env.list(t); len(l) != 1 || l[0].ID != p.ID {
+		t.Fatalf("pending after the flood = %+v, want %s", l, p.ID)
+	}
+	if code, b := env.decide(t, p.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
+		t.Fatalf("decide after the flood = %d %s", code, b)
+	}
+	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+		t.Errorf("the hook's answer after the flood = %+v, want allow", r.ans)
+	}
+}
