@@ -86,9 +86,10 @@ func newRootCmd(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "clawd",
 		Usage: "see and answer every AI coding agent on this machine",
-		Description: "clawd watches Claude Code (and, later, other agents) through their own hooks.\n" +
-			"Run `clawd install claude` once, keep `clawd serve` running, and use\n" +
-			"`clawd status` or `clawd events` to see what every session is doing.",
+		Description: "clawd watches Claude Code and Codex through their own hooks.\n" +
+			"Run `clawd install claude` (or codex) once, keep `clawd serve` running, and use\n" +
+			"`clawd status` or `clawd events` to see what every session is doing. Hooks and\n" +
+			"these commands talk to the runtime over a socket only this user can reach.",
 		Version:        versionString(),
 		Reader:         e.stdin,
 		Writer:         e.stdout,
