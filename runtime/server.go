@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -235,6 +236,10 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	sockPath := client.SocketPath(s.cfg.Home)
 	sock, err := ListenSocket(sockPath, s.log)
 	if err != nil {
+		if abs, _ := filepath.Abs(s.cfg.Home); filepath.Dir(sockPath) != abs {
+			// The home's path is too long for a socket address.
+			err = fmt.Errorf("%w (with a shorter CLAWD_HOME the socket stays in the clawd home)", err)
+		}
 		return fmt.Errorf("listen on %s: %w", sockPath, err)
 	}
 	ln, err := Listen(port)

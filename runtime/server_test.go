@@ -495,3 +495,44 @@ func TestRunTightensHome(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRunLongHome: a clawd home whose socket path would not fit a socket
+// address gets its socket in the short per-user folder, which runtime.json
+// names and clients find from the home alone.
+func TestRunLongHome(t *testing.T) {
+	home := filepath.Join(t.TempDir(), strings.Repeat("long-folder-name-", 8))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan client.Info, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- New(Config{Home: home, Version: "test"}).Run(ctx, 0, func(in client.Info) { ready <- in })
+	}()
+	var in client.Info
+	select {
+	case in = <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
+	if len(filepath.Join(home, client.SocketName)) <= 103 || in.Socket == filepath.Join(home, client.SocketName) || len(in.Socket) > 103 {
+		t.Errorf("socket = %s for a %d-byte home, want a short path outside it", in.Socket, len(home))
+	}
+	fi, err := os.Stat(filepath.Dir(in.Socket))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket folder %s: %v, %v; want mode 0700", filepath.Dir(in.Socket), fi, err)
+	}
+	c, err := client.Discover(context.Background(), home, client.Options{})
+	if err != nil {
+		t.Fatalf("Discover(long home) = %v", err)
+	}
+	if err := c.Ping(context.Background()); err != nil {
+		t.Errorf("Ping = %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if _, err := os.Stat(in.Socket); !os.IsNotExist(err) {
+		t.Errorf("socket %s still there after shutdown: %v", in.Socket, err)
+	}
+}
