@@ -348,33 +348,34 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 		truncated bool
 		err       error
 	}
+	// What arrived so far goes into one buffer of the cap's size: the
+	// pages it does not use are never touched, and a payload of megabytes
+	// is copied once (page faults are most of a big payload's cost).
 	var (
 		mu  sync.Mutex
-		buf bytes.Buffer // what arrived so far, guarded by mu
+		buf = make([]byte, 0, maxHookInput+1) // guarded by mu
 	)
+	arrived := func() []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf
+	}
 	ch := make(chan result, 1)
 	go func() {
 		chunk := make([]byte, 32<<10)
 		for {
 			n, err := stdin.Read(chunk)
 			mu.Lock()
-			room := maxHookInput + 1 - buf.Len()
-			buf.Write(chunk[:min(n, room)])
-			full := buf.Len() > maxHookInput
+			buf = append(buf, chunk[:min(n, cap(buf)-len(buf))]...)
+			full := len(buf) > maxHookInput
 			mu.Unlock()
 			switch {
 			case full:
 				go io.Copy(io.Discard, stdin)
-				mu.Lock()
-				b := buf.Bytes()[:maxHookInput]
-				mu.Unlock()
-				ch <- result{b, true, nil}
+				ch <- result{arrived()[:maxHookInput], true, nil}
 				return
 			case errors.Is(err, io.EOF):
-				mu.Lock()
-				b := buf.Bytes()
-				mu.Unlock()
-				ch <- result{b, false, nil}
+				ch <- result{arrived(), false, nil}
 				return
 			case err != nil:
 				ch <- result{nil, false, err}
@@ -388,9 +389,8 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 	case r := <-ch:
 		return r.b, r.truncated, r.err
 	case <-t.C:
-		mu.Lock()
-		b := bytes.Clone(buf.Bytes())
-		mu.Unlock()
+		// The reader appends past len only: what is below it stays put.
+		b := arrived()
 		if len(bytes.TrimSpace(b)) > 0 && gjson.ValidBytes(b) {
 			return b, false, nil
 		}
