@@ -45,6 +45,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 	subscribe func() (*subscriber, [][]byte)) {
 	if s.streams.Add(1) > maxStreams {
 		s.streams.Add(-1)
+		// Hang up too: a refused client would otherwise keep a
+		// connection slot (see maxSocketConns) for its keep-alive.
+		w.Header().Set("Connection", "close")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many streams open (%d): close one", maxStreams))
 		return
 	}

@@ -52,8 +52,14 @@ func TestStreamSubscriberCap(t *testing.T) {
 		conns = append(conns, c)
 	}
 	for _, path := range []string{"/api/v1/events", "/api/v1/permissions/events"} {
-		if _, code := openStream(t, sock, path); code != http.StatusServiceUnavailable {
+		c, code := openStream(t, sock, path)
+		if code != http.StatusServiceUnavailable {
 			t.Errorf("stream past the cap: GET %s = %d, want 503", path, code)
+		}
+		// The refused connection is closed, not kept alive on a slot.
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			t.Errorf("the refused stream's connection: %v, want closed by the runtime", err)
 		}
 	}
 	conns[0].Close()
