@@ -20,8 +20,10 @@ import (
 // and the CLI use the socket).
 var Ports = []int{23333, 23334, 23335, 23336, 23337}
 
-// IdentityHeader is set on every runtime response, so a client never
-// mistakes another local server for clawd.
+// IdentityHeader is set on every runtime response. It proves nothing (any
+// server can send it): it only keeps a client from reading a stray server
+// as clawd. Who is at the other end of the socket is checked by peer
+// credentials (see dialSocket).
 const IdentityHeader = "X-Clawd-Server"
 
 // IdentityValue is the IdentityHeader's value.
