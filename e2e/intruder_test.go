@@ -169,37 +169,3 @@ func TestIntruderGetsNothing(t *testing.T) {
 		t.Errorf("serve did not log the refused connection:\n%s", srv.stderr.String())
 	}
 }
-
-// withSession sets the payload's session_id.
-func withSession(t *testing.T, payload []byte, id string) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(payload, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["session_id"] = id
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func readTestdata(t *testing.T, parts ...string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(append([]string{"..", "testdata"}, parts...)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func jsonEqual(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	ja, _ := json.Marshal(x)
-	jb, _ := json.Marshal(y)
-	return string(ja) == string(jb)
-}
