@@ -20,13 +20,6 @@ import (
 	"time"
 )
 
-var build struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-}
-
 // Available reports why intruders cannot run here, or "" when they can:
 // the tests must run as root, with setpriv (util-linux) on PATH.
 func Available() string {
@@ -42,40 +35,49 @@ func Available() string {
 	return ""
 }
 
-// Binary builds the intruder once per test process into a folder nobody
-// may read and run, and returns its path.
+// Binary builds the intruder into a folder of the test's that nobody may
+// read and run (go build's cache makes every build after the first
+// cheap), and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
-	build.once.Do(func() {
-		dir, err := os.MkdirTemp("", "clawd-intruder-")
-		if err != nil {
-			build.err = err
-			return
+	dir := t.TempDir()
+	// nobody must get through the test's temp folders to the binary.
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
 		}
-		build.dir = dir
-		if err := os.Chmod(dir, 0o755); err != nil {
-			build.err = err
-			return
-		}
-		build.bin = filepath.Join(dir, "intruder")
-		cmd := exec.Command("go", "build", "-o", build.bin, "github.com/clawdhq/clawd/internal/intruder")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			build.err = &buildError{err, string(out)}
-		}
-	})
-	if build.err != nil {
-		t.Fatalf("build the intruder: %v", build.err)
 	}
-	return build.bin
+	bin := filepath.Join(dir, "intruder")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/clawdhq/clawd/internal/intruder")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the intruder: %v\n%s", err, out)
+	}
+	return bin
 }
 
-type buildError struct {
-	err error
-	out string
+// intruderBin builds the intruder once per test.
+func intruderBin(t testing.TB) string {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if bin, ok := built[t.Name()]; ok {
+		return bin
+	}
+	bin := Binary(t)
+	built[t.Name()] = bin
+	t.Cleanup(func() {
+		mu.Lock()
+		delete(built, t.Name())
+		mu.Unlock()
+	})
+	return bin
 }
 
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+var (
+	mu    sync.Mutex
+	built = map[string]string{}
+)
 
 // Command returns the intruder with args, run as nobody:nogroup with no
 // supplementary groups.
@@ -84,7 +86,7 @@ func Command(t testing.TB, args ...string) *exec.Cmd {
 	if why := Available(); why != "" {
 		t.Skip(why)
 	}
-	bin := Binary(t)
+	bin := intruderBin(t)
 	full := append([]string{"--reuid=nobody", "--regid=nogroup", "--clear-groups", bin}, args...)
 	cmd := exec.Command("setpriv", full...)
 	cmd.Dir = "/"
