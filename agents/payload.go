@@ -7,31 +7,49 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// payload is one hook payload as the decoders read it: gjson lookups,
-// strings clipped to the Event limits.
-type payload []byte
-
-// openPayload checks that b is a JSON object. A truncated payload (a
-// prefix cut at the hook's stdin cap) is not valid JSON by nature; gjson
-// reads the fields that precede the cut.
-func openPayload(b []byte, truncated bool) (payload, error) {
-	if !truncated {
-		if !gjson.ValidBytes(b) {
-			return nil, ErrNotJSON
-		}
-		if r := gjson.ParseBytes(b); !r.IsObject() {
-			return nil, ErrNotJSON
-		}
-	}
-	return payload(b), nil
+// payload is one hook payload as the decoders read it: its top-level
+// fields, indexed in one pass, strings clipped to the Event limits.
+//
+// The index matters for big payloads: a gjson lookup scans the object from
+// its start, so each of the dozen fields a decoder asks for (most of them
+// absent) would scan again past a multi-megabyte prompt or tool input.
+type payload struct {
+	fields map[string]gjson.Result
 }
 
-func (p payload) get(path string) gjson.Result { return gjson.GetBytes(p, path) }
+// openPayload checks that b is a JSON object and indexes its fields. A
+// truncated payload (a prefix cut at the hook's stdin cap) is not valid
+// JSON by nature; the fields that precede the cut are read.
+func openPayload(b []byte, truncated bool) (payload, error) {
+	// One copy, which the fields' strings share: gjson.ParseBytes would
+	// copy b for every call.
+	s := string(b)
+	if !truncated {
+		if !gjson.ValidBytes(b) {
+			return payload{}, ErrNotJSON
+		}
+		if r := gjson.Parse(s); !r.IsObject() {
+			return payload{}, ErrNotJSON
+		}
+	}
+	p := payload{fields: make(map[string]gjson.Result, 16)}
+	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
+		// gjson.Get answers the first of duplicate keys: so does the index.
+		if _, dup := p.fields[k.Str]; !dup {
+			p.fields[k.Str] = v
+		}
+		return true
+	})
+	return p, nil
+}
 
-// str is the string at path, clipped to max bytes; "" for a missing or
-// non-string value.
-func (p payload) str(path string, max int) string {
-	r := p.get(path)
+// get returns the top-level field name.
+func (p payload) get(name string) gjson.Result { return p.fields[name] }
+
+// str is the string field name, clipped to max bytes; "" for a missing
+// or non-string value.
+func (p payload) str(name string, max int) string {
+	r := p.get(name)
 	if r.Type != gjson.String {
 		return ""
 	}

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 // secretLike matches text that looks like it holds a credential. A prompt
@@ -29,49 +30,45 @@ var secretLike = sync.OnceValue(func() *regexp.Regexp {
 	}, "|"))
 })
 
+// titleScan bounds how much of a prompt's first line PromptTitle looks at:
+// the title shows its first MaxTitleLen characters, and a credential that
+// starts past the first KiB cannot reach them. Cleaning and the secret
+// regex cost a few hundred nanoseconds a byte, so a 4 MiB one-line prompt
+// (the hook's stdin cap) would otherwise cost the hook a second and more.
+const titleScan = 1 << 10
+
 // PromptTitle derives a session title from a prompt: its first non-blank
-// line, whitespace collapsed, cut to MaxTitleLen characters. It returns ""
-// when the line looks like it carries a secret, and for text the agent
-// itself injected as a prompt (Claude's <task-notification> blocks).
+// line, whitespace collapsed, control and format characters dropped (see
+// internal/text), cut to MaxTitleLen characters. It returns "" when the
+// start of the line looks like it carries a secret, and for text the agent
+// itself injected as a prompt (Claude's <task-notification> blocks). Its
+// cost does not grow with the prompt past the first line's start.
 func PromptTitle(prompt string) string {
-	var line string
-	for _, l := range strings.Split(prompt, "\n") {
-		if strings.TrimSpace(l) != "" {
-			line = l
-			break
-		}
-	}
-	line = clean(line)
+	line := text.ClipBytes(firstLine(prompt), titleScan)
+	line = text.Line(line, 0)
 	if line == "" || strings.HasPrefix(line, "<") {
 		return ""
 	}
 	if secretLike().MatchString(line) {
 		return ""
 	}
-	return cutTitle(line)
+	return text.Line(line, MaxTitleLen)
+}
+
+// firstLine returns the first line of s that is not blank, without its
+// newline, looking at each line only as far as its first non-space.
+func firstLine(s string) string {
+	for s != "" {
+		line, rest, _ := strings.Cut(s, "\n")
+		if strings.TrimLeftFunc(text.ClipBytes(line, titleScan), unicode.IsSpace) != "" {
+			return line
+		}
+		s = rest
+	}
+	return ""
 }
 
 // AgentTitle cleans a title the agent reported itself.
 func AgentTitle(t string) string {
-	return cutTitle(clean(t))
-}
-
-// clean collapses whitespace and drops control characters: titles are
-// printed in terminals, where an escape sequence would be obeyed.
-func clean(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-}
-
-func cutTitle(s string) string {
-	if utf8.RuneCountInString(s) <= MaxTitleLen {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRightFunc(string(r[:MaxTitleLen-1]), unicode.IsSpace) + "…"
+	return text.Line(t, MaxTitleLen)
 }

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -17,6 +18,8 @@ func TestPromptTitle(t *testing.T) {
 		{"first\r\nsecond", "first"},
 		{"ring\x07 the bell", "ring the bell"},
 		{"a \x1b b", "a b"},
+		{"\u202eevil\u2066 title\u200b", "evil title"},
+		{"csi\u009b2J", "csi2J"},
 		{"", ""},
 		{" \n\t\n ", ""},
 		{forty, forty},
@@ -83,5 +86,30 @@ func TestAgentTitle(t *testing.T) {
 		if got := AgentTitle(tt.title); got != tt.want {
 			t.Errorf("AgentTitle(%q) = %q, want %q", tt.title, got, tt.want)
 		}
+	}
+}
+
+// TestPromptTitleBoundedWork: a title costs the same for a one-line
+// prompt of 4 MiB (the hook's stdin cap) as for a short one: it looks at
+// the first KiB of the line only.
+func TestPromptTitleBoundedWork(t *testing.T) {
+	prompt := strings.Repeat("refactor the lexer ", (4<<20)/19) + "\nsecond line"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := PromptTitle(prompt)
+	runtime.ReadMemStats(&after)
+	if want := "refactor the lexer refactor the lexer r…"; got != want {
+		t.Errorf("PromptTitle(4 MiB line) = %q, want %q", got, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("PromptTitle(4 MiB line) allocated %d bytes, want at most 64 KiB: it must not clean the whole line", n)
+	}
+	// A secret past the first KiB cannot reach the title, and no longer
+	// costs it.
+	if got := PromptTitle(strings.Repeat("x ", 1024) + "token=abc"); got == "" {
+		t.Error("PromptTitle refused a title for a secret-looking word 2 KiB into the line")
+	}
+	if got := PromptTitle("see " + strings.Repeat("x ", 100) + "token=abc"); got != "" {
+		t.Errorf("PromptTitle = %q for a secret-looking word in the first KiB, want \"\"", got)
 	}
 }

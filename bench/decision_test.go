@@ -102,7 +102,7 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // startDecisionRuntime runs a real runtime with home as its clawd home
-// (the hook finds it through runtime.json) and follows its permission
+// (the hook finds its socket there) and follows its permission
 // stream, sending the id of every request that becomes pending on the
 // returned channel. Both stop when the benchmark ends.
 func startDecisionRuntime(ctx context.Context, b *testing.B, home string) (*client.Client, <-chan string) {
@@ -110,7 +110,7 @@ func startDecisionRuntime(ctx context.Context, b *testing.B, home string) (*clie
 	ctx, cancel := context.WithCancel(ctx)
 	info, runErr := runRuntime(ctx, cancel, b, home)
 
-	c := client.New(info.Port, info.Token, client.Options{})
+	c := client.NewSocket(info.Socket, client.Options{})
 	added := make(chan string, 1)
 	streamErr := make(chan error, 1)
 	go func() {

@@ -17,11 +17,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -144,22 +142,15 @@ func BenchmarkProcessTrue(b *testing.B) {
 	runProcesses(b, hookEnv(b.TempDir()), payload(b), "/bin/true")
 }
 
-// BenchmarkProcessHookRuntimeDown is the hook with no runtime: no
-// runtime.json, so it probes 23333-23337, logs the drop and exits 0.
+// BenchmarkProcessHookRuntimeDown is the hook with no runtime: nothing on
+// the clawd home's socket, so it logs the drop and exits 0.
 func BenchmarkProcessHookRuntimeDown(b *testing.B) {
 	bin := clawdBinary(b)
-	for _, p := range client.Ports {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)), 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			b.Logf("port %d is in use: the hook probes it, so this is not a clean runtime-down figure", p)
-		}
-	}
 	runProcesses(b, hookEnv(b.TempDir()), payload(b), bin, "hook", "claude")
 }
 
 // BenchmarkProcessHookRuntimeUp is the hook delivering to a live runtime
-// found through runtime.json. Every event must arrive.
+// on the clawd home's socket. Every event must arrive.
 func BenchmarkProcessHookRuntimeUp(b *testing.B) {
 	bin := clawdBinary(b)
 	home := b.TempDir()
@@ -194,9 +185,9 @@ type liveRuntime struct {
 	wrongKind atomic.Int64
 }
 
-// runRuntime starts a real runtime for home on a free loopback port (Run
-// writes runtime.json there, as `clawd serve` does) and waits until it
-// listens. It stops when ctx ends; its result arrives on the channel.
+// runRuntime starts a real runtime for home on its socket and a free
+// loopback port (Run writes runtime.json there, as `clawd serve` does) and
+// waits until it listens. It stops when ctx ends; its result arrives on the channel.
 // cancel is called before failing b.
 func runRuntime(ctx context.Context, cancel context.CancelFunc, b *testing.B, home string) (client.Info, <-chan error) {
 	b.Helper()
@@ -232,7 +223,7 @@ func startRuntime(b *testing.B, home string) *liveRuntime {
 	ctx, cancel := context.WithCancel(context.Background())
 	info, runErr := runRuntime(ctx, cancel, b, home)
 
-	c := client.New(info.Port, info.Token, client.Options{})
+	c := client.NewSocket(info.Socket, client.Options{})
 	synced := make(chan struct{}, 1)
 	streamErr := make(chan error, 1)
 	go func() {
@@ -294,4 +285,33 @@ func (rt *liveRuntime) waitDelivered(b *testing.B, want int) {
 	if n := rt.wrongKind.Load(); n > 0 {
 		b.Fatalf("%d of the ingested events had the wrong kind", n)
 	}
+}
+
+// bigPrompt is a UserPromptSubmit payload whose prompt is one line just
+// short of the hook's 4 MiB stdin cap: the most text a hook ever cleans
+// for a title.
+func bigPrompt(b *testing.B) []byte {
+	b.Helper()
+	p, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "hooks", "UserPromptSubmit.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := bytes.Repeat([]byte("refactor the lexer and the parser "), (4<<20-4<<10)/34)
+	out := bytes.Replace(p, []byte(`"CAPTURE_ALL please"`), append(append([]byte(`"`), line...), '"'), 1)
+	if len(out) >= 4<<20 || len(out) < 4<<20-8<<10 {
+		b.Fatalf("big prompt payload is %d bytes, want just under 4 MiB", len(out))
+	}
+	return out
+}
+
+// BenchmarkProcessHookBigPrompt is the hook delivering a prompt event whose
+// prompt is one 4 MiB line to a live runtime: the title is cut from it, so
+// its cost must not grow with the prompt.
+func BenchmarkProcessHookBigPrompt(b *testing.B) {
+	bin := clawdBinary(b)
+	home := b.TempDir()
+	in := bigPrompt(b)
+	rt := startRuntime(b, home)
+	runProcesses(b, hookEnv(home), in, bin, "hook", "claude")
+	_ = rt
 }

@@ -48,21 +48,27 @@ true_cpu="$(median "$out/proc.txt" BenchmarkProcessTrue cpu-ms/op)"
 down_cpu="$(median "$out/proc.txt" BenchmarkProcessHookRuntimeDown cpu-ms/op)"
 up_cpu="$(median "$out/proc.txt" BenchmarkProcessHookRuntimeUp cpu-ms/op)"
 node_cpu="$(median "$out/proc.txt" BenchmarkProcessNodeHookRuntimeUp cpu-ms/op)"
+big_ns="$(median "$out/proc.txt" BenchmarkProcessHookBigPrompt ns/op)"
+big_cpu="$(median "$out/proc.txt" BenchmarkProcessHookBigPrompt cpu-ms/op)"
 http_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTP events/s)"
 sub_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTPWithSubscriber events/s)"
 newconn_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTPNewConn events/s)"
 direct_eps="$(median "$out/ingest.txt" BenchmarkIngestDirect events/s)"
+idle0_eps="$(median "$out/ingest.txt" BenchmarkIngestSubscribers/0 events/s)"
+idle500_eps="$(median "$out/ingest.txt" BenchmarkIngestSubscribers/500 events/s)"
 
 echo
 echo "== summary (median of $count runs)"
 awk -v t="$true_ns" -v d="$down_ns" -v u="$up_ns" -v n="$node_ns" \
 	-v tc="$true_cpu" -v dc="$down_cpu" -v uc="$up_cpu" -v nc="$node_cpu" \
-	-v h="$http_eps" -v s="$sub_eps" -v c="$newconn_eps" -v x="$direct_eps" 'BEGIN {
+	-v h="$http_eps" -v s="$sub_eps" -v c="$newconn_eps" -v x="$direct_eps" \
+	-v b="$big_ns" -v bc="$big_cpu" -v i0="$idle0_eps" -v i5="$idle500_eps" 'BEGIN {
 	printf "%-34s %10s %10s\n", "process", "wall ms", "cpu ms"
 	printf "%-34s %10.2f %10.2f\n", "/bin/true", t/1e6, tc
 	printf "%-34s %10.2f %10.2f\n", "clawd hook claude, runtime down", d/1e6, dc
 	printf "%-34s %10.2f %10.2f\n", "clawd hook claude, runtime up", u/1e6, uc
 	printf "%-34s %10.2f %10.2f\n", "node hook.js, runtime up", n/1e6, nc
+	printf "%-34s %10.2f %10.2f\n", "clawd hook, 4 MiB one-line prompt", b/1e6, bc
 	print ""
 	printf "%-34s %10s %10s  %s\n", "ratio", "value", "target", "verdict"
 	row("hook down / true", d/t, "<= 4", d/t <= 4)
@@ -74,6 +80,8 @@ awk -v t="$true_ns" -v d="$down_ns" -v u="$up_ns" -v n="$node_ns" \
 	row("HTTP + 1 stream subscriber", s, ">= 20000", s >= 20000)
 	printf "%-34s %10.0f %10s\n", "HTTP, a connection per event", c, "-"
 	printf "%-34s %10.0f %10s\n", "direct Ingest (no HTTP)", x, "-"
+	printf "%-34s %10.0f %10s\n", "HTTP, 0 idle stream subscribers", i0, "-"
+	row("HTTP, 500 idle subscribers / 0", i5/i0, ">= 0.8", i5/i0 >= 0.8)
 }
 function row(name, v, target, ok) {
 	printf "%-34s %10.2f %10s  %s\n", name, v, target, ok ? "PASS" : "MISS"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -43,7 +44,7 @@ func runEvents(ctx context.Context, e *env, o *eventsOptions) error {
 	defer stop()
 	err = c.StreamEvents(ctx, func(raw []byte, rec client.EventRecord) error {
 		if o.json {
-			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+			_, err := fmt.Fprintf(e.stdout, "%s\n", text.JSON(raw))
 			return err
 		}
 		_, err := fmt.Fprintln(e.stdout, formatEvent(rec))
@@ -65,15 +66,16 @@ func formatEvent(r client.EventRecord) string {
 		return "(some events were dropped: this terminal read too slowly)"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %-7s %-8s %-19s %-9s", r.Time.Local().Format("15:04:05"), r.Agent, shortID(r.SessionID), r.Kind, r.State)
-	if r.ToolName != "" {
-		b.WriteString("  " + r.ToolName)
+	fmt.Fprintf(&b, "%s  %-7s %-8s %-19s %-9s", r.Time.Local().Format("15:04:05"), text.Line(r.Agent, 0),
+		text.Line(shortID(r.SessionID), 0), text.Line(string(r.Kind), 0), text.Line(r.State, 0))
+	if t := text.Line(r.ToolName, 0); t != "" {
+		b.WriteString("  " + t)
 	}
-	if r.NotificationType != "" {
-		b.WriteString("  " + r.NotificationType)
+	if n := text.Line(r.NotificationType, 0); n != "" {
+		b.WriteString("  " + n)
 	}
-	if r.Title != "" {
-		fmt.Fprintf(&b, "  %q", r.Title)
+	if t := text.Line(r.Title, 0); t != "" {
+		b.WriteString("  \"" + t + "\"")
 	}
 	if r.Headless {
 		b.WriteString("  (headless)")

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -34,11 +34,9 @@ const (
 	// the event truncated, and drains the rest of stdin unread so the
 	// agent's write never fails.
 	maxHookInput = 4 << 20
-	// hookStdinTimeout bounds waiting for the agent to finish writing.
-	hookStdinTimeout = 2 * time.Second
-	// hookPostTimeout bounds delivery of a non-blocking event, discovery
-	// included: loopback answers in well under a millisecond, a wedged
-	// runtime costs at most this.
+	// hookPostTimeout bounds delivery of a non-blocking event: the socket
+	// answers in well under a millisecond, a wedged runtime costs at most
+	// this.
 	hookPostTimeout = 400 * time.Millisecond
 	// hookLogMax is the size at which hook.log is rotated.
 	hookLogMax = 1 << 20
@@ -56,8 +54,10 @@ func newHookCmd(e *env) *cli.Command {
 		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
-			"and prints the agent's answer. For a permission request it waits for the person's decision\n" +
-			"(`clawd permissions`) up to the agent's hook timeout minus 30 s.\n" +
+			"over the socket in the clawd home, and nowhere else, and prints the agent's answer. For a\n" +
+			"permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
+			"agent's hook timeout minus 30 s, as long as the runtime acknowledges the request within\n" +
+			"a second and keeps its heartbeat (a stopped runtime is given up on within seconds).\n" +
 			"It fails open: whatever goes wrong, it exits 0 with the\n" +
 			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.\n" +
 			"It reads at most 4 MiB of stdin: past that, only the fields before the cut are\n" +
@@ -170,6 +170,11 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 	noDecision(ev.HookEvent)
 }
 
+// hookStdinWait bounds waiting for the agent to close stdin. An agent that
+// never does still gets its event through when what arrived by then is one
+// complete JSON value. Tests shorten it.
+var hookStdinWait = 2 * time.Second
+
 // maxPermissionInput caps the tool input sent with a permission request.
 // Past it (a Write of a large file) the runtime gets a preview: the start
 // of the raw input as a JSON string, marked InputTruncated. A large input
@@ -235,6 +240,12 @@ func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event
 		if err := postEvent(ctx, e.home(), ev, true); err != nil && ctx.Err() == nil {
 			logFail("runtime has no permission API and did not take the event; no decision", err)
 		}
+		noDecision()
+		return
+	case errors.Is(err, client.ErrNoAck), errors.Is(err, client.ErrHeartbeatLost):
+		// A stopped or wedged runtime: the agent's own prompt takes over
+		// now rather than after the whole wait.
+		logFail("the runtime stopped answering; no decision", err)
 		noDecision()
 		return
 	case errors.Is(err, client.ErrBadAnswer):
@@ -319,123 +330,96 @@ func clipUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// sendPermission delivers a permission request and waits for the answer:
-// to the port in runtime.json, else to the first port of the range that
-// identifies as clawd. Only a failure to connect moves on to the next
-// place (or a stale runtime.json naming someone else's server); once a
-// runtime has the request, its answer (or silence) is final.
+// sendPermission delivers a permission request to the runtime's socket in
+// the clawd home and waits for the answer. Nothing else is ever tried: no
+// socket (or one that is not this user's) means no decision at once.
 func sendPermission(ctx context.Context, home string, body []byte) (client.Answer, error) {
-	var firstErr error
-	for _, c := range client.Candidates(home) {
-		if !c.FromInfo {
-			if err := client.Quick("GET", c.Port, "", "/api/v1/health", nil, time.Now().Add(hookPostTimeout)); err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				continue
-			}
-		}
-		ans, err := client.AskPermission(ctx, c.Port, c.Token, body)
-		var op *net.OpError
-		elsewhere := errors.As(err, &op) && op.Op == "dial" || errors.Is(err, client.ErrNotClawd)
-		if err == nil || ctx.Err() != nil || !elsewhere {
-			return ans, err
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	if firstErr == nil {
-		firstErr = client.ErrNotRunning
-	}
-	return client.Answer{}, firstErr
+	return client.AskPermission(ctx, client.SocketPath(home), body)
 }
 
 // readHookInput reads the payload from stdin up to maxHookInput bytes. It
 // reports truncated when there was more, which it then drains in the
-// background.
+// background. When stdin is still open after hookStdinWait, it takes what
+// arrived if that is one complete JSON value (an agent that forgot to
+// close the pipe), and drains the rest in the background.
 func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 	type result struct {
 		b         []byte
 		truncated bool
 		err       error
 	}
+	// What arrived so far goes into one buffer of the cap's size: the
+	// pages it does not use are never touched, and a payload of megabytes
+	// is copied once (page faults are most of a big payload's cost).
+	var (
+		mu  sync.Mutex
+		buf = make([]byte, 0, maxHookInput+1) // guarded by mu
+	)
+	arrived := func() []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf
+	}
 	ch := make(chan result, 1)
 	go func() {
-		var buf bytes.Buffer
-		_, err := io.CopyN(&buf, stdin, maxHookInput+1)
-		if errors.Is(err, io.EOF) {
-			err = nil
+		chunk := make([]byte, 32<<10)
+		for {
+			n, err := stdin.Read(chunk)
+			mu.Lock()
+			buf = append(buf, chunk[:min(n, cap(buf)-len(buf))]...)
+			full := len(buf) > maxHookInput
+			mu.Unlock()
+			switch {
+			case full:
+				go io.Copy(io.Discard, stdin)
+				ch <- result{arrived()[:maxHookInput], true, nil}
+				return
+			case errors.Is(err, io.EOF):
+				ch <- result{arrived(), false, nil}
+				return
+			case err != nil:
+				ch <- result{nil, false, err}
+				return
+			}
 		}
-		if err == nil && buf.Len() > maxHookInput {
-			go io.Copy(io.Discard, stdin)
-			ch <- result{buf.Bytes()[:maxHookInput], true, nil}
-			return
-		}
-		ch <- result{buf.Bytes(), false, err}
 	}()
-	t := time.NewTimer(hookStdinTimeout)
+	t := time.NewTimer(hookStdinWait)
 	defer t.Stop()
 	select {
 	case r := <-ch:
 		return r.b, r.truncated, r.err
 	case <-t.C:
-		return nil, false, errors.New("stdin not closed in time")
+		// The reader appends past len only: what is below it stays put.
+		b := arrived()
+		if len(bytes.TrimSpace(b)) > 0 && gjson.ValidBytes(b) {
+			return b, false, nil
+		}
+		return nil, false, errors.New("stdin not closed in time, and what arrived is not a complete JSON value")
 	case <-ctx.Done():
 		return nil, false, ctx.Err()
 	}
 }
 
-// postEvent delivers ev to the runtime: straight to the port in
-// runtime.json, else to the first port of the range that identifies as
-// clawd.
+// postEvent delivers ev to the runtime's socket in the clawd home, and
+// nowhere else.
 //
-// A non-blocking event goes out over plain blocking sockets with one
+// A non-blocking event goes out over a plain blocking socket with one
 // deadline for the whole delivery (see client.Quick); a blocking event's
 // delivery must be cancellable by the agent's SIGTERM, so it goes through
 // package net.
 func postEvent(ctx context.Context, home string, ev agents.Event, cancellable bool) error {
-	var firstErr error
 	// AppendJSON writes what json.Marshal would, without the reflection
 	// that costs a fresh process ~0.17 ms on its first call.
 	body, err := ev.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return err
 	}
+	sock := client.SocketPath(home)
 	deadline := time.Now().Add(hookPostTimeout)
-	if cancellable {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+	if !cancellable {
+		return client.Quick("POST", sock, "/api/v1/events", body, deadline)
 	}
-	for _, c := range client.Candidates(home) {
-		var err error
-		if !c.FromInfo {
-			err = client.Quick("GET", c.Port, "", "/api/v1/health", nil, deadline)
-		}
-		if err == nil {
-			if cancellable {
-				err = client.FastPost(ctx, c.Port, c.Token, "/api/v1/events", body)
-			} else {
-				err = client.Quick("POST", c.Port, c.Token, "/api/v1/events", body, deadline)
-			}
-		}
-		if err == nil {
-			return nil
-		}
-		var apiErr *client.APIError
-		if errors.As(err, &apiErr) {
-			return err // a clawd answered and refused: no point probing on
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if firstErr == nil {
-		firstErr = client.ErrNotRunning
-	}
-	return firstErr
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return client.FastPost(ctx, sock, "/api/v1/events", body)
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,6 +83,14 @@ func shortWait(t *testing.T, d time.Duration) {
 	t.Cleanup(func() { permissionWait = old })
 }
 
+// shortHeartbeat makes the hook give up on a silent runtime sooner.
+func shortHeartbeat(t *testing.T) {
+	t.Helper()
+	ack, loss := client.AckTimeout, client.HeartbeatLoss
+	client.AckTimeout, client.HeartbeatLoss = 100*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { client.AckTimeout, client.HeartbeatLoss = ack, loss })
+}
+
 func TestHookForwardsEvents(t *testing.T) {
 	home := t.TempDir()
 	// Nobody answers the permission request: the runtime's own timeout
@@ -119,8 +126,9 @@ func TestHookForwardsEvents(t *testing.T) {
 }
 
 func TestHookFailsOpen(t *testing.T) {
-	// A listener that accepts and never answers: a wedged runtime.
-	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	// A socket that accepts and never answers: a wedged runtime.
+	hungHome := t.TempDir()
+	hung, err := runtime.ListenSocket(client.SocketPath(hungHome), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,15 +142,12 @@ func TestHookFailsOpen(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	hungHome := t.TempDir()
-	if err := client.WriteInfo(hungHome, client.Info{Port: hung.Addr().(*net.TCPAddr).Port, PID: 1}); err != nil {
-		t.Fatal(err)
-	}
 	big := fixture(t, "PermissionRequest.json")
 	big = bytes.Replace(big, []byte(`"echo hello > out.txt"`), []byte(`"`+strings.Repeat("x", maxHookInput)+`"`), 1)
-	// A hung runtime looks like one waiting for the person: the hook
-	// gives up after its wait.
-	shortWait(t, 500*time.Millisecond)
+	// A hung runtime never acknowledges the request: the hook gives up on
+	// it long before its wait.
+	shortWait(t, 20*time.Second)
+	shortHeartbeat(t)
 
 	cases := []struct {
 		name    string
@@ -154,7 +159,7 @@ func TestHookFailsOpen(t *testing.T) {
 	}{
 		{"runtime down", t.TempDir(), fixture(t, "Stop.json"), []string{"hook", "claude"}, "", "runtime not reachable"},
 		{"runtime down, permission", t.TempDir(), fixture(t, "PermissionRequest.json"), []string{"hook", "claude"}, "{}\n", "runtime not reachable"},
-		{"runtime hung", hungHome, fixture(t, "PermissionRequest.json"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "no answer from the runtime within the wait"},
+		{"runtime hung", hungHome, fixture(t, "PermissionRequest.json"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "the runtime stopped answering"},
 		{"not json", t.TempDir(), []byte("hello"), []string{"hook", "claude", "PermissionRequest"}, "{}\n", "decode payload"},
 		{"json array", t.TempDir(), []byte("[1,2]"), []string{"hook", "claude", "Stop"}, "", "decode payload"},
 		{"empty stdin", t.TempDir(), nil, []string{"hook", "claude", "Stop"}, "", "decode payload"},
@@ -232,11 +237,24 @@ func TestHookFastArgs(t *testing.T) {
 	}
 }
 
-// fakeRuntime is an httptest server on loopback that identifies as clawd
-// and answers POST /api/v1/permissions with answer after delay (or never,
-// when answer is nil and status is 0). It records what the hook sent.
+// serveOnSocket serves h on the runtime socket of home until the test
+// ends, as `clawd serve` would.
+func serveOnSocket(t *testing.T, home string, h http.Handler) {
+	t.Helper()
+	ln, err := runtime.ListenSocket(client.SocketPath(home), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+}
+
+// fakeRuntime is a server on the home's runtime socket that identifies as
+// clawd and answers POST /api/v1/permissions with answer after delay (or
+// never, when answer is nil and status is 0). It records what the hook
+// sent.
 type fakeRuntime struct {
-	srv       *httptest.Server
 	home      string
 	mu        sync.Mutex
 	bodies    [][]byte
@@ -249,7 +267,7 @@ func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration
 	t.Helper()
 	f := &fakeRuntime{home: t.TempDir(), withdrawn: make(chan struct{}), received: make(chan struct{}, 16)}
 	var once sync.Once
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serveOnSocket(t, f.home, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
 		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/permissions" {
 			w.WriteHeader(http.StatusNotFound)
@@ -261,7 +279,26 @@ func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration
 		f.auth = append(f.auth, r.Header.Get("Authorization"))
 		f.mu.Unlock()
 		f.received <- struct{}{}
-		if status == 0 { // never answer
+		switch status {
+		case 0: // acknowledge, keep the heartbeat, never answer
+			w.WriteHeader(http.StatusOK)
+			for {
+				io.WriteString(w, "\n")
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(100 * time.Millisecond):
+				case <-r.Context().Done():
+					once.Do(func() { close(f.withdrawn) })
+					return
+				}
+			}
+		case -1: // never acknowledge
+			<-r.Context().Done()
+			once.Do(func() { close(f.withdrawn) })
+			return
+		case -2: // acknowledge, then fall silent
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 			once.Do(func() { close(f.withdrawn) })
 			return
@@ -276,11 +313,6 @@ func newFakeRuntime(t *testing.T, status int, answer string, delay time.Duration
 		w.WriteHeader(status)
 		io.WriteString(w, answer)
 	}))
-	t.Cleanup(f.srv.Close)
-	port := f.srv.Listener.Addr().(*net.TCPAddr).Port
-	if err := client.WriteInfo(f.home, client.Info{Port: port, PID: os.Getpid(), Token: "tok"}); err != nil {
-		t.Fatal(err)
-	}
 	return f
 }
 
@@ -292,8 +324,8 @@ func (f *fakeRuntime) body(t *testing.T) client.RequestBody {
 	if len(f.bodies) != 1 {
 		t.Fatalf("runtime got %d permission requests, want 1", len(f.bodies))
 	}
-	if f.auth[0] != "Bearer tok" {
-		t.Errorf("Authorization = %q, want the token from runtime.json", f.auth[0])
+	if f.auth[0] != "" {
+		t.Errorf("Authorization = %q, want none: the socket needs no token", f.auth[0])
 	}
 	var rb client.RequestBody
 	if err := json.Unmarshal(f.bodies[0], &rb); err != nil {
@@ -384,6 +416,7 @@ func TestHookPermissionDecision(t *testing.T) {
 
 func TestHookPermissionFailsOpen(t *testing.T) {
 	shortWait(t, 700*time.Millisecond)
+	shortHeartbeat(t)
 	cases := []struct {
 		name    string
 		status  int
@@ -394,6 +427,8 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 		{"answer not JSON", 200, `{"decision":`, "bad answer from the runtime"},
 		{"unknown behavior", 200, `{"decision":{"behavior":"maybe"}}`, "unknown decision"},
 		{"no answer within the wait", 0, "", "no answer from the runtime within the wait"},
+		{"no acknowledgement", -1, "", "the runtime stopped answering"},
+		{"heartbeat lost", -2, "", "the runtime stopped answering"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -405,7 +440,7 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 			if l := hookLog(t, f.home); !strings.Contains(l, c.wantLog) {
 				t.Errorf("hook.log = %q, want a line with %q", l, c.wantLog)
 			}
-			if c.status == 0 {
+			if c.status <= 0 {
 				select {
 				case <-f.withdrawn:
 				case <-time.After(5 * time.Second):
@@ -416,10 +451,8 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 	}
 	t.Run("runtime down", func(t *testing.T) {
 		home := t.TempDir()
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close() // nothing listens there now
-		client.WriteInfo(home, client.Info{Port: port, PID: 1, Token: "tok"})
+		// A file left where the socket goes: nothing listens there.
+		os.WriteFile(client.SocketPath(home), nil, 0o600)
 		code, out, _ := runHookOn(t, context.Background(), home, fixture(t, "PermissionRequest.json"))
 		if code != 0 || out != "{}\n" || !strings.Contains(hookLog(t, home), "runtime not reachable") {
 			t.Errorf("exit %d stdout %q log %q", code, out, hookLog(t, home))
@@ -491,5 +524,100 @@ func TestPermissionRequestElicitation(t *testing.T) {
 	rb := permissionRequest(ev, payload, false, 90*time.Second)
 	if rb.Message != "Which color do you want?" || rb.WaitSeconds != 90 || rb.ToolInput != nil || rb.Suggestions != nil {
 		t.Errorf("permissionRequest(Elicitation) = %+v", rb)
+	}
+}
+
+// TestHookStdinNeverClosed: an agent that writes its payload and never
+// closes the hook's stdin still gets its event forwarded once the wait for
+// the end of stdin is over, because what arrived is one complete JSON
+// value.
+func TestHookStdinNeverClosed(t *testing.T) {
+	old := hookStdinWait
+	hookStdinWait = 100 * time.Millisecond
+	t.Cleanup(func() { hookStdinWait = old })
+
+	for _, c := range []struct {
+		name    string
+		payload []byte
+		want    bool
+	}{
+		{"complete", fixture(t, "UserPromptSubmit.json"), true},
+		{"cut short", fixture(t, "UserPromptSubmit.json")[:100], false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			s := startRuntime(t, home)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			go pw.Write(c.payload) // and never close
+			e, out, errb := testEnv(t, home, nil, nil)
+			e.stdin = pr
+			if code := run(context.Background(), e, []string{"clawd", "hook", "claude"}); code != 0 || out.Len() != 0 || errb.Len() != 0 {
+				t.Fatalf("hook = %d %q %q", code, out, errb)
+			}
+			got := len(s.Snapshot().Sessions) == 1
+			if got != c.want {
+				t.Errorf("session forwarded = %v, want %v (hook.log: %s)", got, c.want, hookLog(t, home))
+			}
+		})
+	}
+}
+
+// TestHookIgnoresSilentListener: a listener on 23333 that accepts and
+// never answers, in a clawd home without runtime.json, neither slows a
+// hook nor loses its event: the hook goes to the home's socket and
+// nowhere else.
+func TestHookIgnoresSilentListener(t *testing.T) {
+	home := t.TempDir()
+	s := startRuntime(t, home)
+	if err := os.Remove(filepath.Join(home, client.InfoFile)); err != nil {
+		t.Fatal(err)
+	}
+	silent, err := net.Listen("tcp", "127.0.0.1:23333")
+	if err != nil {
+		// Something else holds 23333 (another clawd on this machine):
+		// the hook must ignore that too.
+		t.Logf("23333 is taken (%v): checking against whatever listens there", err)
+	} else {
+		defer silent.Close()
+	}
+	accepted := make(chan net.Conn, 16)
+	if silent != nil {
+		go func() {
+			for {
+				c, err := silent.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- c // and never answer
+			}
+		}()
+	}
+	e, out, errb := testEnv(t, home, fixture(t, "UserPromptSubmit.json"), nil)
+	start := time.Now()
+	code := run(context.Background(), e, []string{"clawd", "hook", "claude"})
+	took := time.Since(start)
+	if code != 0 || out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("hook = %d %q %q", code, out, errb)
+	}
+	// The budget for a non-blocking event is 400 ms; the socket answers in
+	// well under one, so half the budget is a generous bound.
+	if took > hookPostTimeout/2 {
+		t.Errorf("hook took %v beside a silent listener on 23333, want far less than its %v budget", took, hookPostTimeout)
+	}
+	if snap := s.Snapshot(); len(snap.Sessions) != 1 || snap.Sessions[0].Title != "CAPTURE_ALL please" {
+		t.Errorf("sessions = %+v, want the hook's event delivered (hook.log: %s)", snap.Sessions, hookLog(t, home))
+	}
+	if silent != nil {
+		// Connections are accepted in order: once our own is, any the
+		// hook made would have been too.
+		mine, err := net.Dial("tcp", "127.0.0.1:23333")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mine.Close()
+		if c := <-accepted; c.RemoteAddr().String() != mine.LocalAddr().String() {
+			t.Errorf("the hook connected to 23333 (%v)", c.RemoteAddr())
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -123,7 +124,7 @@ func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time,
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tAGENT\tSESSION\tTOOL\tSUMMARY\tAGE\tSUGGESTIONS")
 	for _, p := range list {
-		agent := p.Agent
+		agent := cell(p.Agent)
 		if p.Headless {
 			agent += " (headless)"
 		}
@@ -131,31 +132,31 @@ func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time,
 		if session == "" {
 			session = shortPath(p.Cwd, home)
 		}
-		tool := p.Tool
+		tool := text.Line(p.Tool, 0)
 		if p.Kind != "" && p.Kind != client.KindPermission {
-			tool += " (" + string(p.Kind) + ")"
+			tool += " (" + text.Line(string(p.Kind), 0) + ")"
 		}
-		if tool == "" {
-			tool = "-"
-		}
+		tool = cell(tool)
 		offers := numbered(p.Suggestions)
 		if len(p.Options) > 0 {
-			offers = cell("options: " + strings.Join(p.Options, " | "))
+			opts := make([]string, len(p.Options))
+			for i, o := range p.Options {
+				opts[i] = text.Line(o, 0)
+			}
+			offers = cell("options: " + strings.Join(opts, " | "))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, agent, cell(session), tool, cell(p.Summary),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(p.ID), agent, cell(session), tool, cell(p.Summary),
 			age(now, p.CreatedAt), offers)
 	}
 	tw.Flush()
 }
 
-// cell keeps a table cell on one line and not absurdly wide.
+// cell keeps a table cell to one inert line (internal/text's policy) and
+// not absurdly wide.
 func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = text.Line(s, 60)
 	if s == "" {
 		return "-"
-	}
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:59]) + "…"
 	}
 	return s
 }
@@ -257,7 +258,7 @@ func runPermissionAnswer(ctx context.Context, e *env, o *permissionAnswerOptions
 	case "always":
 		label := "suggestion " + strconv.Itoa(body.Suggestion)
 		if n := body.Suggestion; n <= len(v.Suggestions) {
-			label += " " + strconv.Quote(v.Suggestions[n-1])
+			label += " \"" + cell(v.Suggestions[n-1]) + "\""
 		}
 		fmt.Fprintf(e.stdout, "allowed %s (%s) and applied %s\n", id, what, label)
 	case "terminal":

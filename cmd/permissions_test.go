@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,8 +13,8 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
-// fakeAPI is an httptest runtime for the CLI: health, the permission list,
-// decisions, the change stream and DND, behind the bearer token.
+// fakeAPI is a runtime on the home's socket for the CLI: health, the
+// permission list, decisions, the change stream and DND.
 type fakeAPI struct {
 	home string
 	mu   sync.Mutex
@@ -109,20 +106,16 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 		f.dnd = d.On
 		writeJSON(w, 200, client.DND{On: f.dnd})
 	})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serveOnSocket(t, f.home, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
-		if r.URL.Path != "/api/v1/health" && r.Header.Get("Authorization") != "Bearer tok" {
-			w.WriteHeader(http.StatusUnauthorized)
-			io.WriteString(w, `{"error":"missing or wrong API token"}`)
+		if r.Header.Get("Authorization") != "" {
+			// The socket needs no token, and the CLI sends none there.
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":"a token sent over the socket"}`)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	if err := client.WriteInfo(f.home, client.Info{Port: port, PID: os.Getpid(), Token: "tok"}); err != nil {
-		t.Fatal(err)
-	}
 	return f
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -46,6 +47,14 @@ func exitCode(code int, err error) error { return &exitError{code: code, err: er
 // Main runs clawd with args (args[0] is the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 && isHook(args[1:]) {
+		// A hook process lives for milliseconds and holds at most a few
+		// copies of its input (capped at 4 MiB): collecting garbage only
+		// costs it time (a 4 MiB prompt: 46 ms with the collector, 22 ms
+		// without). The memory limit still bounds it.
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(256 << 20)
+	}
 	e := &env{
 		stdin:      stdin,
 		stdout:     stdout,
@@ -55,6 +64,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		executable: executablePath,
 	}
 	return run(ctx, e, args)
+}
+
+func isHook(args []string) bool {
+	_, ok := hookFastArgs(args)
+	return ok
 }
 
 func run(ctx context.Context, e *env, args []string) int {
@@ -86,9 +100,10 @@ func newRootCmd(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "clawd",
 		Usage: "see and answer every AI coding agent on this machine",
-		Description: "clawd watches Claude Code (and, later, other agents) through their own hooks.\n" +
-			"Run `clawd install claude` once, keep `clawd serve` running, and use\n" +
-			"`clawd status` or `clawd events` to see what every session is doing.",
+		Description: "clawd watches Claude Code and Codex through their own hooks.\n" +
+			"Run `clawd install claude` (or codex) once, keep `clawd serve` running, and use\n" +
+			"`clawd status` or `clawd events` to see what every session is doing. Hooks and\n" +
+			"these commands talk to the runtime over a socket only this user can reach.",
 		Version:        versionString(),
 		Reader:         e.stdin,
 		Writer:         e.stdout,

@@ -35,10 +35,16 @@ func newServeCmd(e *env) *cli.Command {
 	o := &serveOptions{}
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "run the clawd runtime: loopback server, session states, event stream",
-		Description: "Listens on 127.0.0.1, on the first free port of 23333-23337, and writes\n" +
-			"runtime.json (port, pid, version, API token) into the clawd home ($CLAWD_HOME or\n" +
-			"~/.clawd) so hooks and the CLI find it. Stops cleanly on SIGINT/SIGTERM.\n\n" +
+		Usage: "run the clawd runtime: socket and loopback server, session states, event stream",
+		Description: "Hooks and the CLI talk to it over a Unix socket in the clawd home ($CLAWD_HOME or\n" +
+			"~/.clawd, made 0700): clawd.sock, or a short path in /tmp/clawd-<uid>/ when that one\n" +
+			"is too long. Only processes of the same user get through; hooks send nothing anywhere\n" +
+			"else. It also listens on 127.0.0.1, on the first free port of 23333-23337, for the\n" +
+			"original app's POST /state (states only: it can never create or answer a permission\n" +
+			"request) and for clients with the API token, which every /api/v1 route there needs.\n" +
+			"runtime.json (socket, port, pid, version, API token; mode 0600) says where it is.\n" +
+			"One runtime per clawd home: a second one says which pid runs and exits 1.\n" +
+			"Stops cleanly on SIGINT/SIGTERM.\n\n" +
 			"On a desktop it shows a tray icon (state of the agents, sessions, Allow/Deny for\n" +
 			"pending permission requests) and notifications when an agent needs you; without one\n" +
 			"(no D-Bus session bus, an SSH box) it says so once and serves.",
@@ -119,7 +125,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	errc := make(chan error, 1)
 	go func() {
 		err := srv.Run(ctx, o.port, func(in client.Info) {
-			fmt.Fprintf(e.stdout, "clawd %s listening on 127.0.0.1:%d (runtime.json in %s)\n", Version(), in.Port, e.home())
+			fmt.Fprintf(e.stdout, "clawd %s listening on %s and 127.0.0.1:%d (runtime.json in %s)\n",
+				Version(), in.Socket, in.Port, e.home())
 			close(ready)
 		})
 		quit() // the tray and the notifier stop with the runtime

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -73,7 +75,7 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 		switch {
 		case o.json:
 			if string(cur) != string(last) {
-				fmt.Fprintf(e.stdout, "%s\n", cur)
+				fmt.Fprintf(e.stdout, "%s\n", text.JSON(cur))
 			}
 		case tty:
 			// Redraw every tick: the ages move on.
@@ -92,17 +94,25 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 	}
 }
 
+// printJSON writes v as JSON with the characters that could repaint or
+// reorder a terminal spelled as escapes (text.JSON): scripts read the same
+// values, a person who prints it sees them inert.
 func printJSON(w io.Writer, v any, indent bool) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if indent {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(text.JSON(buf.Bytes()))
+	return err
 }
 
 func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string) {
-	fmt.Fprintf(w, "display: %s\n", snap.DisplayState)
+	fmt.Fprintf(w, "display: %s\n", text.Line(snap.DisplayState, 0))
 	if len(snap.Sessions) == 0 {
 		fmt.Fprintln(w, "no sessions")
 		return
@@ -110,15 +120,16 @@ func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tSTATE\tTITLE\tFOLDER\tAGE")
 	for _, s := range snap.Sessions {
-		state := s.State
+		state := text.Line(s.State, 0)
 		if s.Headless {
 			state += " (headless)"
 		}
-		title := s.Title
+		title := text.Line(s.Title, 0)
 		if title == "" {
 			title = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Agent, state, title, shortPath(s.Cwd, home), age(now, s.UpdatedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(s.Agent, 0), state, title,
+			text.Line(shortPath(s.Cwd, home), 0), age(now, s.UpdatedAt))
 	}
 	tw.Flush()
 }

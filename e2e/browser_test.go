@@ -66,7 +66,10 @@ func TestBrowserCannotDriveRuntime(t *testing.T) {
 	w := newWorld(t)
 	srv := w.startServe()
 	defer srv.shutdown()
+	// The test reads over TCP with the token, as a browser-side client
+	// would; it plays the hooks over the socket.
 	c := client.New(srv.info.Port, srv.info.Token, client.Options{})
+	hooks := srv.client()
 
 	// Follow both streams from before the seeding, so everything the
 	// attack might publish is seen.
@@ -79,7 +82,7 @@ func TestBrowserCannotDriveRuntime(t *testing.T) {
 	// The event stream subscribes after it answers: repeat the start
 	// until it comes out, then the stream is certainly live.
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if err := c.PostEvent(ctx, start); err != nil {
+		if err := hooks.PostEvent(ctx, start); err != nil {
 			t.Fatalf("seed session.start: %v", err)
 		}
 		if evs.wait(250*time.Millisecond, func(recs []client.EventRecord) bool { return len(recs) > 0 }) {
@@ -110,7 +113,7 @@ func TestBrowserCannotDriveRuntime(t *testing.T) {
 	}
 	go func() {
 		defer close(hookDone)
-		hookAnswer, hookErr = client.AskPermission(hookCtx, srv.info.Port, "", reqBody)
+		hookAnswer, hookErr = client.AskPermission(hookCtx, srv.info.Socket, reqBody)
 	}()
 	var pendingID string
 	if !perms.wait(10*time.Second, func(chs []client.PermissionChange) bool {
@@ -206,7 +209,7 @@ func TestBrowserCannotDriveRuntime(t *testing.T) {
 	// Nothing was published: a fence posted now must be the first new
 	// event, and the permission stream must have nothing new at all.
 	fence := agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "fence-after-attack", Time: time.Now().UTC()}
-	if err := c.PostEvent(ctx, fence); err != nil {
+	if err := hooks.PostEvent(ctx, fence); err != nil {
 		t.Fatalf("post fence: %v", err)
 	}
 	if !evs.wait(10*time.Second, func(recs []client.EventRecord) bool {

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // TestHookQuietOnSIGTERM: when the person answers in the terminal first,
@@ -22,7 +23,7 @@ func TestHookQuietOnSIGTERM(t *testing.T) {
 	w := newWorld(t)
 	// A runtime that accepts the connection and never answers, so the
 	// hook is certainly mid-request when the signal comes.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("unix", client.SocketPath(w.clawdHome))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +35,6 @@ func TestHookQuietOnSIGTERM(t *testing.T) {
 			accepted <- c
 		}
 	}()
-	info, _ := json.Marshal(map[string]any{"port": ln.Addr().(*net.TCPAddr).Port, "pid": 1, "token": ""})
-	if err := os.MkdirAll(w.clawdHome, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.clawdHome, "runtime.json"), info, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	payload, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "hooks", "PermissionRequest.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/fakeanthropic"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // clawdBin is the clawd binary TestMain built for this run; clawdTrayBin
@@ -300,6 +301,7 @@ func (p *proc) stop() {
 // runtimeInfo is $CLAWD_HOME/runtime.json.
 type runtimeInfo struct {
 	Port      int    `json:"port"`
+	Socket    string `json:"socket"`
 	PID       int    `json:"pid"`
 	Version   string `json:"version"`
 	Token     string `json:"token"`
@@ -346,13 +348,32 @@ func (w *world) startServe() *server {
 	if s.info.PID != cmd.Process.Pid {
 		w.t.Errorf("runtime.json pid = %d, want %d (the serve process)", s.info.PID, cmd.Process.Pid)
 	}
-	if s.info.Token == "" || s.info.Version == "" || s.info.StartedAt == "" {
-		w.t.Errorf("runtime.json lacks token, version or started_at: %+v", s.info)
+	if s.info.Token == "" || s.info.Version == "" || s.info.StartedAt == "" || s.info.Socket == "" {
+		w.t.Errorf("runtime.json lacks token, version, started_at or socket: %+v", s.info)
+	}
+	if s.info.Socket != client.SocketPath(w.clawdHome) {
+		w.t.Errorf("runtime.json socket = %q, want %q: hooks compute it from the clawd home", s.info.Socket, client.SocketPath(w.clawdHome))
 	}
 	if fi, err := os.Stat(w.runtimeFile()); err == nil && goruntime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		w.t.Errorf("runtime.json mode = %v, want 0600", fi.Mode().Perm())
 	}
 	return s
+}
+
+// staleRuntimeJSON writes a runtime.json such as a killed runtime leaves
+// behind, naming a port and a socket elsewhere: hooks and the CLI must not
+// go there (they only ever use the clawd home's own socket).
+func (w *world) staleRuntimeJSON(t *testing.T) {
+	t.Helper()
+	info := `{"port":23333,"socket":"/tmp/elsewhere.sock","pid":1,"version":"dev","token":"x","started_at":"2026-01-01T00:00:00Z"}`
+	if err := os.WriteFile(w.runtimeFile(), []byte(info), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// client talks to serve over its socket, as hooks and the CLI do.
+func (s *server) client() *client.Client {
+	return client.NewSocket(s.info.Socket, client.Options{DialTimeout: 5 * time.Second, ProbeTimeout: 5 * time.Second})
 }
 
 // shutdown stops serve with SIGTERM and checks that it exited cleanly and
@@ -694,4 +715,38 @@ func newUUID(t *testing.T) string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// withSession sets the payload's session_id.
+func withSession(t *testing.T, payload []byte, id string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["session_id"] = id
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readTestdata(t *testing.T, parts ...string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{"..", "testdata"}, parts...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
 }

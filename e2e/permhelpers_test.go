@@ -15,7 +15,7 @@ import (
 )
 
 // permClawd runs `clawd permissions args...`. On a loaded machine the
-// CLI's 200 ms identity probe of the runtime can time out and it then says
+// CLI's health probe of the runtime's socket can time out and it then says
 // "clawd is not running" although it is (seen with chromium tests running
 // beside these); nothing reached the runtime then, so it is safe to try
 // again. Each retry is logged.

@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"sync"
+	"time"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -21,32 +21,84 @@ const (
 	maxStateBody = 8 << 10
 )
 
-// Handler returns the runtime's HTTP handler: every route behind the guard,
-// every response marked with clawd's identity header.
-func (s *Server) Handler() http.Handler {
+// SocketHandler serves the runtime's socket: the whole API, for this
+// user's hooks, CLI and tools. The listener already refused every other
+// user (peerListener), and a browser cannot open a Unix socket, so neither
+// the browser guard nor the token applies here.
+func (s *Server) SocketHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/health", s.handleHealth)
 	mux.HandleFunc("POST /api/v1/events", s.handlePostEvent)
 	mux.HandleFunc("GET /api/v1/events", s.handleStream)
 	mux.HandleFunc("GET /api/v1/sessions", s.handleSessions)
 	mux.HandleFunc("POST /api/v1/permissions", s.handlePermissionRequest)
-	mux.HandleFunc("GET /api/v1/permissions", s.requireToken(s.handlePermissionList))
-	mux.HandleFunc("GET /api/v1/permissions/events", s.requireToken(s.handlePermissionStream))
-	mux.HandleFunc("GET /api/v1/permissions/{id}", s.requireToken(s.handlePermissionGet))
-	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.requireToken(s.handlePermissionDecision))
-	mux.HandleFunc("GET /api/v1/dnd", s.requireToken(s.handleGetDND))
-	mux.HandleFunc("POST /api/v1/dnd", s.requireToken(s.handlePostDND))
+	mux.HandleFunc("GET /api/v1/permissions", s.handlePermissionList)
+	mux.HandleFunc("GET /api/v1/permissions/events", s.handlePermissionStream)
+	mux.HandleFunc("GET /api/v1/permissions/{id}", s.handlePermissionGet)
+	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.handlePermissionDecision)
+	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
+	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
+	mux.HandleFunc("/", notFound)
+	return identify(s.bodyDeadline(mux))
+}
+
+// TCPHandler serves the loopback TCP port, which anything on the machine
+// can reach: every route behind the guard (no browser, loopback Host
+// only), every /api/v1 route behind the API token from runtime.json,
+// reads included. Events and permission requests are not taken here at
+// all, token or not: only this user's hooks post them, over the socket.
+// The original app's POST /state stays open for its scripts: it sets a
+// session's state and nothing else (see handlePostState).
+func (s *Server) TCPHandler() http.Handler {
+	mux := http.NewServeMux()
+	tok := s.requireToken
+	mux.HandleFunc("GET /api/v1/health", tok(s.handleHealth))
+	mux.HandleFunc("POST /api/v1/events", tok(socketOnly))
+	mux.HandleFunc("GET /api/v1/events", tok(s.handleStream))
+	mux.HandleFunc("GET /api/v1/sessions", tok(s.handleSessions))
+	mux.HandleFunc("POST /api/v1/permissions", tok(socketOnly))
+	mux.HandleFunc("GET /api/v1/permissions", tok(s.handlePermissionList))
+	mux.HandleFunc("GET /api/v1/permissions/events", tok(s.handlePermissionStream))
+	mux.HandleFunc("GET /api/v1/permissions/{id}", tok(s.handlePermissionGet))
+	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", tok(s.handlePermissionDecision))
+	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
+	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
+	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.
-	mux.HandleFunc("GET /state", s.handleHealth)
+	mux.HandleFunc("GET /state", s.handleStateHealth)
 	mux.HandleFunc("POST /state", s.handlePostState)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
+	mux.HandleFunc("/", notFound)
+	return identify(s.guard(s.bodyDeadline(mux)))
+}
+
+// bodyDeadline gives every request Config.BodyReadTimeout from the end of
+// its headers (ReadHeaderTimeout bounds those) to deliver its body: a
+// connection that announces a body and sends nothing is cut off then.
+// Handlers that hold the connection open afterwards (the streams, a
+// permission request waiting for the person) lift the deadline once they
+// have read what they need.
+func (s *Server) bodyDeadline(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
+		h.ServeHTTP(w, r)
 	})
-	guarded := s.guard(mux)
+}
+
+// identify marks every response with clawd's identity header.
+func identify(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
-		guarded.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
+}
+
+// socketOnly refuses an event or a permission request on TCP.
+func socketOnly(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusForbidden, "events and permission requests are taken on the runtime's socket only (see runtime.json)")
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -64,52 +116,54 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 
 // readBody reads a capped JSON body into v, answering the error itself.
 //
-// A body whose Content-Length is within the cap, which is every hook's, is
-// read in one go into a pooled buffer of that size: ingest is the runtime's
-// hot path and io.ReadAll's growing buffers were a large share of its
-// garbage. Any other body, chunked or declared too large, goes through
-// http.MaxBytesReader, which also has net/http close the connection after
-// the 413.
+// The buffer grows as bytes arrive, never ahead of them: a Content-Length
+// is a promise, and thousands of connections that announce 64 KiB and send
+// nothing must not cost 64 KiB each. Hooks' bodies fit the pooled buffers
+// that ingest, the runtime's hot path, reuses. A body over limit is a 413
+// (http.MaxBytesReader then has net/http close the connection), one that
+// does not arrive within Config.BodyReadTimeout a 400 (see bodyDeadline).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
-	n := r.ContentLength
-	if n < 0 || n > limit {
-		return readBodyCapped(w, r, limit, v)
-	}
 	bp := bodyPool.Get().(*[]byte)
-	defer bodyPool.Put(bp)
-	b := slices.Grow((*bp)[:0], int(n))[:n]
-	*bp = b[:0]
-	// net/http ends the body at Content-Length and reports a short one
-	// as io.ErrUnexpectedEOF, as io.ReadAll would.
-	if _, err := io.ReadFull(r.Body, b); err != nil {
-		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
-		return false
+	b := (*bp)[:0]
+	defer func() {
+		if cap(b) <= maxPooledBody {
+			*bp = b[:0]
+			bodyPool.Put(bp)
+		}
+	}()
+	body := http.MaxBytesReader(w, r.Body, limit)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grows by doubling, from what arrived
+		}
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", limit))
+				return false
+			}
+			writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+			return false
+		}
 	}
 	// json.Unmarshal copies what it keeps, so b can go back to the pool.
 	return decodeBody(w, b, v)
 }
 
-// bodyPool holds the buffers readBody reads bodies into; none grows
-// beyond the largest cap, maxEventBody.
+// maxPooledBody is the largest buffer readBody keeps for reuse: an
+// event's cap. A permission request's bigger buffer is left to the GC.
+const maxPooledBody = maxEventBody
+
+// bodyPool holds the buffers readBody reads bodies into.
 var bodyPool = sync.Pool{New: func() any {
 	b := make([]byte, 0, 1<<10)
 	return &b
 }}
-
-// readBodyCapped is readBody for a body of unknown or excessive length.
-func readBodyCapped(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", limit))
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
-		return false
-	}
-	return decodeBody(w, b, v)
-}
 
 func decodeBody(w http.ResponseWriter, b []byte, v any) bool {
 	if err := json.Unmarshal(b, v); err != nil {
@@ -127,6 +181,12 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"pid":     os.Getpid(),
 		"port":    s.port,
 	})
+}
+
+// handleStateHealth is the original app's GET /state health check, open
+// to anything on the machine: it says that clawd runs and nothing more.
+func (s *Server) handleStateHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "app": "clawd"})
 }
 
 // eventPool holds the events handlePostEvent decodes into: decoding needs

@@ -6,15 +6,11 @@ import (
 	"strings"
 )
 
-// requireToken lets a request through only with the API token from
-// runtime.json as "Authorization: Bearer <token>". Reading and answering
-// permission requests and switching do-not-disturb change what an agent
-// may do; anything on this machine can reach the port, only the person's
-// own clients can read runtime.json (mode 0600).
-//
-// The hook's POST /api/v1/permissions is not wrapped: a hook that found
-// the runtime by probing the port range has no token, and registering a
-// request grants nothing. The guard still applies to it.
+// requireToken lets a TCP request through only with the API token from
+// runtime.json as "Authorization: Bearer <token>". Anything on this
+// machine can reach the port; only the person's own clients can read
+// runtime.json (mode 0600, in the 0700 clawd home). Reads need it too:
+// sessions carry titles (first prompt lines), folders and tool names.
 //
 // A refusal is a 401 with an empty body, checked before the body is read.
 func (s *Server) requireToken(next http.HandlerFunc) http.HandlerFunc {

@@ -12,6 +12,14 @@ import (
 // stateBody is the original app's POST /state body. Custom scripts written
 // for Clawd-on-desk send it; fields clawd has no use for (svg,
 // display_svg, editor, pid_chain, host) are accepted and ignored.
+//
+// POST /state is on the TCP port without a token, so any local process,
+// another user's too, may send it. It only ever sets a session's state:
+// it cannot create, answer or withdraw a permission request or question
+// (those come from this user's hooks, over the socket), and it cannot
+// show one either: "waiting" is not among its states, a permission or
+// question event name is taken as the plain state sent with it, and a
+// session that waits for the person is left alone (409).
 type stateBody struct {
 	State     string          `json:"state"`
 	SessionID string          `json:"session_id"`
@@ -29,7 +37,7 @@ func init() {
 	for _, s := range []statemachine.State{statemachine.Sleeping, statemachine.Idle,
 		statemachine.Thinking, statemachine.Working, statemachine.Juggling,
 		statemachine.Carrying, statemachine.Attention, statemachine.Sweeping,
-		statemachine.Notification, statemachine.Waiting, statemachine.Error} {
+		statemachine.Notification, statemachine.Error} {
 		compatStates[string(s)] = true
 	}
 }
@@ -41,7 +49,7 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	}
 	if !compatStates[b.State] {
 		writeError(w, http.StatusBadRequest, "unknown state "+quoteClip(b.State)+
-			"; known: idle, thinking, working, juggling, sweeping, error, attention, notification, carrying, sleeping, waiting")
+			"; known: idle, thinking, working, juggling, sweeping, error, attention, notification, carrying, sleeping")
 		return
 	}
 	agentID := b.AgentID
@@ -67,7 +75,7 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 		e.SessionID = "default"
 	}
 	if a == agents.Claude && b.Event != "" {
-		if k, ok := agents.ClaudeKind(b.Event); ok {
+		if k, ok := agents.ClaudeKind(b.Event); ok && k != agents.KindPermissionRequest && k != agents.KindQuestion {
 			e.Kind, e.HookEvent, e.State = k, b.Event, ""
 			if k == agents.KindSessionEnd && b.State == string(statemachine.Sweeping) {
 				e.Reason = "clear"
@@ -78,7 +86,12 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	rec := s.Ingest(e)
+	rec, ok := s.ingest(e, true)
+	if !ok {
+		writeError(w, http.StatusConflict, "session "+quoteClip(e.SessionID)+
+			" waits for a permission decision: POST /state cannot change it")
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "state": rec.State, "display_state": rec.DisplayState})
 }
 

@@ -28,7 +28,7 @@ func (s *Server) handlePostDND(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		On *bool `json:"on"`
 	}
-	if !readBodyCapped(w, r, maxStateBody, &body) {
+	if !readBody(w, r, maxStateBody, &body) {
 		return
 	}
 	if body.On == nil {

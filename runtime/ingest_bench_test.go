@@ -61,16 +61,18 @@ func turn(sid string, now time.Time) []agents.Event {
 	}
 }
 
-// serveBench is startServer with the GC settings of `clawd serve`.
-func serveBench(b *testing.B) (*Server, int) {
+// serveBench is startServer with the GC settings of `clawd serve`; it
+// returns the runtime's socket, where hooks post.
+func serveBench(b *testing.B) (*Server, string) {
 	b.Helper()
 	b.Cleanup(TuneGC())
-	return startServer(b)
+	s, _, sock := startServer(b)
+	return s, sock
 }
 
 // BenchmarkIngestHTTP is the runtime's throughput as hooks see it: 50
 // sessions posting their turns at once over keep-alive connections to
-// POST /api/v1/events, b.N events in all. Client and server share the
+// POST /api/v1/events on the runtime's socket, b.N events in all. Client and server share the
 // machine's cores, as they do on a developer's laptop, so the client is
 // lean: one raw connection per session writing prebuilt requests, not
 // net/http's client, whose cost would otherwise be most of the figure.
@@ -87,14 +89,14 @@ func BenchmarkIngestHTTPWithSubscriber(b *testing.B) {
 
 // BenchmarkIngestHTTPNewConn is BenchmarkIngestHTTP with a new connection
 // per event and "Connection: close", which is what the hook process does:
-// the difference is the cost of a TCP connect and an accept per event.
+// the difference is the cost of a connect, an accept and the peer check
+// per event.
 func BenchmarkIngestHTTPNewConn(b *testing.B) {
-	s, port := serveBench(b)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	reqs := ingestRequests(b, s, port, true)
+	s, sock := serveBench(b)
+	reqs := ingestRequests(b, true)
 	var bad badPosts
 	post := func(req []byte) bool {
-		conn, err := net.Dial("tcp", addr)
+		conn, err := net.Dial("unix", sock)
 		if err != nil {
 			bad.add(err)
 			return false
@@ -136,14 +138,13 @@ func BenchmarkIngestHTTPNewConn(b *testing.B) {
 }
 
 func benchIngestHTTP(b *testing.B, subscribe bool) {
-	s, port := serveBench(b)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	reqs := ingestRequests(b, s, port, false)
+	s, sock := serveBench(b)
+	reqs := ingestRequests(b, false)
 	var bad badPosts
 
 	var sub *streamCounter
 	if subscribe {
-		sub = followStream(b, s, port)
+		sub = followStream(b, s, sock)
 	}
 	// Open every connection before timing, and post each session's start
 	// on it: the hooks of a busy machine post to a runtime that is already
@@ -151,7 +152,7 @@ func benchIngestHTTP(b *testing.B, subscribe bool) {
 	conns := make([]net.Conn, ingestSessions)
 	readers := make([]*bufio.Reader, ingestSessions)
 	eachSession(func(i int) {
-		conn, err := net.Dial("tcp", addr)
+		conn, err := net.Dial("unix", sock)
 		if err != nil {
 			bad.add(err)
 			return
@@ -213,17 +214,18 @@ type benchRequests struct {
 }
 
 // ingestRequests builds the requests for ingestSessions sessions as the hook
-// sends them to the runtime s on port, with "Connection: close" if closeConn.
-func ingestRequests(b *testing.B, s *Server, port int, closeConn bool) benchRequests {
+// sends them to the runtime's socket, with "Connection: close" if
+// closeConn.
+func ingestRequests(b *testing.B, closeConn bool) benchRequests {
 	b.Helper()
 	now := time.Now().UTC()
 	r := benchRequests{start: make([][]byte, ingestSessions), turn: make([][][]byte, ingestSessions)}
 	for i := range ingestSessions {
 		sid := fmt.Sprintf("bench-%02d", i)
-		r.start[i] = ingestRequest(port, s.Token(), mustJSON(b, agents.Event{Agent: "claude",
+		r.start[i] = ingestRequest(mustJSON(b, agents.Event{Agent: "claude",
 			Kind: agents.KindSessionStart, SessionID: sid, Time: now, Source: "startup"}), closeConn)
 		for _, e := range turn(sid, now) {
-			r.turn[i] = append(r.turn[i], ingestRequest(port, s.Token(), mustJSON(b, e), closeConn))
+			r.turn[i] = append(r.turn[i], ingestRequest(mustJSON(b, e), closeConn))
 		}
 	}
 	return r
@@ -231,15 +233,14 @@ func ingestRequests(b *testing.B, s *Server, port int, closeConn bool) benchRequ
 
 // ingestRequest is one whole POST /api/v1/events, with the headers the hook
 // sends.
-func ingestRequest(port int, token string, body []byte, closeConn bool) []byte {
+func ingestRequest(body []byte, closeConn bool) []byte {
 	conn := "keep-alive"
 	if closeConn {
 		conn = "close"
 	}
 	var req bytes.Buffer
-	fmt.Fprintf(&req, "POST /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\nAuthorization: Bearer %s\r\n\r\n",
-		port, conn, len(body), token)
+	fmt.Fprintf(&req, "POST /api/v1/events HTTP/1.1\r\nHost: clawd\r\nConnection: %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", conn, len(body))
 	req.Write(body)
 	return req.Bytes()
 }
@@ -356,16 +357,19 @@ type streamCounter struct {
 // benchmark's own sessions never use it.
 const markerSession = "bench-marker"
 
-// followStream subscribes one client to the event stream until the
-// benchmark ends and returns once the subscription is live.
-func followStream(b *testing.B, s *Server, port int) *streamCounter {
+// followStream subscribes one client to the event stream on the socket
+// until the benchmark ends and returns once the subscription is live.
+func followStream(b *testing.B, s *Server, sock string) *streamCounter {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/api/v1/events", port), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clawd/api/v1/events", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	resp, err := hc.Do(req)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -453,4 +457,70 @@ func BenchmarkIngestDirect(b *testing.B) {
 	})
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkIngestSubscribers is BenchmarkIngestHTTP with N stream
+// subscribers on the socket that connect and never read, as a stalled
+// `clawd events` (piped into a pager nobody scrolls) would: ingest must
+// not slow down for them.
+func BenchmarkIngestSubscribers(b *testing.B) {
+	for _, n := range []int{0, 500} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchIngestIdleSubscribers(b, n) })
+	}
+}
+
+func benchIngestIdleSubscribers(b *testing.B, n int) {
+	_, sock := serveBench(b)
+	reqs := ingestRequests(b, false)
+	var bad badPosts
+	for range n {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "GET /api/v1/events HTTP/1.1\r\nHost: clawd\r\n\r\n")
+	}
+	conns := make([]net.Conn, ingestSessions)
+	readers := make([]*bufio.Reader, ingestSessions)
+	eachSession(func(i int) {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			bad.add(err)
+			return
+		}
+		conns[i], readers[i] = conn, bufio.NewReaderSize(conn, 4096)
+		if _, err := conn.Write(reqs.start[i]); err != nil {
+			bad.add(err)
+			return
+		}
+		if err := readIngestResponse(readers[i]); err != nil {
+			bad.add(err)
+		}
+	})
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	bad.check(b)
+	b.ResetTimer()
+	eachSession(func(i int) {
+		conn, br, seq := conns[i], readers[i], reqs.turn[i]
+		for j := range sessionShare(b.N, i) {
+			if _, err := conn.Write(seq[j%len(seq)]); err != nil {
+				bad.add(err)
+				return
+			}
+			if err := readIngestResponse(br); err != nil {
+				bad.add(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	bad.check(b)
 }

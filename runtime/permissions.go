@@ -8,15 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -29,6 +29,10 @@ const (
 	// open all along, so a short wait loses nothing; ten minutes matches
 	// Claude Code's own default hook timeout.
 	DefaultPermissionTimeout = 10 * time.Minute
+	// DefaultPermissionHeartbeat is Config.PermissionHeartbeat's default:
+	// a third of client.HeartbeatLoss, so a hook gives up only on a
+	// runtime that missed three heartbeats.
+	DefaultPermissionHeartbeat = time.Second
 	// hookMargin is kept free of the hook's own wait (RequestBody.WaitSeconds)
 	// so the runtime's answer reaches the hook before it gives up.
 	hookMargin = 5 * time.Second
@@ -138,13 +142,10 @@ func (s *Server) ingestLocked(e agents.Event) statemachine.Result {
 	res := s.m.Apply(e, s.cfg.Now())
 	s.seq++
 	rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
-	if s.bus.active() {
-		if b, err := json.Marshal(rec); err == nil {
-			s.bus.publish(b)
-		}
-	}
-	s.feeds.publish(Change{Event: &rec})
+	s.pubMu.Lock()
 	s.mu.Unlock()
+	s.publishLocked(rec)
+	s.pubMu.Unlock()
 	s.nudge()
 	return res
 }
@@ -332,11 +333,14 @@ func (b *broker) pendingLocked() []*permRequest {
 // request's context as soon as the connection drops.
 func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request) {
 	var body client.RequestBody
-	// readBodyCapped reads to EOF, which starts net/http's background
-	// read that notices the hook hanging up.
-	if !readBodyCapped(w, r, maxPermissionBody, &body) {
+	// readBody reads to EOF, which starts net/http's background read that
+	// notices the hook hanging up.
+	if !readBody(w, r, maxPermissionBody, &body) {
 		return
 	}
+	// The request is read; the wait that follows is held open as long as
+	// the agent lets the hook wait (bodyDeadline's limit was for the body).
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	e := body.Event
 	if e.Agent != "" {
 		if a := agents.Lookup(e.Agent); a != nil {
@@ -388,9 +392,28 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
 		"tool", e.ToolName, "kind", req.view.Kind)
 
-	// The hook waits as long as the agent lets it: never cut this
-	// response off with a write deadline.
-	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	// Acknowledge at once: the response headers and a first heartbeat.
+	// The hook that sees neither within client.AckTimeout, or no byte
+	// within client.HeartbeatLoss later, takes the runtime for stopped and
+	// answers "no decision" so the agent's own prompt takes over.
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	beat := func() error {
+		rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if beat() != nil {
+		s.closeNoDecision(req, client.ReasonWithdrawn)
+		return
+	}
+	heartbeat := time.NewTicker(s.cfg.PermissionHeartbeat)
+	defer heartbeat.Stop()
+
 	timeout := b.timeout
 	if body.WaitSeconds > 0 {
 		wait := time.Duration(body.WaitSeconds) * time.Second
@@ -401,21 +424,35 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 		}
 		timeout = min(timeout, wait)
 	}
+	expired := b.after(timeout)
 	var ans client.Answer
-	select {
-	case ans = <-req.answer:
-	case <-b.after(timeout):
-		s.closeNoDecision(req, client.ReasonTimeout)
-		ans = <-req.answer
-	case <-s.done:
-		s.closeNoDecision(req, client.ReasonShutdown)
-		ans = <-req.answer
-	case <-r.Context().Done():
-		// The hook is gone: nobody to write to.
-		s.closeNoDecision(req, client.ReasonWithdrawn)
-		return
+wait:
+	for {
+		select {
+		case ans = <-req.answer:
+			break wait
+		case <-expired:
+			s.closeNoDecision(req, client.ReasonTimeout)
+			ans = <-req.answer
+			break wait
+		case <-s.done:
+			s.closeNoDecision(req, client.ReasonShutdown)
+			ans = <-req.answer
+			break wait
+		case <-r.Context().Done():
+			// The hook is gone: nobody to write to.
+			s.closeNoDecision(req, client.ReasonWithdrawn)
+			return
+		case <-heartbeat.C:
+			if beat() != nil {
+				s.closeNoDecision(req, client.ReasonWithdrawn)
+				return
+			}
+		}
 	}
-	writeJSON(w, http.StatusOK, ans)
+	line, _ := json.Marshal(ans)
+	rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
+	w.Write(append(line, '\n'))
 }
 
 func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {
@@ -585,33 +622,9 @@ func firstString(in json.RawMessage) string {
 	return ""
 }
 
-// oneLine makes s safe for one terminal line: whitespace runs become one
-// space, control characters go, and it is cut to n runes.
-func oneLine(s string, n int) string {
-	var b strings.Builder
-	space := false
-	for _, c := range s {
-		switch {
-		case unicode.IsSpace(c):
-			space = b.Len() > 0
-			continue
-		case unicode.IsControl(c) || c == utf8.RuneError ||
-			unicode.Is(unicode.Cf, c): // bidi overrides and the like
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(c)
-	}
-	out := b.String()
-	if utf8.RuneCountInString(out) > n {
-		r := []rune(out)
-		out = string(r[:n-1]) + "…"
-	}
-	return out
-}
+// oneLine is the one line a list shows of s: internal/text's policy, cut
+// to n runes.
+func oneLine(s string, n int) string { return text.Line(s, n) }
 
 // suggestion is the part of Claude Code's permission_suggestions entries
 // the labels use.
@@ -802,7 +815,7 @@ func (e *decideError) Unwrap() error { return e.kind }
 func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var body client.DecisionBody
-	if !readBodyCapped(w, r, maxDecisionBody, &body) {
+	if !readBody(w, r, maxDecisionBody, &body) {
 		return
 	}
 	view, err := s.Decide(id, body)

@@ -26,10 +26,12 @@ type fakeTimer struct {
 	ch chan time.Time
 }
 
-// permEnv is a runtime on loopback with a fake timer source.
+// permEnv is a runtime on loopback and on its socket with a fake timer
+// source.
 type permEnv struct {
 	s      *Server
 	port   int
+	sock   string
 	token  string
 	timers chan fakeTimer
 	stop   func() // stops the runtime and waits for it
@@ -56,9 +58,14 @@ func startPerm(t *testing.T, mod func(*Config)) *permEnv {
 		t.Fatal(err)
 	}
 	env.port = ln.Addr().(*net.TCPAddr).Port
+	env.sock = client.SocketPath(cfg.Home)
+	sln, err := ListenSocket(env.sock, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- env.s.Serve(ctx, ln) }()
+	go func() { done <- env.s.Serve(ctx, ln, sln) }()
 	var stopped bool
 	env.stop = func() {
 		if stopped {
@@ -147,13 +154,21 @@ type hookResult struct {
 	err  error
 }
 
-// hook posts a request as `clawd hook` does, without a token, and returns
+// socketClient is an HTTP client of the runtime's socket.
+func (env *permEnv) socketClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", env.sock)
+		}}}
+}
+
+// hook posts a request as `clawd hook` does, over the socket, and returns
 // where its answer will arrive.
 func (env *permEnv) hook(body client.RequestBody) <-chan hookResult {
 	out := make(chan hookResult, 1)
 	go func() {
 		b, _ := json.Marshal(body)
-		resp, err := (&http.Client{Timeout: 20 * time.Second}).Post(env.url("/api/v1/permissions"), "application/json", bytes.NewReader(b))
+		resp, err := env.socketClient(20*time.Second).Post("http://clawd/api/v1/permissions", "application/json", bytes.NewReader(b))
 		if err != nil {
 			out <- hookResult{err: err}
 			return
@@ -392,14 +407,14 @@ func TestPermissionTimeout(t *testing.T) {
 func TestPermissionWithdrawnOnHangup(t *testing.T) {
 	env := startPerm(t, nil)
 	st := env.follow(t)
-	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", env.port))
+	conn, err := net.Dial("unix", env.sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	b, _ := json.Marshal(bashRequest("s1", "h1", "rm -rf build"))
-	fmt.Fprintf(conn, "POST /api/v1/permissions HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-		env.port, len(b), b)
+	fmt.Fprintf(conn, "POST /api/v1/permissions HTTP/1.1\r\nHost: clawd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		len(b), b)
 	added := st.next(t, "added", 5*time.Second)
 	if sessionState(t, env.s, "s1") != string(statemachine.Waiting) {
 		t.Fatalf("session not waiting while the request is pending")
@@ -680,7 +695,7 @@ func TestPermissionBadRequests(t *testing.T) {
 		{"bad json", `{`, http.StatusBadRequest},
 	}
 	for _, c := range cases {
-		resp, err := http.Post(env.url("/api/v1/permissions"), "application/json", strings.NewReader(c.body))
+		resp, err := env.socketClient(10*time.Second).Post("http://clawd/api/v1/permissions", "application/json", strings.NewReader(c.body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -694,18 +709,25 @@ func TestPermissionBadRequests(t *testing.T) {
 	}
 }
 
-// TestPermissionToken: the token guards everything but the hook's POST,
-// and a refusal says nothing.
+// TestPermissionToken: on the TCP port the token guards every /api/v1
+// route, reads included, and a refusal says nothing. Events and permission
+// requests are not taken there even with the token: only over the socket.
 func TestPermissionToken(t *testing.T) {
 	env := startPerm(t, nil)
 	st := env.follow(t)
-	res := env.hook(bashRequest("s1", "h1", "ls")) // no token
+	res := env.hook(bashRequest("s1", "h1", "ls")) // over the socket
 	p := st.next(t, "added", 5*time.Second).Permission
 
 	routes := []struct {
 		method, path string
 		body         any
 	}{
+		{"GET", "/api/v1/health", nil},
+		{"GET", "/api/v1/sessions", nil},
+		{"GET", "/api/v1/events", nil},
+		{"POST", "/api/v1/events", permEvent("s2", "Bash", "h2")},
+		{"POST", "/api/v1/permissions", bashRequest("s3", "h3", "ls")},
+		{"GET", "/api/v1/nosuchroute", nil},
 		{"GET", "/api/v1/permissions", nil},
 		{"GET", "/api/v1/permissions/" + p.ID, nil},
 		{"POST", "/api/v1/permissions/" + p.ID + "/decision", client.DecisionBody{Behavior: "allow"}},
@@ -724,6 +746,14 @@ func TestPermissionToken(t *testing.T) {
 	noAnswer(t, res)
 	if env.s.DND() {
 		t.Error("DND switched on without the token")
+	}
+	for _, r := range routes[3:5] {
+		if code, b := env.call(t, r.method, r.path, env.token, r.body); code != http.StatusForbidden || !strings.Contains(string(b), "socket") {
+			t.Errorf("%s %s over TCP with the token = %d %s, want 403 pointing to the socket", r.method, r.path, code, b)
+		}
+	}
+	if got := len(env.s.Snapshot().Sessions); got != 1 {
+		t.Errorf("%d sessions after posts over TCP, want only the socket's s1", got)
 	}
 	// Bearer with the right token passes (the other routes are covered
 	// by every other test).
@@ -944,5 +974,151 @@ func TestPermissionSettledByAgentEvents(t *testing.T) {
 	}
 	if l := env.list(t); len(l) != 0 {
 		t.Errorf("list after the turn ended = %+v", l)
+	}
+}
+
+// TestPostStateCannotTouchRequests: the original app's POST /state, open
+// to any local process on the TCP port, sets states only: it cannot show a
+// request ("waiting", permission and question events), nor close or
+// withdraw one that waits.
+func TestPostStateCannotTouchRequests(t *testing.T) {
+	env := startPerm(t, nil)
+	st := env.follow(t)
+	res := env.hook(bashRequest("s1", "h1", "rm -rf build"))
+	added := st.next(t, "added", 5*time.Second)
+
+	state := func(body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", env.url("/state"), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	for _, body := range []string{
+		`{"state":"waiting","session_id":"fake"}`,
+		`{"state":"idle","session_id":"s1"}`,
+		`{"state":"sleeping","session_id":"s1"}`,
+		`{"state":"idle","session_id":"s1","event":"Stop"}`,
+		`{"state":"idle","session_id":"s1","event":"SessionEnd"}`,
+	} {
+		if code, b := state(body); code != http.StatusBadRequest && code != http.StatusConflict {
+			t.Errorf("POST /state %s = %d %s, want 400 or 409", body, code, b)
+		}
+	}
+	for _, ev := range []string{"PermissionRequest", "Elicitation"} {
+		if code, b := state(`{"state":"notification","session_id":"fake-` + ev + `","event":"` + ev + `"}`); code != http.StatusOK {
+			t.Errorf("POST /state with event %s = %d %s, want 200 (as a plain state)", ev, code, b)
+		}
+	}
+	noAnswer(t, res)
+	if l := env.list(t); len(l) != 1 || l[0].ID != added.Permission.ID {
+		t.Errorf("pending = %+v, want only %s", l, added.Permission.ID)
+	}
+	for _, ss := range env.s.Snapshot().Sessions {
+		switch {
+		case ss.SessionID == "s1" && (ss.State != string(statemachine.Waiting) || ss.Pending != 1):
+			t.Errorf("session s1 = %s with %d pending, want still waiting on its request", ss.State, ss.Pending)
+		case ss.SessionID != "s1" && (ss.Pending != 0 || ss.State == string(statemachine.Waiting)):
+			t.Errorf("POST /state made session %s wait (%s, %d pending)", ss.SessionID, ss.State, ss.Pending)
+		}
+	}
+}
+
+// TestPermissionAckAndHeartbeat: a registered request is acknowledged at
+// once (the response headers), and the held response carries a heartbeat
+// until the answer comes, after it.
+func TestPermissionAckAndHeartbeat(t *testing.T) {
+	env := startPerm(t, func(c *Config) { c.PermissionHeartbeat = 50 * time.Millisecond })
+	st := env.follow(t)
+	conn, err := net.Dial("unix", env.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b, _ := json.Marshal(bashRequest("s1", "h1", "npm test"))
+	fmt.Fprintf(conn, "POST /api/v1/permissions HTTP/1.1\r\nHost: clawd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+	conn.SetReadDeadline(time.Now().Add(client.AckTimeout))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no acknowledgement within %v: %v", client.AckTimeout, err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(client.IdentityHeader) != client.IdentityValue {
+		t.Fatalf("acknowledgement = %d %v", resp.StatusCode, resp.Header)
+	}
+	p := st.next(t, "added", 5*time.Second).Permission
+	// Heartbeats: newlines, each well within HeartbeatLoss of the last.
+	body := bufio.NewReader(resp.Body)
+	for i := range 5 {
+		conn.SetReadDeadline(time.Now().Add(client.HeartbeatLoss))
+		line, err := body.ReadString('\n')
+		if err != nil || line != "\n" {
+			t.Fatalf("heartbeat %d = %q, %v", i, line, err)
+		}
+	}
+	if code, b := env.decide(t, p.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
+		t.Fatalf("decide = %d %s", code, b)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer after the heartbeats: %v", err)
+		}
+		if line == "\n" {
+			continue
+		}
+		var a client.Answer
+		if err := json.Unmarshal([]byte(line), &a); err != nil || a.ID != p.ID || a.Decision == nil || a.Decision.Behavior != client.Allow {
+			t.Fatalf("answer line %q: %+v, %v", line, a, err)
+		}
+		break
+	}
+}
+
+// TestSessionFloodSparesRequest: 300 new sessions posted past the 256 cap
+// in a burst do not evict the session whose permission request waits:
+// it stays listed, waiting, and the person's answer still reaches its hook.
+func TestSessionFloodSparesRequest(t *testing.T) {
+	env := startPerm(t, nil)
+	st := env.follow(t)
+	res := env.hook(bashRequest("real", "h1", "rm -rf build"))
+	p := st.next(t, "added", 5*time.Second).Permission
+
+	conn, err := net.Dial("unix", env.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for i := range 300 {
+		b, _ := json.Marshal(agents.Event{Agent: "claude", Kind: agents.KindSessionStart,
+			SessionID: fmt.Sprintf("flood-%03d", i), Time: time.Now().UTC()})
+		fmt.Fprintf(conn, "POST /api/v1/events HTTP/1.1\r\nHost: clawd\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("flood post %d: %v %v", i, resp, err)
+		}
+	}
+	snap := env.s.Snapshot()
+	if n := len(snap.Sessions); n != statemachine.DefaultOptions().MaxSessions {
+		t.Errorf("%d sessions after the flood, want the cap %d", n, statemachine.DefaultOptions().MaxSessions)
+	}
+	if got := sessionState(t, env.s, "real"); got != string(statemachine.Waiting) {
+		t.Fatalf("the waiting session after the flood: state %q, want waiting", got)
+	}
+	if l := env.list(t); len(l) != 1 || l[0].ID != p.ID {
+		t.Fatalf("pending after the flood = %+v, want %s", l, p.ID)
+	}
+	if code, b := env.decide(t, p.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
+		t.Fatalf("decide after the flood = %d %s", code, b)
+	}
+	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+		t.Errorf("the hook's answer after the flood = %+v, want allow", r.ans)
 	}
 }

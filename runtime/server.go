@@ -1,6 +1,8 @@
-// Package runtime is `clawd serve`: the loopback HTTP server that hooks post
-// events to, the session store fed into the state machine, and the read API
-// the CLI, the tray and the dashboard follow.
+// Package runtime is `clawd serve`: the HTTP API on a Unix socket that
+// hooks post events and permission requests to and the CLI reads, the
+// loopback TCP listener for the original app's POST /state and token-bearing
+// clients, the session store fed into the state machine, and the feeds the
+// tray follows.
 package runtime
 
 import (
@@ -14,11 +16,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -61,6 +66,17 @@ type Config struct {
 	CodexOriginator func(path string) (string, error)
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
+	// PermissionHeartbeat is how often a held permission request's
+	// response carries a heartbeat (default DefaultPermissionHeartbeat);
+	// see client.HeartbeatLoss.
+	PermissionHeartbeat time.Duration
+	// BodyReadTimeout bounds reading a request's body, from the end of its
+	// headers (default DefaultBodyReadTimeout).
+	BodyReadTimeout time.Duration
+	// StreamWriteTimeout is how long a write to a stream subscriber may
+	// wait before the subscriber is dropped (default
+	// DefaultStreamWriteTimeout).
+	StreamWriteTimeout time.Duration
 }
 
 // Server is the runtime. Create it with New.
@@ -72,6 +88,12 @@ type Server struct {
 	mu  sync.Mutex
 	m   *statemachine.Machine
 	seq uint64
+	// pubMu orders publishing: taken before mu is released, it keeps the
+	// stream in seq order while the encoding and the fan-out run outside
+	// mu, so readers of the sessions never wait for subscribers.
+	pubMu sync.Mutex
+	// streams counts the open event and permission streams.
+	streams atomic.Int32
 
 	bus   *bus
 	feeds *feedHub
@@ -103,6 +125,15 @@ func New(cfg Config) *Server {
 	if cfg.Token == "" {
 		cfg.Token = newToken()
 	}
+	if cfg.PermissionHeartbeat <= 0 {
+		cfg.PermissionHeartbeat = DefaultPermissionHeartbeat
+	}
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if cfg.StreamWriteTimeout <= 0 {
+		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
 	feeds := newFeedHub()
 	return &Server{
 		cfg:   cfg,
@@ -129,11 +160,32 @@ func newToken() string {
 // Token returns the API token clients must present for guarded routes.
 func (s *Server) Token() string { return s.cfg.Token }
 
+// Connection limits. Past ReadHeaderTimeout for the headers and
+// BodyReadTimeout for the body a request is cut off, and only so many
+// connections are served at once on each listener: more wait in the
+// kernel's backlog, costing the runtime nothing. The socket serves this
+// user's hooks, CLI and streams (a held permission request is one
+// connection); the TCP port serves POST /state and token-bearing clients,
+// and anyone on the machine can fill it, which leaves the socket alone.
+const (
+	// DefaultBodyReadTimeout is Config.BodyReadTimeout's default. A hook
+	// writes its whole request at once, so its body is there with its
+	// headers.
+	DefaultBodyReadTimeout = 5 * time.Second
+	maxSocketConns         = 512
+	maxTCPConns            = 128
+	// shutdownGrace is how long a stopping runtime waits for requests in
+	// flight (the held permission requests are answered "no decision" at
+	// once) before it closes what is left.
+	shutdownGrace = time.Second
+)
+
 // ErrPortsBusy means every port of the range is taken.
 var ErrPortsBusy = errors.New("ports 23333-23337 are all in use")
 
-// Listen opens the runtime's listener on 127.0.0.1: on port if it is not
-// negative (0 = any free port), else on the first free port of the range.
+// Listen opens the runtime's TCP listener on 127.0.0.1: on port if it is
+// not negative (0 = any free port), else on the first free port of the
+// range.
 func Listen(port int) (net.Listener, error) {
 	if port >= 0 {
 		return net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -147,33 +199,57 @@ func Listen(port int) (net.Listener, error) {
 	return nil, ErrPortsBusy
 }
 
-// ErrAlreadyRunning means another runtime answers for this clawd home.
-type ErrAlreadyRunning struct{ Info client.Info }
-
-func (e *ErrAlreadyRunning) Error() string {
-	return fmt.Sprintf("clawd serve is already running (pid %d, port %d)", e.Info.PID, e.Info.Port)
+// ErrAlreadyRunning means another runtime holds this clawd home's lock.
+type ErrAlreadyRunning struct {
+	// PID is the other runtime's process id, 0 if it could not be read.
+	PID int
 }
 
-// Run is `clawd serve` minus the tray: it refuses to start next to a live
-// runtime of the same home, listens, writes runtime.json, serves until ctx
-// ends, then shuts down and removes runtime.json. ready, when not nil, gets
-// the runtime info once clients can connect.
+func (e *ErrAlreadyRunning) Error() string {
+	if e.PID == 0 {
+		return "clawd serve is already running for this clawd home"
+	}
+	return fmt.Sprintf("clawd serve is already running (pid %d)", e.PID)
+}
+
+// Run is `clawd serve` minus the tray: it makes the clawd home private,
+// takes its lock (a second runtime of the same home gets
+// *ErrAlreadyRunning), listens on the home's socket and on loopback TCP,
+// writes runtime.json, serves until ctx ends, then shuts down and removes
+// runtime.json. ready, when not nil, gets the runtime info once clients
+// can connect.
 func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) error {
-	if in, err := client.ReadInfo(s.cfg.Home); err == nil {
-		c := client.New(in.Port, in.Token, client.Options{})
-		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		err := c.Ping(pctx)
-		cancel()
-		if err == nil {
-			return &ErrAlreadyRunning{Info: in}
+	tightened, err := clawdhome.Ensure(s.cfg.Home)
+	switch {
+	case errors.Is(err, clawdhome.ErrNotPrivate):
+		s.log.Warn("the clawd home is open to other users", "err", err)
+	case err != nil:
+		return fmt.Errorf("clawd home: %w", err)
+	case tightened:
+		s.log.Warn("the clawd home was open to other users; made it 0700", "home", s.cfg.Home)
+	}
+	lock, err := lockHome(s.cfg.Home)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	sockPath := client.SocketPath(s.cfg.Home)
+	sock, err := ListenSocket(sockPath, s.log)
+	if err != nil {
+		if abs, _ := filepath.Abs(s.cfg.Home); filepath.Dir(sockPath) != abs {
+			// The home's path is too long for a socket address.
+			err = fmt.Errorf("%w (with a shorter CLAWD_HOME the socket stays in the clawd home)", err)
 		}
+		return fmt.Errorf("listen on %s: %w", sockPath, err)
 	}
 	ln, err := Listen(port)
 	if err != nil {
+		sock.Close()
 		return err
 	}
 	info := client.Info{
 		Port:      ln.Addr().(*net.TCPAddr).Port,
+		Socket:    sockPath,
 		PID:       os.Getpid(),
 		Version:   s.cfg.Version,
 		Token:     s.cfg.Token,
@@ -181,6 +257,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	}
 	if err := client.WriteInfo(s.cfg.Home, info); err != nil {
 		ln.Close()
+		sock.Close()
 		return fmt.Errorf("write runtime.json: %w", err)
 	}
 	defer func() {
@@ -188,22 +265,38 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 			s.log.Warn("remove runtime.json", "err", err)
 		}
 	}()
-	s.log.Info("listening", "addr", ln.Addr().String(), "home", s.cfg.Home, "version", s.cfg.Version)
+	s.log.Info("listening", "socket", sockPath, "addr", ln.Addr().String(), "home", s.cfg.Home, "version", s.cfg.Version)
 	if ready != nil {
 		ready(info)
 	}
-	return s.Serve(ctx, ln)
+	return s.Serve(ctx, ln, sock)
 }
 
-// Serve serves on ln until ctx ends, then shuts down cleanly.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	s.port = ln.Addr().(*net.TCPAddr).Port
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    32 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+// Serve serves the TCP listener tcp and the socket listener sock (either
+// may be nil) until ctx ends, then shuts down cleanly.
+func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
+	if tcp != nil {
+		s.port = tcp.Addr().(*net.TCPAddr).Port
+	}
+	newServer := func(h http.Handler, idle time.Duration) *http.Server {
+		return &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 5 * time.Second,
+			IdleTimeout:       idle,
+			MaxHeaderBytes:    32 << 10,
+			ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		}
+	}
+	type served struct {
+		srv *http.Server
+		ln  net.Listener
+	}
+	var all []served
+	if tcp != nil {
+		all = append(all, served{newServer(s.TCPHandler(), 30*time.Second), limitListener(tcp, maxTCPConns)})
+	}
+	if sock != nil {
+		all = append(all, served{newServer(s.SocketHandler(), 2*time.Minute), limitListener(sock, maxSocketConns)})
 	}
 	clockCtx, stopClock := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -213,8 +306,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.runClock(clockCtx)
 	}()
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(all))
+	for _, a := range all {
+		go func() { errc <- a.srv.Serve(a.ln) }()
+	}
 
 	var err error
 	select {
@@ -222,11 +317,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err = <-errc:
 	}
 	close(s.done)
-	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil && err == nil {
-		err = serr
+	var wgs sync.WaitGroup
+	for _, a := range all {
+		wgs.Go(func() {
+			if a.srv.Shutdown(sctx) != nil {
+				// Requests still in flight after the grace: connections
+				// stuck mid-request. Nothing is lost closing them.
+				s.log.Info("closing connections still open at shutdown")
+				a.srv.Close()
+			}
+		})
 	}
+	wgs.Wait()
 	stopClock()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
@@ -280,32 +384,54 @@ func (s *Server) tick(alive func(int) bool) {
 
 // Ingest applies one validated event and publishes it to the stream.
 func (s *Server) Ingest(e agents.Event) client.EventRecord {
+	rec, _ := s.ingest(e, false)
+	return rec
+}
+
+// ingest is Ingest. With stateOnly (the original app's POST /state, which
+// anything on the machine may send) a session that waits for the person
+// is left alone, so nobody but the agent's own hooks and the person can
+// close or withdraw its request: ok is then false and nothing changed.
+func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord, ok bool) {
 	s.mu.Lock()
+	if stateOnly {
+		if ss, found := s.m.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); found && ss.Pending > 0 {
+			s.mu.Unlock()
+			return rec, false
+		}
+	}
 	res := s.m.Apply(e, s.cfg.Now())
 	s.seq++
-	rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
+	rec = client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
 	if res.Removed || res.Ignored && e.Kind == agents.KindSessionEnd {
 		rec.State = string(statemachine.Sleeping)
 		if e.Reason == "clear" {
 			rec.State = string(statemachine.Sweeping)
 		}
 	}
+	s.pubMu.Lock()
+	s.mu.Unlock()
+	s.publishLocked(rec)
+	s.pubMu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	return rec, true
+}
+
+// publishLocked hands rec to the event stream's subscribers and the
+// in-process feeds. The caller holds pubMu, not mu.
+func (s *Server) publishLocked(rec client.EventRecord) {
 	if s.bus.active() {
 		if b, err := json.Marshal(rec); err == nil {
 			s.bus.publish(b)
 		}
 	}
 	if s.feeds.active() {
-		r := rec
-		s.feeds.publish(Change{Event: &r})
+		s.feeds.publish(Change{Event: &rec})
 	}
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
-	return rec
 }
 
 // Snapshot returns the display state and every session.

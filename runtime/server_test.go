@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,31 +21,50 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
-// startServer runs a runtime on a free loopback port for the test's life.
-func startServer(t testing.TB) (*Server, int) {
+// startServer runs a runtime for the test's life on a free loopback port
+// and on a socket in a temp dir, and returns the port and the socket.
+func startServer(t testing.TB) (*Server, int, string) {
 	t.Helper()
-	s := New(Config{Home: t.TempDir(), Version: "test", Alive: func(int) bool { return true }})
+	home := t.TempDir()
+	s := New(Config{Home: home, Version: "test", Alive: func(int) bool { return true }})
 	ln, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := client.SocketPath(home)
+	sln, err := ListenSocket(sock, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
+	go func() { done <- s.Serve(ctx, ln, sln) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return s, ln.Addr().(*net.TCPAddr).Port
+	return s, ln.Addr().(*net.TCPAddr).Port, sock
 }
 
-// rawRequest sends bytes as they are, so a test controls every header
-// (duplicates included), and returns the status code and body.
+// rawRequest sends bytes as they are to the TCP port, so a test controls
+// every header (duplicates included), and returns the status code and
+// body.
 func rawRequest(t *testing.T, port int, req string) (int, http.Header, string) {
 	t.Helper()
-	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	return rawRequestOn(t, "tcp", fmt.Sprintf("127.0.0.1:%d", port), req)
+}
+
+// rawSocketRequest is rawRequest over the runtime's socket.
+func rawSocketRequest(t *testing.T, sock, req string) (int, http.Header, string) {
+	t.Helper()
+	return rawRequestOn(t, "unix", sock, req)
+}
+
+func rawRequestOn(t *testing.T, network, addr, req string) (int, http.Header, string) {
+	t.Helper()
+	conn, err := net.Dial(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +103,7 @@ func post(path, host string, headers []string, body string) string {
 }
 
 func TestGuard(t *testing.T) {
-	s, port := startServer(t)
+	s, port, _ := startServer(t)
 	host := fmt.Sprintf("127.0.0.1:%d", port)
 	json := "Content-Type: application/json"
 	cases := []struct {
@@ -91,10 +112,10 @@ func TestGuard(t *testing.T) {
 		headers []string
 		want    int
 	}{
-		{"ok", host, []string{json}, http.StatusNoContent},
-		{"ok with charset", host, []string{"Content-Type: application/json; charset=utf-8"}, http.StatusNoContent},
-		{"ok localhost", fmt.Sprintf("localhost:%d", port), []string{json}, http.StatusNoContent},
-		{"ok ipv6 loopback", fmt.Sprintf("[::1]:%d", port), []string{json}, http.StatusNoContent},
+		{"ok", host, []string{json}, http.StatusOK},
+		{"ok with charset", host, []string{"Content-Type: application/json; charset=utf-8"}, http.StatusOK},
+		{"ok localhost", fmt.Sprintf("localhost:%d", port), []string{json}, http.StatusOK},
+		{"ok ipv6 loopback", fmt.Sprintf("[::1]:%d", port), []string{json}, http.StatusOK},
 		{"origin", host, []string{json, "Origin: http://evil.example"}, http.StatusForbidden},
 		{"origin null", host, []string{json, "Origin: null"}, http.StatusForbidden},
 		{"origin empty", host, []string{json, "Origin: "}, http.StatusForbidden},
@@ -102,7 +123,7 @@ func TestGuard(t *testing.T) {
 		{"referer", host, []string{json, "Referer: http://evil.example/page"}, http.StatusForbidden},
 		{"fetch metadata cross-site", host, []string{json, "Sec-Fetch-Site: cross-site"}, http.StatusForbidden},
 		{"fetch metadata same-site", host, []string{json, "Sec-Fetch-Site: same-site"}, http.StatusForbidden},
-		{"fetch metadata same-origin", host, []string{json, "Sec-Fetch-Site: same-origin"}, http.StatusNoContent},
+		{"fetch metadata same-origin", host, []string{json, "Sec-Fetch-Site: same-origin"}, http.StatusOK},
 		{"foreign host", fmt.Sprintf("evil.example:%d", port), []string{json}, http.StatusForbidden},
 		{"rebinding host", "evil.example", []string{json}, http.StatusForbidden},
 		{"wrong port", "127.0.0.1:1", []string{json}, http.StatusForbidden},
@@ -117,7 +138,9 @@ func TestGuard(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			sid := fmt.Sprintf("guard-%d", i)
-			code, hdr, body := rawRequest(t, port, post("/api/v1/events", c.host, c.headers, eventJSON(t, sid)))
+			// POST /state is the TCP port's one route without a token:
+			// the guard alone stands before it.
+			code, hdr, body := rawRequest(t, port, post("/state", c.host, c.headers, `{"state":"working","session_id":"`+sid+`"}`))
 			if code != c.want {
 				t.Fatalf("POST with %s = %d, want %d (body %q)", c.name, code, c.want, body)
 			}
@@ -169,8 +192,8 @@ func TestGuard(t *testing.T) {
 }
 
 func TestPostEventErrors(t *testing.T) {
-	_, port := startServer(t)
-	host := fmt.Sprintf("127.0.0.1:%d", port)
+	_, _, sock := startServer(t)
+	host := "clawd"
 	ct := []string{"Content-Type: application/json"}
 	cases := []struct {
 		name, body string
@@ -184,19 +207,19 @@ func TestPostEventErrors(t *testing.T) {
 		{"too large", `{"agent":"claude","pad":"` + strings.Repeat("x", maxEventBody) + `"}`, 413, "larger than"},
 	}
 	for _, c := range cases {
-		code, _, body := rawRequest(t, port, post("/api/v1/events", host, ct, c.body))
+		code, _, body := rawSocketRequest(t, sock, post("/api/v1/events", host, ct, c.body))
 		if code != c.want || !strings.Contains(body, c.msg) {
 			t.Errorf("%s: POST = %d %q, want %d containing %q", c.name, code, body, c.want, c.msg)
 		}
 	}
-	code, _, body := rawRequest(t, port, "GET /nope HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n")
+	code, _, body := rawSocketRequest(t, sock, "GET /nope HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n")
 	if code != 404 || !strings.Contains(body, "no such route") {
 		t.Errorf("GET /nope = %d %q", code, body)
 	}
 }
 
 func TestPostStateCompat(t *testing.T) {
-	s, port := startServer(t)
+	s, port, _ := startServer(t)
 	host := fmt.Sprintf("127.0.0.1:%d", port)
 	ct := []string{"Content-Type: application/json"}
 	code, _, body := rawRequest(t, port, post("/state", host, ct,
@@ -237,8 +260,8 @@ func TestPostStateCompat(t *testing.T) {
 }
 
 func TestStreamAndSnapshotThroughClient(t *testing.T) {
-	_, port := startServer(t)
-	c := client.New(port, "", client.Options{})
+	_, _, sock := startServer(t)
+	c := client.NewSocket(sock, client.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
@@ -293,9 +316,10 @@ func TestStreamAndSnapshotThroughClient(t *testing.T) {
 }
 
 func TestSSEStream(t *testing.T) {
-	s, port := startServer(t)
+	s, port, _ := startServer(t)
 	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/api/v1/events", port), nil)
 	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+s.Token())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -336,18 +360,20 @@ func TestRunWritesAndRemovesRuntimeJSON(t *testing.T) {
 		t.Errorf("runtime.json mode = %v, want 0600", fi.Mode().Perm())
 	}
 	disk, err := client.ReadInfo(home)
-	if err != nil || disk.Port != in.Port || disk.PID != os.Getpid() || disk.Version != "v-test" || len(disk.Token) != 64 {
+	if err != nil || disk.Port != in.Port || disk.PID != os.Getpid() || disk.Version != "v-test" || len(disk.Token) != 64 ||
+		disk.Socket != client.SocketPath(home) {
 		t.Errorf("runtime.json = %+v, %v", disk, err)
 	}
-	// A second runtime for the same home refuses to start.
+	// A second runtime for the same home refuses to start, naming the
+	// first one.
 	err = New(Config{Home: home}).Run(context.Background(), 0, nil)
 	var already *ErrAlreadyRunning
-	if !errors.As(err, &already) || already.Info.Port != in.Port {
-		t.Errorf("second Run = %v, want ErrAlreadyRunning", err)
+	if !errors.As(err, &already) || already.PID != os.Getpid() {
+		t.Errorf("second Run = %v, want ErrAlreadyRunning with pid %d", err, os.Getpid())
 	}
-	// Discovery finds it through runtime.json.
+	// Discovery finds it on the home's socket.
 	c, err := client.Discover(context.Background(), home, client.Options{})
-	if err != nil || c.Base() != fmt.Sprintf("http://127.0.0.1:%d", in.Port) {
+	if err != nil || c.Ping(context.Background()) != nil {
 		t.Errorf("Discover = %v, %v", c, err)
 	}
 	cancel()
@@ -356,6 +382,9 @@ func TestRunWritesAndRemovesRuntimeJSON(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("runtime.json still there after shutdown: %v", err)
+	}
+	if _, err := os.Stat(client.SocketPath(home)); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there after shutdown: %v", err)
 	}
 }
 
@@ -377,5 +406,133 @@ func TestDiscoverIgnoresForeignServer(t *testing.T) {
 	c := client.New(ln.Addr().(*net.TCPAddr).Port, "", client.Options{})
 	if err := c.Ping(context.Background()); !errors.Is(err, client.ErrNotClawd) {
 		t.Errorf("Ping(foreign) = %v, want ErrNotClawd", err)
+	}
+}
+
+// TestRunOneAtATime: eight runtimes of one clawd home started together:
+// exactly one runs, every other says which pid does.
+func TestRunOneAtATime(t *testing.T) {
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 8
+	type outcome struct {
+		err   error
+		ready bool
+	}
+	results := make(chan outcome, 2*n)
+	start := make(chan struct{})
+	for range n {
+		go func() {
+			<-start
+			err := New(Config{Home: home, Version: "test"}).Run(ctx, 0, func(client.Info) { results <- outcome{ready: true} })
+			results <- outcome{err: err}
+		}()
+	}
+	close(start)
+	ready, refused := 0, 0
+	for ready+refused < n {
+		o := <-results
+		var already *ErrAlreadyRunning
+		switch {
+		case o.ready:
+			ready++
+		case errors.As(o.err, &already):
+			refused++
+			if already.PID != os.Getpid() || !strings.Contains(o.err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+				t.Errorf("refusal = %v, want it to name pid %d", o.err, os.Getpid())
+			}
+		default:
+			t.Fatalf("Run = %v, want it to serve or be refused", o.err)
+		}
+	}
+	if ready != 1 || refused != n-1 {
+		t.Fatalf("%d runtimes serve and %d were refused, want 1 and %d", ready, refused, n-1)
+	}
+	cancel()
+	if o := <-results; o.err != nil {
+		t.Errorf("the runtime that served: %v", o.err)
+	}
+	// Once it stopped, the home is free again.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- New(Config{Home: home}).Run(ctx2, 0, func(client.Info) { cancel2() }) }()
+	if err := <-done; err != nil {
+		t.Errorf("Run after the first stopped = %v", err)
+	}
+}
+
+// TestRunTightensHome: a clawd home others may enter is made 0700 before
+// runtime.json and the socket go into it.
+func TestRunTightensHome(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Chmod(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var logs strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	done := make(chan error, 1)
+	go func() { done <- New(Config{Home: home, Logger: log}).Run(ctx, 0, func(client.Info) { cancel() }) }()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o700 {
+		t.Errorf("home mode = %v after Run, want 0700", fi.Mode().Perm())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "made it 0700") {
+		t.Errorf("Run did not say it tightened the home:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRunLongHome: a clawd home whose socket path would not fit a socket
+// address gets its socket in the short per-user folder, which runtime.json
+// names and clients find from the home alone.
+func TestRunLongHome(t *testing.T) {
+	home := filepath.Join(t.TempDir(), strings.Repeat("long-folder-name-", 8))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan client.Info, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- New(Config{Home: home, Version: "test"}).Run(ctx, 0, func(in client.Info) { ready <- in })
+	}()
+	var in client.Info
+	select {
+	case in = <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
+	if len(filepath.Join(home, client.SocketName)) <= 103 || in.Socket == filepath.Join(home, client.SocketName) || len(in.Socket) > 103 {
+		t.Errorf("socket = %s for a %d-byte home, want a short path outside it", in.Socket, len(home))
+	}
+	fi, err := os.Stat(filepath.Dir(in.Socket))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket folder %s: %v, %v; want mode 0700", filepath.Dir(in.Socket), fi, err)
+	}
+	c, err := client.Discover(context.Background(), home, client.Options{})
+	if err != nil {
+		t.Fatalf("Discover(long home) = %v", err)
+	}
+	if err := c.Ping(context.Background()); err != nil {
+		t.Errorf("Ping = %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if _, err := os.Stat(in.Socket); !os.IsNotExist(err) {
+		t.Errorf("socket %s still there after shutdown: %v", in.Socket, err)
 	}
 }

@@ -13,6 +13,21 @@ import (
 // line, or an SSE comment) so both ends notice a dead connection.
 const streamHeartbeat = 15 * time.Second
 
+// Stream limits. A subscriber costs a goroutine, a connection and a queue
+// of up to 4096 records; publishing to it costs ingest a channel send per
+// record. The person's own clients (`clawd events`, `clawd permissions
+// --wait`, a dashboard) need a handful.
+const (
+	// maxStreams caps the event and permission streams open at once;
+	// one more is refused with 503.
+	maxStreams = 64
+	// DefaultStreamWriteTimeout is how long a write to a subscriber may
+	// wait (Config.StreamWriteTimeout): one that stopped reading is
+	// dropped then. A slow one that reads is told what it missed
+	// ("stream.lagged") instead.
+	DefaultStreamWriteTimeout = 5 * time.Second
+)
+
 // stream writes the lines of one bus subscription to a client until it
 // goes away or the runtime stops: newline-delimited JSON by default,
 // Server-Sent Events when the client accepts text/event-stream. initial
@@ -22,13 +37,25 @@ const streamHeartbeat = 15 * time.Second
 // subscribe runs after the response headers are out; it returns the
 // subscription and the initial lines, taken under whatever lock keeps them
 // consistent with the bus.
+//
+// At most maxStreams run at once. Every write has Config.StreamWriteTimeout
+// to complete: a subscriber that stopped reading is dropped, its
+// connection closed; publishing never waits for it (see bus).
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey string,
 	subscribe func() (*subscriber, [][]byte)) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming unsupported")
+	if s.streams.Add(1) > maxStreams {
+		s.streams.Add(-1)
+		// Hang up too: a refused client would otherwise keep a
+		// connection slot (see maxSocketConns) for its keep-alive.
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many streams open (%d): close one", maxStreams))
 		return
 	}
+	defer s.streams.Add(-1)
+	rc := http.NewResponseController(w)
+	// The stream is held open: no read deadline of the request may end it.
+	rc.SetReadDeadline(time.Time{})
+	flush := rc.Flush
 	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	if sse {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -41,6 +68,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 
 	sub, initial := subscribe()
 	defer b.unsubscribe(sub)
+	// Writes go to net/http's buffer; when it fills, it goes out under
+	// the deadline set at the start of the batch.
+	deadline := func() { rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout)) }
 	write := func(line []byte) error {
 		var err error
 		if sse {
@@ -50,12 +80,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 		}
 		return err
 	}
+	dropped := func(err error) {
+		s.log.Info("stream subscriber dropped", "path", r.URL.Path, "err", err)
+	}
+	deadline()
 	for _, line := range initial {
-		if write(line) != nil {
+		if err := write(line); err != nil {
+			dropped(err)
 			return
 		}
 	}
-	fl.Flush()
+	if err := flush(); err != nil {
+		dropped(err)
+		return
+	}
 
 	heartbeat := time.NewTicker(streamHeartbeat)
 	defer heartbeat.Stop()
@@ -70,32 +108,44 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 			if sse {
 				hb = ": ping\n\n"
 			}
+			deadline()
 			if _, err := io.WriteString(w, hb); err != nil {
+				dropped(err)
 				return
 			}
-			fl.Flush()
+			if err := flush(); err != nil {
+				dropped(err)
+				return
+			}
 		case line := <-sub.ch:
+			deadline()
 			if n := b.takeDropped(sub); n > 0 {
 				lag, _ := json.Marshal(map[string]any{lagKey: "stream.lagged", "dropped": n})
-				if write(lag) != nil {
+				if err := write(lag); err != nil {
+					dropped(err)
 					return
 				}
 			}
-			if write(line) != nil {
+			if err := write(line); err != nil {
+				dropped(err)
 				return
 			}
 			// Drain what is already queued before flushing once.
 			for more := true; more; {
 				select {
 				case line = <-sub.ch:
-					if write(line) != nil {
+					if err := write(line); err != nil {
+						dropped(err)
 						return
 					}
 				default:
 					more = false
 				}
 			}
-			fl.Flush()
+			if err := flush(); err != nil {
+				dropped(err)
+				return
+			}
 		}
 	}
 }

@@ -154,7 +154,8 @@ type Result struct {
 	// closed, the person answered in clawd).
 	PendingKey string
 	// Evicted is the session dropped to make room for this one when
-	// MaxSessions were already tracked.
+	// MaxSessions were already tracked: never one with an open request.
+	// When every tracked session has one, the event is Ignored instead.
 	Evicted *Session
 }
 
@@ -281,7 +282,10 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		if ends {
 			return m.ignored(k, nil, now)
 		}
-		s, res.Evicted = m.create(k, now)
+		if s, res.Evicted = m.create(k, now); s == nil {
+			// Every tracked session waits for the person: no room.
+			return m.ignored(k, nil, now)
+		}
 	}
 
 	s.touch(&e, now)
@@ -494,14 +498,22 @@ func (m *Machine) HasPending(k Key, pendingKey string) bool {
 	return s != nil && s.hasPending(pendingKey)
 }
 
+// create tracks a new session k. At MaxSessions it first evicts the
+// least recently active session that waits for nobody: a session with an
+// open permission request or question is never evicted, so a flood of new
+// sessions cannot drop a request the person is about to answer. When
+// every session waits, there is no room and create returns nil.
 func (m *Machine) create(k Key, now time.Time) (*session, *Session) {
 	var evicted *Session
 	if len(m.list) >= m.opts.MaxSessions {
 		var victim *session
 		for _, s := range m.list {
-			if victim == nil || lessRecent(s, victim) {
+			if len(s.pending) == 0 && (victim == nil || lessRecent(s, victim)) {
 				victim = s
 			}
+		}
+		if victim == nil {
+			return nil, nil
 		}
 		snap := victim.snapshot(now)
 		evicted = &snap
@@ -515,7 +527,7 @@ func (m *Machine) create(k Key, now time.Time) (*session, *Session) {
 }
 
 // lessRecent reports whether a should be evicted before b: headless
-// sessions first (nobody watches them), then the least recently updated.
+// sessions first (nobody watches them), then the least recently active.
 func lessRecent(a, b *session) bool {
 	if a.snap.Headless != b.snap.Headless {
 		return a.snap.Headless

@@ -657,6 +657,73 @@ func TestEviction(t *testing.T) {
 	}
 }
 
+// TestEvictionSparesPending: a flood of 300 new sessions past the 256
+// cap (anyone who can post events can send it in milliseconds) never
+// evicts a session that waits for the person, even the least recently
+// active and a headless one; the others go least recently active first.
+func TestEvictionSparesPending(t *testing.T) {
+	m := New(Options{})
+	max := DefaultOptions().MaxSessions
+	m.Apply(ev(agents.KindSessionStart, inSession("waiting")), t0)
+	m.Apply(ev(agents.KindPermissionRequest, inSession("waiting"), tool("Bash", "", "h1")), t0)
+	m.Apply(ev(agents.KindSessionStart, inSession("waiting-headless"), headless), t0)
+	m.Apply(ev(agents.KindQuestion, inSession("waiting-headless"), headless, tool("AskUserQuestion", "", "h2")), t0)
+	m.Apply(ev(agents.KindSessionStart, inSession("asked")), t0)
+	m.Apply(ev(agents.KindNotification, inSession("asked"), notif("permission_prompt")), t0)
+	m.Apply(ev(agents.KindSessionStart, inSession("busy")), t0.Add(time.Second))
+	var evicted []string
+	for i := range 300 {
+		at := t0.Add(2*time.Second + time.Duration(i)*time.Millisecond)
+		if i == 150 {
+			// The busy session stays active during the flood.
+			m.Apply(ev(agents.KindToolStart, inSession("busy")), at)
+		}
+		r := m.Apply(ev(agents.KindSessionStart, inSession(fmt.Sprintf("flood-%03d", i))), at)
+		if r.Ignored {
+			t.Fatalf("Apply(flood-%03d) ignored with free room to make", i)
+		}
+		if r.Evicted != nil {
+			evicted = append(evicted, r.Evicted.ID)
+		}
+	}
+	if m.Len() != max {
+		t.Fatalf("Len() = %d after the flood, want the cap %d", m.Len(), max)
+	}
+	for _, id := range []string{"waiting", "waiting-headless", "asked", "busy"} {
+		if _, ok := m.Session(Key{"claude", id}); !ok {
+			t.Errorf("session %s was evicted by the flood (evicted: %v)", id, evicted)
+		}
+	}
+	// The oldest flood sessions went first, in order.
+	for i, id := range evicted {
+		if want := fmt.Sprintf("flood-%03d", i); id != want {
+			t.Fatalf("eviction %d took %s, want %s (least recently active first)", i, id, want)
+		}
+	}
+}
+
+// TestEvictionAllPending: when every tracked session waits for the person
+// there is nothing to evict, and a new session is not tracked: the cap
+// holds.
+func TestEvictionAllPending(t *testing.T) {
+	m := New(Options{MaxSessions: 2})
+	for _, id := range []string{"a", "b"} {
+		m.Apply(ev(agents.KindPermissionRequest, inSession(id), tool("Bash", "", "h")), t0)
+	}
+	r := m.Apply(ev(agents.KindSessionStart, inSession("c")), t0.Add(time.Second))
+	if !r.Ignored || r.Evicted != nil || m.Len() != 2 {
+		t.Fatalf("Apply(c) = ignored %v, evicted %+v, %d sessions; want ignored, none evicted, 2", r.Ignored, r.Evicted, m.Len())
+	}
+	if _, ok := m.Session(Key{"claude", "c"}); ok {
+		t.Error("session c is tracked past the cap")
+	}
+	// Once one is answered, it can make room again.
+	m.Apply(ev(agents.KindTurnEnd, inSession("a")), t0.Add(2*time.Second))
+	if r := m.Apply(ev(agents.KindSessionStart, inSession("c")), t0.Add(3*time.Second)); r.Ignored || r.Evicted == nil || r.Evicted.ID != "a" {
+		t.Errorf("Apply(c) after a's turn ended = ignored %v, evicted %+v; want a evicted", r.Ignored, r.Evicted)
+	}
+}
+
 func TestSessionsOrder(t *testing.T) {
 	m := New(Options{})
 	m.Apply(ev(agents.KindSessionStart, inSession("idle-old")), t0)

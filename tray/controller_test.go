@@ -3,7 +3,7 @@ package tray
 import (
 	"context"
 	"encoding/json"
-	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -65,10 +65,10 @@ func hasKey(m Menu, key string) bool {
 	return ok
 }
 
-// trayEnv is a runtime serving on loopback with a controller following it.
+// trayEnv is a runtime serving on its socket with a controller following it.
 type trayEnv struct {
 	srv     *runtime.Server
-	port    int
+	sock    string
 	ui      *recordUI
 	clicks  chan string
 	quit    chan struct{}
@@ -79,14 +79,14 @@ func startTray(t *testing.T) *trayEnv {
 	t.Helper()
 	env := &trayEnv{ui: newRecordUI(), clicks: make(chan string), quit: make(chan struct{}, 1), focused: make(chan focus.Target, 4)}
 	env.srv = runtime.New(runtime.Config{Home: t.TempDir(), Alive: func(int) bool { return true }})
-	ln, err := runtime.Listen(0)
+	env.sock = filepath.Join(t.TempDir(), "clawd.sock")
+	ln, err := runtime.ListenSocket(env.sock, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.port = ln.Addr().(*net.TCPAddr).Port
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { env.srv.Serve(ctx, ln) })
+	wg.Go(func() { env.srv.Serve(ctx, nil, ln) })
 	c := newController(Options{
 		Runtime: env.srv,
 		Quit:    func() { env.quit <- struct{}{} },
@@ -115,7 +115,7 @@ func (env *trayEnv) ask(t *testing.T, sid, command string) <-chan client.Answer 
 	})
 	ch := make(chan client.Answer, 1)
 	go func() {
-		a, err := client.AskPermission(context.Background(), env.port, "", body)
+		a, err := client.AskPermission(context.Background(), env.sock, body)
 		if err != nil {
 			t.Errorf("AskPermission: %v", err)
 		}

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/icons"
@@ -141,7 +141,7 @@ func Build(v View) Menu {
 		m.Items = append(m.Items, Item{
 			Key:     "session:" + s.Agent + "/" + s.SessionID,
 			Label:   sessionLabel(s, v.Now),
-			Tooltip: s.Cwd,
+			Tooltip: text.Line(s.Cwd, 0),
 			Enabled: true,
 			Action:  Action{Kind: ActFocus, Session: r},
 		})
@@ -226,7 +226,7 @@ func requestItem(p client.PermissionView, r SessionRef) Item {
 	if where != "" {
 		label += " — " + where
 	}
-	it := Item{Key: key, Label: clip(label), Tooltip: p.Summary, Enabled: true}
+	it := Item{Key: key, Label: clip(label), Tooltip: text.Line(p.Summary, 0), Enabled: true}
 	decide := func(sub, label string, d client.DecisionBody) Item {
 		d.Via = "tray"
 		return Item{Key: key + ":" + sub, Label: clip(label), Enabled: true,
@@ -354,13 +354,9 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxLabel {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:maxLabel-1])) + "…"
-}
+// clip is a menu label: one line by internal/text's policy, at most
+// maxLabel characters.
+func clip(s string) string { return text.Line(s, maxLabel) }
 
 // Tooltip is the one-line summary: "2 working, 1 needs you".
 func Tooltip(v View) string {

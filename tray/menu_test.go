@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/icons"
@@ -335,5 +336,42 @@ func TestRequestSummary(t *testing.T) {
 		if got := RequestSummary(client.PermissionView{Tool: tt.tool, Summary: tt.summary}); got != tt.want {
 			t.Errorf("RequestSummary(%q, %q) = %q, want %q", tt.tool, tt.summary, got, tt.want)
 		}
+	}
+}
+
+// TestBuildLabelsInert: a session's title, folder, tool and a request's
+// summary, suggestions and options reach the menu as one line each,
+// without control or format characters.
+func TestBuildLabelsInert(t *testing.T) {
+	evil := "\u202eevil\u2066\x1b[2J\u200b\nline"
+	v := View{Now: t0,
+		Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.Title, s.Tool, s.Pending = evil, evil, 1 }),
+			sess("codex", "s2", "working", 0, func(s *client.SessionView) { s.Cwd, s.Tool = "/tmp/"+evil, evil }),
+		}},
+		Pending: []client.PermissionView{
+			perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) {
+				p.Tool, p.Summary, p.Suggestions = evil, evil, []string{evil}
+			}),
+			perm("q1", "claude", "s1", client.KindQuestion, func(p *client.PermissionView) { p.Summary, p.Options = evil, []string{evil} }),
+		},
+	}
+	var walk func([]Item)
+	walk = func(items []Item) {
+		for _, it := range items {
+			for _, s := range []string{it.Label, it.Tooltip} {
+				for _, r := range s {
+					if r != ' ' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r)) {
+						t.Errorf("item %s: %q holds %U", it.Key, s, r)
+					}
+				}
+			}
+			walk(it.Children)
+		}
+	}
+	m := Build(v)
+	walk(m.Items)
+	if !strings.Contains(strings.Join(outline(m.Items, 0), "\n"), "evil[2J line") {
+		t.Errorf("the labels lost the text around what was dropped:\n%s", strings.Join(outline(m.Items, 0), "\n"))
 	}
 }

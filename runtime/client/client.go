@@ -16,23 +16,25 @@ import (
 	"github.com/clawdhq/clawd/agents"
 )
 
-// ErrNotRunning means no clawd runtime answered: no runtime.json and no
-// clawd on the port range, or nothing listening where they point.
+// ErrNotRunning means no clawd runtime answered: nothing listens on the
+// clawd home's socket.
 var ErrNotRunning = errors.New("clawd is not running")
 
-// Client talks to one runtime.
+// Client talks to one runtime: over its socket (NewSocket, Discover), as
+// hooks, the CLI and the tray do, or over its loopback TCP port with the
+// API token from runtime.json (New), as a browser-side client would.
 type Client struct {
 	base  string
 	token string
 	hc    *http.Client
 }
 
-// Options tunes Discover.
+// Options tunes a Client.
 type Options struct {
-	// DialTimeout bounds each TCP connect; loopback refuses at once, so it
-	// only matters for a wedged machine.
+	// DialTimeout bounds each connect; a socket nobody listens on refuses
+	// at once, so it only matters for a wedged machine.
 	DialTimeout time.Duration
-	// ProbeTimeout bounds each identity probe of the fallback port scan.
+	// ProbeTimeout bounds Discover's health check.
 	ProbeTimeout time.Duration
 }
 
@@ -46,70 +48,62 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func newHTTPClient(o Options) *http.Client {
-	d := &net.Dialer{Timeout: o.DialTimeout}
+func newHTTPClient(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		DialContext:         d.DialContext,
+		DialContext:         dial,
 		Proxy:               nil, // loopback only: never through a proxy
 		MaxIdleConnsPerHost: 4,
 		DisableCompression:  true,
 	}}
 }
 
-// New returns a client for a runtime on 127.0.0.1:port.
+// New returns a client for a runtime's TCP port on 127.0.0.1. Every
+// /api/v1 route there needs the API token; event and permission-request
+// posts are refused there whatever the token (they go over the socket).
 func New(port int, token string, o Options) *Client {
+	d := &net.Dialer{Timeout: o.withDefaults().DialTimeout}
 	return &Client{
 		base:  "http://127.0.0.1:" + strconv.Itoa(port),
 		token: token,
-		hc:    newHTTPClient(o.withDefaults()),
+		hc:    newHTTPClient(d.DialContext),
 	}
 }
 
-// Candidate is one place a runtime may be: the port from runtime.json first,
-// then the fixed range. Verified is false until a request got clawd's
-// identity header back.
-type Candidate struct {
-	Port  int
-	Token string
-	// FromInfo marks the port read from runtime.json. Ports of the range
-	// must prove they are clawd (Ping) before anything is sent to them.
-	FromInfo bool
+// NewSocket returns a client for the runtime listening on the socket at
+// sock (SocketPath). Every connection checks the socket's folder and the
+// listening process's user first (see dialSocket); no token is sent.
+func NewSocket(sock string, o Options) *Client {
+	o = o.withDefaults()
+	return &Client{
+		base: "http://" + socketHost,
+		hc: newHTTPClient(func(ctx context.Context, _, _ string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
+			defer cancel()
+			return dialSocket(ctx, sock)
+		}),
+	}
 }
 
-// Candidates lists where to look for the runtime, runtime.json's port first.
-func Candidates(home string) []Candidate {
-	var out []Candidate
-	seen := map[int]bool{}
-	if in, err := ReadInfo(home); err == nil {
-		out = append(out, Candidate{Port: in.Port, Token: in.Token, FromInfo: true})
-		seen[in.Port] = true
-	}
-	for _, p := range Ports {
-		if !seen[p] {
-			out = append(out, Candidate{Port: p})
-		}
-	}
-	return out
-}
-
-// Discover finds a running runtime: runtime.json's port if it answers with
-// clawd's identity, else the first port of the range that does.
+// Discover finds the runtime of the clawd home on its socket and checks
+// that it answers as clawd. It never looks anywhere else: a hook or the
+// CLI talks to this user's runtime or to nobody. The error wraps
+// ErrNotRunning when nothing listens, ErrNotOurs when the socket or the
+// process behind it is not this user's.
 func Discover(ctx context.Context, home string, o Options) (*Client, error) {
 	o = o.withDefaults()
-	hc := newHTTPClient(o)
-	for _, c := range Candidates(home) {
-		cl := &Client{base: "http://127.0.0.1:" + strconv.Itoa(c.Port), token: c.Token, hc: hc}
-		pctx, cancel := context.WithTimeout(ctx, o.ProbeTimeout)
-		err := cl.Ping(pctx)
-		cancel()
-		if err == nil {
-			return cl, nil
-		}
+	c := NewSocket(SocketPath(home), o)
+	pctx, cancel := context.WithTimeout(ctx, o.ProbeTimeout)
+	defer cancel()
+	if err := c.Ping(pctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if errors.Is(err, ErrNotOurs) || errors.Is(err, ErrNotRunning) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", ErrNotRunning, err)
 	}
-	return nil, ErrNotRunning
+	return c, nil
 }
 
 // Base returns the runtime's base URL.

@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"time"
 )
 
-// The hook process talks to the runtime with one hand-written HTTP/1.1
-// request per event: a single request needs none of net/http's pooling,
+// The hook process talks to the runtime's socket with one hand-written
+// HTTP/1.1 request per event: a single request needs none of net/http's pooling,
 // and the hook's whole run is on the agent's critical path. Two flavours:
 //
 //   - Quick: a plain blocking socket with a deadline. It never starts Go's
@@ -28,20 +27,20 @@ import (
 // matters.
 const maxResponseHead = 4 << 10
 
-// Quick sends one request to a runtime on 127.0.0.1:port and reads the
+// Quick sends one request to the runtime's socket at sock and reads the
 // status line and headers, all before deadline.
-func Quick(method string, port int, token, path string, body []byte, deadline time.Time) error {
-	head, err := roundTrip(port, buildRequest(method, port, token, path, body), deadline)
+func Quick(method, sock, path string, body []byte, deadline time.Time) error {
+	head, err := roundTrip(sock, buildRequest(method, path, body), deadline)
 	if err != nil {
 		return err
 	}
 	return checkResponseHead(head)
 }
 
-// FastPost sends one JSON POST over a fresh connection, cancellable by ctx.
-func FastPost(ctx context.Context, port int, token, path string, body []byte) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+// FastPost sends one JSON POST to the runtime's socket at sock over a
+// fresh connection, cancellable by ctx.
+func FastPost(ctx context.Context, sock, path string, body []byte) error {
+	conn, err := dialSocket(ctx, sock)
 	if err != nil {
 		return err
 	}
@@ -51,7 +50,7 @@ func FastPost(ctx context.Context, port int, token, path string, body []byte) er
 	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	if _, err := conn.Write(buildRequest("POST", port, token, path, body)); err != nil {
+	if _, err := conn.Write(buildRequest("POST", path, body)); err != nil {
 		return ctxErr(ctx, err)
 	}
 	head, err := readHead(conn.Read)
@@ -61,15 +60,18 @@ func FastPost(ctx context.Context, port int, token, path string, body []byte) er
 	return checkResponseHead(head)
 }
 
-func buildRequest(method string, port int, token, path string, body []byte) []byte {
+// socketHost is the Host header of requests over the socket, which has no
+// host name of its own.
+const socketHost = "clawd"
+
+// buildRequest is one whole HTTP/1.1 request to the runtime's socket. It
+// carries no token: the socket's peer check is what lets it in.
+func buildRequest(method, path string, body []byte) []byte {
 	var req bytes.Buffer
 	req.Grow(len(body) + 256)
-	req.WriteString(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + strconv.Itoa(port) + "\r\nConnection: close\r\n")
+	req.WriteString(method + " " + path + " HTTP/1.1\r\nHost: " + socketHost + "\r\nConnection: close\r\n")
 	if body != nil {
 		req.WriteString("Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n")
-	}
-	if token != "" {
-		req.WriteString("Authorization: Bearer " + token + "\r\n")
 	}
 	req.WriteString("\r\n")
 	req.Write(body)

@@ -15,19 +15,26 @@ import (
 	"github.com/clawdhq/clawd/internal/atomicfile"
 )
 
-// Ports is the range the runtime listens on: the first free one wins.
+// Ports is the range the runtime's TCP listener takes the first free port
+// of (for the original app's POST /state and browser-side clients; hooks
+// and the CLI use the socket).
 var Ports = []int{23333, 23334, 23335, 23336, 23337}
 
-// IdentityHeader is set on every runtime response, so a client never
-// mistakes another local server for clawd.
+// IdentityHeader is set on every runtime response. It proves nothing (any
+// server can send it): it only keeps a client from reading a stray server
+// as clawd. Who is at the other end of the socket is checked by peer
+// credentials (see dialSocket).
 const IdentityHeader = "X-Clawd-Server"
 
 // IdentityValue is the IdentityHeader's value.
 const IdentityValue = "clawd"
 
-// Info is runtime.json: how clients reach the running runtime.
+// Info is runtime.json: how clients reach the running runtime. Hooks and
+// the CLI do not read it: they compute Socket from the clawd home
+// (SocketPath). Port and Token are for TCP clients.
 type Info struct {
 	Port      int       `json:"port"`
+	Socket    string    `json:"socket"`
 	PID       int       `json:"pid"`
 	Version   string    `json:"version"`
 	Token     string    `json:"token"`
@@ -59,6 +66,7 @@ func ReadInfo(home string) (Info, error) {
 	in := Info{
 		Port:    int(r.Get("port").Int()),
 		PID:     int(r.Get("pid").Int()),
+		Socket:  r.Get("socket").String(),
 		Version: r.Get("version").String(),
 		Token:   r.Get("token").String(),
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"time"
 )
 
@@ -27,41 +26,63 @@ const MaxAnswerBody = 64 << 10
 // an Answer.
 var ErrBadAnswer = errors.New("bad answer to the permission request")
 
-// AskPermission registers a permission request with the runtime on
-// 127.0.0.1:port and waits for its Answer, over one fresh connection held
+// The runtime acknowledges a registered request at once (its response
+// headers) and keeps a heartbeat on the held response (a newline every
+// second, PermissionHeartbeat) until it sends the answer. A hook that gets
+// no acknowledgement, or loses the heartbeat, is talking to a runtime that
+// is stopped or wedged: it answers "no decision" at once, and the agent's
+// own prompt takes over, instead of holding the agent for its whole wait.
+var (
+	// AckTimeout is how long AskPermission waits for the runtime to
+	// acknowledge a request.
+	AckTimeout = time.Second
+	// HeartbeatLoss is how long AskPermission waits for the next byte of
+	// a held response: three heartbeats.
+	HeartbeatLoss = 3 * time.Second
+)
+
+// Errors of AskPermission for a runtime that stopped answering.
+var (
+	ErrNoAck         = errors.New("the runtime did not acknowledge the permission request")
+	ErrHeartbeatLost = errors.New("the runtime's heartbeat stopped")
+)
+
+// AskPermission registers a permission request with the runtime on its
+// socket at sock and waits for its Answer, over one fresh connection held
 // open until the runtime answers. The hook calls it for blocking events;
 // ending ctx (the agent's SIGTERM, or the hook's own wait) closes the
 // connection, which withdraws the request on the runtime's side.
 //
 // It returns ErrNotClawd when the server does not identify as clawd, an
 // *APIError for a non-2xx answer, ErrBadAnswer for a body that is not an
-// Answer and context.DeadlineExceeded when ctx's deadline passed first.
-func AskPermission(ctx context.Context, port int, token string, body []byte) (Answer, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+// Answer, ErrNoAck or ErrHeartbeatLost for a runtime that stopped
+// answering, and context.DeadlineExceeded when ctx's deadline passed first.
+func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error) {
+	conn, err := dialSocket(ctx, sock)
 	if err != nil {
 		return Answer{}, err
 	}
 	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	if _, err := conn.Write(buildRequest("POST", port, token, "/api/v1/permissions", body)); err != nil {
-		return Answer{}, waitErr(ctx, err)
+	end, _ := ctx.Deadline()
+	dr := &deadlineReader{conn: conn, end: end, within: AckTimeout}
+	conn.SetWriteDeadline(dr.deadline())
+	if _, err := conn.Write(buildRequest("POST", "/api/v1/permissions", body)); err != nil {
+		return Answer{}, waitErr(ctx, err, ErrNoAck)
 	}
-	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 4<<10), nil)
+	resp, err := http.ReadResponse(bufio.NewReaderSize(dr, 4<<10), nil)
 	if err != nil {
-		return Answer{}, waitErr(ctx, err)
+		return Answer{}, waitErr(ctx, err, ErrNoAck)
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get(IdentityHeader) != IdentityValue {
 		return Answer{}, ErrNotClawd
 	}
+	dr.within = HeartbeatLoss
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBody+1))
 	if err != nil {
-		return Answer{}, waitErr(ctx, err)
+		return Answer{}, waitErr(ctx, err, ErrHeartbeatLost)
 	}
 	if resp.StatusCode/100 != 2 {
 		return Answer{}, &APIError{Status: resp.StatusCode, Message: errorMessage(b)}
@@ -69,6 +90,8 @@ func AskPermission(ctx context.Context, port int, token string, body []byte) (An
 	if len(b) > MaxAnswerBody {
 		return Answer{}, fmt.Errorf("%w: larger than %d bytes", ErrBadAnswer, MaxAnswerBody)
 	}
+	// The heartbeats are the newlines before the answer, which
+	// json.Unmarshal skips as whitespace.
 	var a Answer
 	if err := json.Unmarshal(b, &a); err != nil {
 		return Answer{}, fmt.Errorf("%w: %v", ErrBadAnswer, err)
@@ -76,15 +99,41 @@ func AskPermission(ctx context.Context, port int, token string, body []byte) (An
 	return a, nil
 }
 
-// waitErr is ctxErr that also reports the connection's own deadline (set
-// from ctx's, which may fire a moment sooner than ctx's timer) as
-// context.DeadlineExceeded.
-func waitErr(ctx context.Context, err error) error {
+// deadlineReader reads conn with a deadline of within from each read
+// (but never past end, ctx's deadline): the acknowledgement must come
+// within AckTimeout, each heartbeat within HeartbeatLoss.
+type deadlineReader struct {
+	conn   net.Conn
+	end    time.Time
+	within time.Duration
+}
+
+func (d *deadlineReader) deadline() time.Time {
+	t := time.Now().Add(d.within)
+	if !d.end.IsZero() && d.end.Before(t) {
+		return d.end
+	}
+	return t
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	d.conn.SetReadDeadline(d.deadline())
+	return d.conn.Read(p)
+}
+
+// waitErr is ctxErr that also reports the connection's own deadline: as
+// context.DeadlineExceeded when it was ctx's (which may fire a moment
+// sooner than ctx's timer), else as silent, the error of a runtime that
+// stopped answering.
+func waitErr(ctx context.Context, err error, silent error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if dl, ok := ctx.Deadline(); ok && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(dl) {
-		return context.DeadlineExceeded
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+			return context.DeadlineExceeded
+		}
+		return silent
 	}
 	return err
 }

@@ -8,13 +8,16 @@ import (
 )
 
 // The permission API. A hook registers a request with
-// POST /api/v1/permissions and the runtime holds that request open until
-// the person decides, the request times out or is withdrawn; closing the
-// connection (the agent killed the hook because the person answered in the
-// terminal) withdraws it. Everything else under /api/v1/permissions needs
-// the API token from runtime.json (Authorization: Bearer <token>).
+// POST /api/v1/permissions over the runtime's socket (never over TCP), and
+// the runtime acknowledges it at once (the response headers) and holds the
+// response open, with a heartbeat newline every second, until the person
+// decides, the request times out or is withdrawn; the Answer is the last
+// line. Closing the connection (the agent killed the hook because the
+// person answered in the terminal) withdraws it. The other routes are
+// served on the socket as they are and on TCP with the API token from
+// runtime.json (Authorization: Bearer <token>).
 //
-//	POST /api/v1/permissions                 RequestBody -> Answer (held open)
+//	POST /api/v1/permissions                 RequestBody -> heartbeats, Answer (held open)
 //	GET  /api/v1/permissions                 -> []PermissionView (pending only)
 //	GET  /api/v1/permissions/{id}            -> PermissionDetail
 //	POST /api/v1/permissions/{id}/decision   DecisionBody -> PermissionView

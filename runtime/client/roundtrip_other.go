@@ -3,15 +3,16 @@
 package client
 
 import (
-	"net"
-	"strconv"
+	"context"
 	"time"
 )
 
-// roundTrip sends req to 127.0.0.1:port and returns the response head,
-// all before deadline.
-func roundTrip(port int, req []byte, deadline time.Time) ([]byte, error) {
-	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Until(deadline))
+// roundTrip sends req to the runtime's socket at sock and returns the
+// response head, all before deadline.
+func roundTrip(sock string, req []byte, deadline time.Time) ([]byte, error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	conn, err := dialSocket(ctx, sock)
 	if err != nil {
 		return nil, err
 	}

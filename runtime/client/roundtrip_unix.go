@@ -4,18 +4,26 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"syscall"
 	"time"
+
+	"github.com/clawdhq/clawd/internal/peercred"
 )
 
-// roundTrip sends req to 127.0.0.1:port over a blocking socket whose send
-// and receive timeouts end at deadline, and returns the response head.
-func roundTrip(port int, req []byte, deadline time.Time) ([]byte, error) {
+// roundTrip sends req to the runtime's socket at sock over a blocking
+// socket whose send and receive timeouts end at deadline, and returns the
+// response head. The socket's folder and the listening process's user are
+// checked before req goes out.
+func roundTrip(sock string, req []byte, deadline time.Time) ([]byte, error) {
 	left := time.Until(deadline)
 	if left <= 0 {
 		return nil, errTimeout
 	}
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err := checkSocketDir(sock); err != nil {
+		return nil, err
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -29,9 +37,15 @@ func roundTrip(port int, req []byte, deadline time.Time) ([]byte, error) {
 	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
 		return nil, err
 	}
-	sa := &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
+	sa := &syscall.SockaddrUnix{Name: sock}
 	if err := retryEINTR(func() error { return syscall.Connect(fd, sa) }); err != nil {
+		if notListening(err) {
+			return nil, fmt.Errorf("%w: connect %s: %v", ErrNotRunning, sock, err)
+		}
 		return nil, timeoutErr(err)
+	}
+	if err := checkPeerUID(peercred.FD(fd)); err != nil {
+		return nil, err
 	}
 	for len(req) > 0 {
 		var n int

@@ -9,8 +9,9 @@ package notify
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 // Kind is what happened in a session. Its values are the names of the
@@ -120,33 +121,14 @@ func folderName(dir string) string {
 	return d
 }
 
-// oneLine turns control characters and runs of spaces into one space, so
-// a title or detail cannot add lines to the popup.
-func oneLine(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// oneLine keeps a title or detail to one line by internal/text's policy,
+// so it cannot add lines to the popup or reorder its text.
+func oneLine(s string) string { return text.Line(s, 0) }
 
 // clip shortens s to at most n characters, marking the cut with "…".
 func clip(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+	return text.Line(s, n)
 }

@@ -352,6 +352,10 @@ func TestText(t *testing.T) {
 		{Occurrence{Kind: Permission, Detail: "Bash: npm test"}, "An agent needs you", "Bash: npm test"},
 		{Occurrence{Kind: Permission, AgentName: "Claude\nCode", Title: "two\nlines\tand  spaces", Detail: " x \r\n y "}, "Claude Code needs you", "two lines and spaces — x y"},
 		{Occurrence{Kind: Done, AgentName: "Claude Code", Cwd: "/"}, "Claude Code finished", "/"},
+		// Nothing in a payload reorders or hides the popup's text.
+		{Occurrence{Kind: Permission, AgentName: "Claude\u202eCode", Title: "\u202eevil\u200b.exe\u2066", Detail: "Bash\x1b[2J: rm"},
+			"ClaudeCode needs you", "evil.exe — Bash[2J: rm"},
+		{Occurrence{Kind: Done, AgentName: "Claude Code", Cwd: "/tmp/\u2067dir\u2069"}, "Claude Code finished", "dir"},
 		{Occurrence{Kind: Done, AgentName: "Claude Code"}, "Claude Code finished", ""},
 		{Occurrence{Kind: Permission, AgentName: "Claude Code", Title: long, Detail: "Bash: ls"},
 			"Claude Code needs you", strings.TrimSpace(long[:79]) + "… — Bash: ls"},
