@@ -1,8 +1,11 @@
 package agents
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -90,9 +93,12 @@ var Claude = &Agent{
 		// TaskCreated/TaskCompleted/TeammateIdle (agent teams; not fired by
 		// 2.1.328's default tools, shapes unverified).
 	},
-	Decode:     decodeClaude,
-	NoDecision: claudeNoDecision,
-	Render:     claudeRender,
+	Decode:          decodeClaude,
+	DecodeTruncated: decodeClaudeTruncated,
+	Describe:        claudeDescribe,
+	BypassModes:     claudeBypassModes,
+	NoDecision:      claudeNoDecision,
+	Render:          claudeRender,
 }
 
 // claudeStateTimeout bounds a non-blocking hook on Claude's side. The hook
@@ -172,11 +178,11 @@ func decodeClaude(payload []byte, hookEvent string, env Env, now time.Time) (Eve
 	return decodeClaudeOpts(payload, hookEvent, env, now, false)
 }
 
-// DecodeClaudeTruncated decodes the start of a payload that was cut at the
+// decodeClaudeTruncated decodes the start of a payload that was cut at the
 // hook's stdin cap. gjson reads the fields that precede the cut (Claude
 // writes session_id, cwd, hook_event_name and tool_name before the bulky
 // tool_input), so the session still shows what is happening.
-func DecodeClaudeTruncated(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+func decodeClaudeTruncated(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error) {
 	return decodeClaudeOpts(prefix, hookEvent, env, now, true)
 }
 
@@ -234,6 +240,7 @@ func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, trunca
 		})
 	case KindNotification:
 		e.NotificationType = str("notification_type", MaxWordLen)
+		e.Notice = cmp.Or(claudeNotices[e.NotificationType], NoticeOther)
 	case KindTurnEnd, KindSubagentStop:
 		get("background_tasks").ForEach(func(_, t gjson.Result) bool {
 			// A stopping subagent lists itself as still running.
@@ -282,3 +289,165 @@ func claudeNoDecision(hookEvent string) []byte {
 }
 
 const claudeID = "claude"
+
+// claudePlanTool is the tool through which Claude asks to leave plan
+// mode: a plan to approve, not a permission.
+const claudePlanTool = "ExitPlanMode"
+
+// claudeBypassModes are the permission modes in which Claude Code fires
+// PermissionRequest and then proceeds by itself (the original's PR #865).
+var claudeBypassModes = []string{"bypassPermissions", "auto"}
+
+// claudeDescribe says what a Claude Code PermissionRequest or elicitation
+// asks: AskUserQuestion and elicitations are questions, ExitPlanMode is a
+// plan; the summary is the part of the tool input a person decides on.
+func claudeDescribe(ev Event, payload []byte, cut bool) Request {
+	r := hookRequest(ev, payload, cut)
+	if ev.ToolName == claudePlanTool {
+		r.Kind = RequestPlan
+	}
+	r.Summary = claudeSummary(ev.ToolName, r.ToolInput)
+	if ev.ToolName == claudeQuestionTool {
+		r.Options = claudeQuestionOptions(r.ToolInput)
+	}
+	for _, s := range r.Suggestions {
+		r.SuggestionLabels = append(r.SuggestionLabels, claudeSuggestionLabel(s))
+	}
+	return r
+}
+
+// claudeSummary is the field of a Claude tool's input a person decides
+// on; "" for other tools (MCP ones included), which the runtime sums up by
+// their first string.
+func claudeSummary(tool string, in json.RawMessage) string {
+	switch tool {
+	case "Bash":
+		return inputString(in, "command")
+	case "Edit", "Write", "Read", "NotebookEdit", "MultiEdit":
+		if s := inputString(in, "file_path"); s != "" {
+			return s
+		}
+		return inputString(in, "notebook_path")
+	case "Glob", "Grep":
+		return inputString(in, "pattern")
+	case "WebFetch":
+		return inputString(in, "url")
+	case "WebSearch":
+		return inputString(in, "query")
+	case claudeQuestionTool:
+		return gjson.GetBytes(in, "questions.0.question").String()
+	case claudePlanTool:
+		return inputString(in, "plan")
+	}
+	return ""
+}
+
+// claudeQuestionOptions lists the option labels of an AskUserQuestion
+// call, each prefixed with its question's header when it asks several.
+func claudeQuestionOptions(in json.RawMessage) []string {
+	var q struct {
+		Questions []struct {
+			Header  string `json:"header"`
+			Options []struct {
+				Label string `json:"label"`
+			} `json:"options"`
+		} `json:"questions"`
+	}
+	if json.Unmarshal(in, &q) != nil {
+		return nil
+	}
+	var out []string
+	for _, qq := range q.Questions {
+		for _, o := range qq.Options {
+			label := o.Label
+			if len(q.Questions) > 1 && qq.Header != "" {
+				label = qq.Header + ": " + label
+			}
+			if label != "" && len(out) < maxOptions {
+				out = append(out, label)
+			}
+		}
+	}
+	return out
+}
+
+// claudeSuggestion is the part of a permission_suggestions entry a label
+// names.
+type claudeSuggestion struct {
+	Type        string   `json:"type"`
+	Mode        string   `json:"mode"`
+	Destination string   `json:"destination"`
+	Behavior    string   `json:"behavior"`
+	Directories []string `json:"directories"`
+	Rules       []struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent"`
+	} `json:"rules"`
+}
+
+// claudeSuggestionLabel names an offered permission update for a button:
+// "Always allow Bash(npm test:*)", "Auto-accept edits this session".
+func claudeSuggestionLabel(raw json.RawMessage) string {
+	var s claudeSuggestion
+	if json.Unmarshal(raw, &s) != nil {
+		return "Apply suggestion"
+	}
+	scope := ""
+	if s.Destination == "session" {
+		scope = " this session"
+	}
+	switch s.Type {
+	case "setMode":
+		switch s.Mode {
+		case "acceptEdits":
+			return "Auto-accept edits" + scope
+		case "plan":
+			return "Switch to plan mode" + scope
+		case "bypassPermissions":
+			return "Bypass permissions" + scope
+		case "default":
+			return "Ask again for everything" + scope
+		}
+		return "Switch to " + s.Mode + " mode" + scope
+	case "addRules", "replaceRules":
+		verb := "Always allow"
+		switch s.Behavior {
+		case "deny":
+			verb = "Always deny"
+		case "ask":
+			verb = "Always ask for"
+		}
+		rules := make([]string, 0, len(s.Rules))
+		for _, r := range s.Rules {
+			if r.RuleContent == "" {
+				rules = append(rules, r.ToolName)
+			} else {
+				rules = append(rules, r.ToolName+"("+r.RuleContent+")")
+			}
+		}
+		if len(rules) == 0 {
+			return verb
+		}
+		return verb + " " + strings.Join(rules, ", ")
+	case "addDirectories":
+		return "Allow access to " + strings.Join(s.Directories, ", ")
+	case "removeRules":
+		return "Remove rules"
+	case "removeDirectories":
+		return "Remove access to " + strings.Join(s.Directories, ", ")
+	}
+	if s.Type == "" {
+		return "Apply suggestion"
+	}
+	return "Apply " + s.Type
+}
+
+// claudeNotices maps Claude Code's notification_type words to clawd's.
+var claudeNotices = map[string]Notice{
+	"permission_prompt":      NoticeDialog,
+	"idle_prompt":            NoticeIdle,
+	"elicitation_dialog":     NoticeQuestion,
+	"elicitation_url_dialog": NoticeQuestion,
+	"elicitation_response":   NoticeAnswered,
+	"elicitation_complete":   NoticeAnswered,
+}

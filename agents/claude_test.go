@@ -176,10 +176,10 @@ func TestDecodeClaudeFields(t *testing.T) {
 		{"PreModelSwitch.json", Event{Kind: KindModelSwitch, Source: "command"}},
 		{"ConfigChange.json", Event{Kind: KindConfigChange, Source: "user_settings"}},
 		{"DirectoryAdded.json", Event{Kind: KindDirectoryAdd, Source: "slash_command"}},
-		{"Notification.permission_prompt.json", Event{Kind: KindNotification, NotificationType: "permission_prompt"}},
-		{"Notification.idle_prompt.json", Event{Kind: KindNotification, NotificationType: "idle_prompt"}},
-		{"Notification.elicitation_dialog.json", Event{Kind: KindNotification, NotificationType: "elicitation_dialog"}},
-		{"Notification.elicitation_response.json", Event{Kind: KindNotification, NotificationType: "elicitation_response"}},
+		{"Notification.permission_prompt.json", Event{Kind: KindNotification, NotificationType: "permission_prompt", Notice: NoticeDialog}},
+		{"Notification.idle_prompt.json", Event{Kind: KindNotification, NotificationType: "idle_prompt", Notice: NoticeIdle}},
+		{"Notification.elicitation_dialog.json", Event{Kind: KindNotification, NotificationType: "elicitation_dialog", Notice: NoticeQuestion}},
+		{"Notification.elicitation_response.json", Event{Kind: KindNotification, NotificationType: "elicitation_response", Notice: NoticeAnswered}},
 		{"StopFailure.json", Event{Kind: KindTurnFailure, ErrorKind: "unknown"}},
 		{"Stop.json", Event{Kind: KindTurnEnd}},
 		{"UserPromptSubmit.json", Event{Kind: KindPromptSubmit, Title: "CAPTURE_ALL please", TitleSource: TitleFromPrompt}},
@@ -574,15 +574,15 @@ func TestDecodeClaudeTruncated(t *testing.T) {
 	sid := "5e550000-0000-4000-8000-000000000001"
 
 	// Cut inside the big input: everything before it is there.
-	e, err := DecodeClaudeTruncated([]byte(full[:1024]), "PermissionRequest", noEnv, now)
+	e, err := Claude.DecodeTruncated([]byte(full[:1024]), "PermissionRequest", noEnv, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.SessionID != sid || e.Kind != KindPermissionRequest || e.ToolName != "Bash" || !e.Truncated {
-		t.Errorf("DecodeClaudeTruncated(1 KiB) = session %q kind %v tool %q truncated %v", e.SessionID, e.Kind, e.ToolName, e.Truncated)
+		t.Errorf("Claude.DecodeTruncated(1 KiB) = session %q kind %v tool %q truncated %v", e.SessionID, e.Kind, e.ToolName, e.Truncated)
 	}
 	if e.InputHash != "" {
-		t.Errorf("DecodeClaudeTruncated hashed a cut input: %q", e.InputHash)
+		t.Errorf("Claude.DecodeTruncated hashed a cut input: %q", e.InputHash)
 	}
 	if _, err := Claude.Decode([]byte(full[:1024]), "PermissionRequest", noEnv, now); !errors.Is(err, ErrNotJSON) {
 		t.Errorf("Decode(cut payload) error = %v, want ErrNotJSON", err)
@@ -593,20 +593,20 @@ func TestDecodeClaudeTruncated(t *testing.T) {
 	// there, the kind comes from the event name on the command line, and
 	// tool_name (byte ~340) is beyond the cut. The hook's real cap is
 	// megabytes, far past these fields.
-	e, err = DecodeClaudeTruncated([]byte(full[:300]), "PermissionRequest", noEnv, now)
+	e, err = Claude.DecodeTruncated([]byte(full[:300]), "PermissionRequest", noEnv, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.SessionID != sid || e.Kind != KindPermissionRequest || !e.Truncated {
-		t.Errorf("DecodeClaudeTruncated(300 bytes) = session %q kind %v truncated %v", e.SessionID, e.Kind, e.Truncated)
+		t.Errorf("Claude.DecodeTruncated(300 bytes) = session %q kind %v truncated %v", e.SessionID, e.Kind, e.Truncated)
 	}
 	if e.ToolName != "" {
-		t.Errorf("DecodeClaudeTruncated(300 bytes) tool = %q, want none: a cut value is never half-read", e.ToolName)
+		t.Errorf("Claude.DecodeTruncated(300 bytes) tool = %q, want none: a cut value is never half-read", e.ToolName)
 	}
 	// No value is read half: a cut inside tool_name gives no tool name.
 	j := strings.Index(full, `"tool_name":"Bash"`) + len(`"tool_name":"Ba`)
-	if e, _ := DecodeClaudeTruncated([]byte(full[:j]), "PermissionRequest", noEnv, now); e.ToolName != "" {
-		t.Errorf("DecodeClaudeTruncated(cut in tool_name) tool = %q, want none", e.ToolName)
+	if e, _ := Claude.DecodeTruncated([]byte(full[:j]), "PermissionRequest", noEnv, now); e.ToolName != "" {
+		t.Errorf("Claude.DecodeTruncated(cut in tool_name) tool = %q, want none", e.ToolName)
 	}
 }
 
@@ -795,5 +795,78 @@ func TestClaudeRegistry(t *testing.T) {
 		if got := Claude.NoDecision(ev); len(got) != 0 {
 			t.Errorf("NoDecision(%s) = %q, want nothing", ev, got)
 		}
+	}
+}
+
+// TestClaudeDescribe: what a Claude permission request asks, as a person
+// reads it: its kind, the summary of each tool's input, a question's
+// options, the "always" rules offered, and a preview of a large input.
+func TestClaudeDescribe(t *testing.T) {
+	perm := func(tool string) Event {
+		return Event{Agent: claudeID, Kind: KindPermissionRequest, ToolName: tool}
+	}
+	question := Event{Agent: claudeID, Kind: KindQuestion, ToolName: "AskUserQuestion"}
+	cases := []struct {
+		ev      Event
+		payload string
+		kind    RequestKind
+		summary string
+		options []string
+	}{
+		{perm("Bash"), `{"tool_input":{"description":"run tests","command":"go test ./..."}}`, RequestPermission, "go test ./...", nil},
+		{perm("Edit"), `{"tool_input":{"file_path":"/src/main.go","old_string":"a","new_string":"b"}}`, RequestPermission, "/src/main.go", nil},
+		{perm("Read"), `{"tool_input":{"file_path":"/etc/hosts"}}`, RequestPermission, "/etc/hosts", nil},
+		{perm("NotebookEdit"), `{"tool_input":{"notebook_path":"/n.ipynb"}}`, RequestPermission, "/n.ipynb", nil},
+		{perm("Grep"), `{"tool_input":{"path":"/src","pattern":"TODO"}}`, RequestPermission, "TODO", nil},
+		{perm("WebFetch"), `{"tool_input":{"prompt":"summarize","url":"https://go.dev"}}`, RequestPermission, "https://go.dev", nil},
+		{perm("WebSearch"), `{"tool_input":{"query":"go generics"}}`, RequestPermission, "go generics", nil},
+		{perm("mcp__github__create_issue"), `{"tool_input":{"repo":"clawdhq/clawd"}}`, RequestPermission, "", nil},
+		{perm("ExitPlanMode"), `{"tool_input":{"plan":"1. Add\n2. Test"}}`, RequestPlan, "1. Add\n2. Test", nil},
+		{question, `{"tool_input":{"questions":[{"question":"Which color?","header":"Color","options":[{"label":"Red","description":"warm"},{"label":"Blue"}]}]}}`,
+			RequestQuestion, "Which color?", []string{"Red", "Blue"}},
+		{question, `{"tool_input":{"questions":[{"question":"A?","header":"First","options":[{"label":"x"}]},{"question":"B?","header":"Second","options":[{"label":"y"}]}]}}`,
+			RequestQuestion, "A?", []string{"First: x", "Second: y"}},
+	}
+	for _, c := range cases {
+		r := Claude.Describe(c.ev, []byte(c.payload), false)
+		if r.Kind != c.kind || r.Summary != c.summary || !slices.Equal(r.Options, c.options) {
+			t.Errorf("Describe(%s, %s) = kind %q, summary %q, options %q; want %q, %q, %q",
+				c.ev.ToolName, c.payload, r.Kind, r.Summary, r.Options, c.kind, c.summary, c.options)
+		}
+	}
+
+	elicitation := Event{Agent: claudeID, Kind: KindQuestion, ToolName: "github"}
+	if r := Claude.Describe(elicitation, []byte(`{"message":"Pick a repository"}`), false); r.Kind != RequestQuestion || r.Message != "Pick a repository" {
+		t.Errorf("Describe(elicitation) = %+v", r)
+	}
+
+	big := `{"tool_input":{"file_path":"/big","content":"` + strings.Repeat("x", MaxRequestInput) + `"}}`
+	r := Claude.Describe(perm("Write"), []byte(big), false)
+	if !r.InputTruncated || len(r.ToolInput) > MaxRequestInput+16 || r.Summary != "" {
+		t.Errorf("Describe(large Write) = truncated %v, %d bytes of input, summary %q; want a preview", r.InputTruncated, len(r.ToolInput), r.Summary)
+	}
+}
+
+func TestClaudeSuggestionLabels(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"type":"setMode","mode":"acceptEdits","destination":"session"}`, "Auto-accept edits this session"},
+		{`{"type":"setMode","mode":"acceptEdits","destination":"localSettings"}`, "Auto-accept edits"},
+		{`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test"}],"behavior":"allow","destination":"localSettings"}`, "Always allow Bash(npm test)"},
+		{`{"type":"addRules","rules":[{"toolName":"WebFetch"}],"behavior":"allow"}`, "Always allow WebFetch"},
+		{`{"type":"addRules","rules":[{"toolName":"Bash"}],"behavior":"deny"}`, "Always deny Bash"},
+		{`{"type":"addDirectories","directories":["/home/me/lib"],"destination":"session"}`, "Allow access to /home/me/lib"},
+		{`{"type":"setMode","mode":"plan"}`, "Switch to plan mode"},
+		{`{"type":"somethingNew"}`, "Apply somethingNew"},
+		{`42`, "Apply suggestion"},
+	}
+	for _, c := range cases {
+		if got := claudeSuggestionLabel(json.RawMessage(c.in)); got != c.want {
+			t.Errorf("claudeSuggestionLabel(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	payload := `{"tool_input":{"command":"ls"},"permission_suggestions":[` + cases[0].in + `,` + cases[2].in + `]}`
+	r := Claude.Describe(Event{Agent: claudeID, Kind: KindPermissionRequest, ToolName: "Bash"}, []byte(payload), false)
+	if len(r.Suggestions) != 2 || !slices.Equal(r.SuggestionLabels, []string{cases[0].want, cases[2].want}) {
+		t.Errorf("Describe with suggestions = %d raw, labels %q", len(r.Suggestions), r.SuggestionLabels)
 	}
 }

@@ -60,9 +60,11 @@ var Codex = &Agent{
 		{Event: "SessionEnd", Timeout: codexEndTimeout},
 		{Event: "Interrupt", Timeout: codexEndTimeout},
 	},
-	Decode:     decodeCodex,
-	NoDecision: codexNoDecision,
-	Render:     codexRender,
+	Decode:          decodeCodex,
+	DecodeTruncated: decodeCodexTruncated,
+	Describe:        codexDescribe,
+	NoDecision:      codexNoDecision,
+	Render:          codexRender,
 }
 
 // codexStateTimeout bounds a non-blocking hook on Codex's side. The hook
@@ -123,12 +125,12 @@ func decodeCodex(payload []byte, hookEvent string, env Env, now time.Time) (Even
 	return decodeCodexOpts(payload, hookEvent, now, false)
 }
 
-// DecodeCodexTruncated decodes the start of a payload that was cut at the
+// decodeCodexTruncated decodes the start of a payload that was cut at the
 // hook's stdin cap. Codex writes session_id, agent_id, transcript_path,
 // cwd, hook_event_name and tool_name before the bulky tool_input and
 // tool_response, so the session still shows what is happening; the
 // tool_use_id, written last, is lost.
-func DecodeCodexTruncated(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+func decodeCodexTruncated(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error) {
 	return decodeCodexOpts(prefix, hookEvent, now, true)
 }
 
@@ -177,6 +179,14 @@ func decodeCodexOpts(b []byte, hookEvent string, now time.Time, truncated bool) 
 		}
 	}
 	return e, nil
+}
+
+// codexDescribe says what a Codex PermissionRequest asks: a shell command
+// or a patch, both in the input's "command".
+func codexDescribe(ev Event, payload []byte, cut bool) Request {
+	r := hookRequest(ev, payload, cut)
+	r.Summary = inputString(r.ToolInput, "command")
+	return r
 }
 
 // codexNoDecision prints `{}` for every event. Codex takes `{}` and empty

@@ -423,13 +423,13 @@ func TestDecodeCodexTruncated(t *testing.T) {
 	}
 	full := buf.String()
 	cut := full[:strings.Index(full, `"tool_input":`)+len(`"tool_input":{"command":"echo`)]
-	e, err := DecodeCodexTruncated([]byte(cut), "PostToolUse", noEnv, now)
+	e, err := Codex.DecodeTruncated([]byte(cut), "PostToolUse", noEnv, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.SessionID != codexRoot || e.Kind != KindToolEnd || e.ToolName != "Bash" || e.SubagentID != codexSub ||
 		e.Transcript != codexSubRoll || !e.Truncated || e.InputHash != "" || e.ToolUseID != "" {
-		t.Errorf("DecodeCodexTruncated(cut in tool_input) = %+v", e)
+		t.Errorf("Codex.DecodeTruncated(cut in tool_input) = %+v", e)
 	}
 	if _, err := Codex.Decode([]byte(cut), "PostToolUse", noEnv, now); !errors.Is(err, ErrNotJSON) {
 		t.Errorf("Decode(cut payload) error = %v, want ErrNotJSON", err)

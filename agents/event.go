@@ -73,6 +73,25 @@ func init() {
 // Valid reports whether k is one of the normalized kinds.
 func (k Kind) Valid() bool { return kinds[k] }
 
+// Notice is what an agent's notification means, in clawd's words: the
+// decoders map each agent's own notification types onto these.
+type Notice string
+
+// Notices.
+const (
+	// NoticeDialog: the agent shows a permission dialog.
+	NoticeDialog Notice = "dialog"
+	// NoticeQuestion: the agent shows a question dialog.
+	NoticeQuestion Notice = "question"
+	// NoticeAnswered: a question dialog was answered or closed.
+	NoticeAnswered Notice = "answered"
+	// NoticeIdle: the agent has waited for the next prompt for a while;
+	// nothing runs and no dialog is open.
+	NoticeIdle Notice = "idle"
+	// NoticeOther: anything else worth a glance.
+	NoticeOther Notice = "other"
+)
+
 // TitleSource says where a session title came from. A title from the agent
 // (a rename, an AI title) always wins over one derived from a prompt.
 type TitleSource string
@@ -126,9 +145,11 @@ type Event struct {
 	Source string `json:"source,omitempty"`
 	// Reason is why a session ended (clear, prompt_input_exit, other, ...).
 	Reason string `json:"reason,omitempty"`
-	// NotificationType is the agent's notification kind
-	// (permission_prompt, idle_prompt, elicitation_dialog, ...).
+	// NotificationType is the agent's own word for a notification
+	// (Claude's permission_prompt, idle_prompt, ...), for people and logs;
+	// Notice is what it means, for the state machine.
 	NotificationType string `json:"notification_type,omitempty"`
+	Notice           Notice `json:"notice,omitempty"`
 	// ErrorKind classifies a failed turn (rate_limit, overloaded, ...).
 	ErrorKind string `json:"error_kind,omitempty"`
 	// Action is how a question was answered (accept, decline, cancel).

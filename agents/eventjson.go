@@ -65,6 +65,7 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	dst = appendStringField(dst, `,"source":`, e.Source)
 	dst = appendStringField(dst, `,"reason":`, e.Reason)
 	dst = appendStringField(dst, `,"notification_type":`, e.NotificationType)
+	dst = appendStringField(dst, `,"notice":`, string(e.Notice))
 	dst = appendStringField(dst, `,"error_kind":`, e.ErrorKind)
 	dst = appendStringField(dst, `,"action":`, e.Action)
 	dst = appendStringField(dst, `,"state":`, e.State)

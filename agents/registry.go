@@ -51,6 +51,17 @@ type Agent struct {
 	// Decode turns one hook payload into a normalized event. hookEvent is
 	// the event name given on the command line, if any.
 	Decode func(payload []byte, hookEvent string, env Env, now time.Time) (Event, error)
+	// DecodeTruncated decodes the start of a payload cut at the hook's
+	// stdin cap: the fields before the cut (the ids, the event and the
+	// tool name come first in every agent's payloads).
+	DecodeTruncated func(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error)
+	// Describe says what a blocking event asks a person (see Request);
+	// cut says the payload was cut at the stdin cap.
+	Describe func(ev Event, payload []byte, cut bool) Request
+	// BypassModes are the permission modes in which the agent fires its
+	// permission request and then proceeds without asking: clawd answers
+	// those with no decision at once.
+	BypassModes []string
 	// NoDecision is what the hook prints for an event when clawd has no
 	// decision to give: the agent then carries on as if clawd were absent.
 	NoDecision func(hookEvent string) []byte

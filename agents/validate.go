@@ -59,6 +59,11 @@ func (e *Event) Validate() error {
 	if utf8.RuneCountInString(e.Title) > MaxTitleLen || !utf8.ValidString(e.Title) {
 		return bad("title is longer than %d characters", MaxTitleLen)
 	}
+	switch e.Notice {
+	case "", NoticeDialog, NoticeQuestion, NoticeAnswered, NoticeIdle, NoticeOther:
+	default:
+		return bad("unknown notice %q", clip(string(e.Notice), MaxWordLen))
+	}
 	if e.TitleSource != "" && e.TitleSource != TitleFromAgent && e.TitleSource != TitleFromPrompt {
 		return bad("unknown title_source %q", clip(string(e.TitleSource), MaxWordLen))
 	}

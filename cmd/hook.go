@@ -14,7 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
@@ -130,15 +129,8 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		return
 	}
 	decode := a.Decode
-	if truncated {
-		// Both agents write the ids, the event and the tool name before
-		// the bulky tool input, so a cut payload still says what happens.
-		switch a {
-		case agents.Claude:
-			decode = agents.DecodeClaudeTruncated
-		case agents.Codex:
-			decode = agents.DecodeCodexTruncated
-		}
+	if truncated && a.DecodeTruncated != nil {
+		decode = a.DecodeTruncated
 	}
 	ev, err := decode(payload, o.event, e.getenv, e.now())
 	if err != nil {
@@ -175,15 +167,6 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 // complete JSON value. Tests shorten it.
 var hookStdinWait = 2 * time.Second
 
-// maxPermissionInput caps the tool input sent with a permission request.
-// Past it (a Write of a large file) the runtime gets a preview: the start
-// of the raw input as a JSON string, marked InputTruncated. A large input
-// is never a reason to deny.
-const maxPermissionInput = 256 << 10
-
-// maxPermissionMessage caps an elicitation's question text.
-const maxPermissionMessage = 8 << 10
-
 // permissionWait is how long the hook waits for a decision on a blocking
 // event: the agent's PermissionWait. Tests shorten it.
 var permissionWait = func(a *agents.Agent, hookEvent string) time.Duration {
@@ -210,7 +193,7 @@ func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(permissionRequest(ev, payload, cut, wait))
+	err := enc.Encode(permissionRequest(a, ev, payload, cut, wait))
 	body := buf.Bytes()
 	if err != nil {
 		log().Warn("encode permission request", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
@@ -280,54 +263,15 @@ func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event
 }
 
 // permissionRequest builds what the hook registers with the runtime: the
-// event, the tool's input as the agent sent it (or a preview of it), the
-// agent's offered permission updates verbatim and, for an elicitation, the
-// question text. cut says the payload was cut at the stdin cap, so its
-// tool input is incomplete.
-func permissionRequest(ev agents.Event, payload []byte, cut bool, wait time.Duration) client.RequestBody {
+// event and what the agent says it asks (Agent.Describe: the tool input or
+// a preview of it, the offered "always" rules, a summary). cut says the
+// payload was cut at the stdin cap, so its tool input is incomplete.
+func permissionRequest(a *agents.Agent, ev agents.Event, payload []byte, cut bool, wait time.Duration) client.RequestBody {
 	rb := client.RequestBody{Event: ev, WaitSeconds: int(wait / time.Second)}
-	if in := gjson.GetBytes(payload, "tool_input"); in.Exists() {
-		rb.ToolInput, rb.InputTruncated = inputPreview(in.Raw, cut)
-	}
-	gjson.GetBytes(payload, "permission_suggestions").ForEach(func(_, s gjson.Result) bool {
-		if gjson.Valid(s.Raw) { // a cut payload may end inside one
-			rb.Suggestions = append(rb.Suggestions, json.RawMessage(s.Raw))
-		}
-		return true
-	})
-	if ev.Kind == agents.KindQuestion {
-		if m := gjson.GetBytes(payload, "message"); m.Type == gjson.String {
-			rb.Message = clipUTF8(m.String(), maxPermissionMessage)
-		}
+	if a.Describe != nil {
+		rb.Request = a.Describe(ev, payload, cut)
 	}
 	return rb
-}
-
-// inputPreview returns raw as it is when it is complete and within
-// maxPermissionInput, else a JSON string of its first maxPermissionInput
-// bytes and true.
-func inputPreview(raw string, cut bool) (json.RawMessage, bool) {
-	if !cut && len(raw) <= maxPermissionInput && gjson.Valid(raw) {
-		return json.RawMessage(raw), false
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(clipUTF8(raw, maxPermissionInput)); err != nil {
-		return nil, true
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), true
-}
-
-// clipUTF8 cuts s to at most n bytes, at a rune boundary.
-func clipUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // sendPermission delivers a permission request to the runtime's socket in

@@ -487,12 +487,12 @@ func TestHookPermissionSIGTERM(t *testing.T) {
 	}
 }
 
-// A tool input over maxPermissionInput goes out as a preview marked
+// A tool input over agents.MaxRequestInput goes out as a preview marked
 // input_truncated, and is still decided: size is never a reason to deny.
 func TestHookPermissionOversizeInput(t *testing.T) {
 	shortWait(t, 5*time.Second)
 	f := newFakeRuntime(t, 200, `{"decision":{"behavior":"allow"}}`, 0)
-	big := strings.Repeat(`<a href="x">&</a>`, (maxPermissionInput+1000)/17+1)
+	big := strings.Repeat(`<a href="x">&</a>`, (agents.MaxRequestInput+1000)/17+1)
 	payload := bytes.Replace(fixture(t, "PermissionRequest.json"), []byte(`"echo hello > out.txt"`), []byte(`"`+strings.ReplaceAll(big, `"`, `\"`)+`"`), 1)
 	code, out, _ := runHookOn(t, context.Background(), f.home, payload)
 	if code != 0 || !sameJSON(t, []byte(out), output(t, "PermissionRequest.allow.json")) {
@@ -503,14 +503,14 @@ func TestHookPermissionOversizeInput(t *testing.T) {
 	if err := json.Unmarshal(rb.ToolInput, &preview); err != nil {
 		t.Fatalf("tool_input is not a JSON string preview: %v (%.100s)", err, rb.ToolInput)
 	}
-	if !rb.InputTruncated || len(preview) == 0 || len(preview) > maxPermissionInput ||
+	if !rb.InputTruncated || len(preview) == 0 || len(preview) > agents.MaxRequestInput ||
 		!strings.HasPrefix(preview, "{") || !strings.Contains(preview[:100], `"command": "<a href=\"x\">&`) {
-		t.Errorf("input_truncated %v, preview %d bytes starting %.40q; want true and at most %d bytes of the raw input", rb.InputTruncated, len(preview), preview, maxPermissionInput)
+		t.Errorf("input_truncated %v, preview %d bytes starting %.40q; want true and at most %d bytes of the raw input", rb.InputTruncated, len(preview), preview, agents.MaxRequestInput)
 	}
 	f.mu.Lock()
 	n := len(f.bodies[0])
 	f.mu.Unlock()
-	if n > 2*maxPermissionInput {
+	if n > 2*agents.MaxRequestInput {
 		t.Errorf("request body %d bytes: the preview must stay near its cap (no HTML escaping)", n)
 	}
 }
@@ -521,7 +521,7 @@ func TestPermissionRequestElicitation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb := permissionRequest(ev, payload, false, 90*time.Second)
+	rb := permissionRequest(agents.Claude, ev, payload, false, 90*time.Second)
 	if rb.Message != "Which color do you want?" || rb.WaitSeconds != 90 || rb.ToolInput != nil || rb.Suggestions != nil {
 		t.Errorf("permissionRequest(Elicitation) = %+v", rb)
 	}

@@ -105,7 +105,7 @@ func TestBrowserCannotDriveRuntime(t *testing.T) {
 	reqBody, err := json.Marshal(client.RequestBody{
 		Event: agents.Event{Agent: "claude", Kind: agents.KindPermissionRequest, SessionID: session,
 			Time: time.Now().UTC(), HookEvent: "PermissionRequest", Cwd: w.project, ToolName: "Bash"},
-		ToolInput:   json.RawMessage(`{"command":"rm -rf ~/important"}`),
+		Request:     agents.Request{ToolInput: json.RawMessage(`{"command":"rm -rf ~/important"}`)},
 		WaitSeconds: 600,
 	})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +48,7 @@ const (
 	// maxSummary and maxLabel bound the one-line texts lists show.
 	maxSummary = 120
 	maxLabel   = 80
+	maxOptions = 32
 )
 
 // Headless policies (Config.HeadlessPolicy).
@@ -168,14 +168,19 @@ func (s *Server) immediateReason(e *agents.Event, headless bool) string {
 		return client.ReasonDisabled
 	case s.cfg.Native != nil && s.cfg.Native(e.Agent, s.sessionKind(e)):
 		return client.ReasonNative
-	case e.PermissionMode == "bypassPermissions" || e.PermissionMode == "auto":
-		// Claude Code still fires PermissionRequest in these modes (the
-		// original's PR #865) and then proceeds by itself.
+	case bypasses(e):
 		return client.ReasonBypass
 	case headless && s.perms.policy == HeadlessNone:
 		return client.ReasonHeadless
 	}
 	return ""
+}
+
+// bypasses reports whether e's agent proceeds without asking in e's
+// permission mode, though it fired the request.
+func bypasses(e *agents.Event) bool {
+	a := agents.Lookup(e.Agent)
+	return a != nil && e.PermissionMode != "" && slices.Contains(a.BypassModes, e.PermissionMode)
 }
 
 // resolves reports whether closing a request for reason ends the session's
@@ -458,9 +463,9 @@ wait:
 func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {
 	kind := client.KindPermission
 	switch {
-	case e.Kind == agents.KindQuestion:
+	case e.Kind == agents.KindQuestion || body.Kind == agents.RequestQuestion:
 		kind = client.KindQuestion
-	case e.ToolName == "ExitPlanMode":
+	case body.Kind == agents.RequestPlan:
 		kind = client.KindPlan
 	}
 	return &permRequest{
@@ -473,8 +478,8 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 			Cwd:         res.Session.Cwd,
 			Tool:        e.ToolName,
 			Summary:     summarize(e, body),
-			Suggestions: suggestionLabels(body.Suggestions),
-			Options:     questionOptions(e, body),
+			Suggestions: labels(body.SuggestionLabels, len(body.Suggestions)),
+			Options:     options(body.Options),
 			Headless:    headless,
 			CreatedAt:   now.UTC(),
 			State:       statePending,
@@ -499,43 +504,16 @@ func newPermID() string {
 	return permIDEncoding.EncodeToString(b[:])[:10]
 }
 
-// summarize derives the one line a list shows for a request.
+// summarize is the one line a list shows for a request: the agent's own
+// summary, else a question's text, the first string of the tool input or
+// the hook's message.
 func summarize(e *agents.Event, body *client.RequestBody) string {
-	if e.Kind == agents.KindQuestion && body.Message != "" {
-		return oneLine(body.Message, maxSummary) // an MCP elicitation
-	}
-	in := body.ToolInput
-	var s string
-	switch tool := e.ToolName; {
-	case tool == "Bash":
-		s = jsonString(in, "command")
-	case tool == "Edit" || tool == "Write" || tool == "Read" || tool == "NotebookEdit" || tool == "MultiEdit":
-		s = jsonString(in, "file_path")
-		if s == "" {
-			s = jsonString(in, "notebook_path")
-		}
-	case tool == "Glob" || tool == "Grep":
-		s = jsonString(in, "pattern")
-	case tool == "WebFetch":
-		s = jsonString(in, "url")
-	case tool == "WebSearch":
-		s = jsonString(in, "query")
-	case tool == "AskUserQuestion":
-		var q struct {
-			Questions []struct {
-				Question string `json:"question"`
-			} `json:"questions"`
-		}
-		if json.Unmarshal(in, &q) == nil && len(q.Questions) > 0 {
-			s = q.Questions[0].Question
-		}
-	case tool == "ExitPlanMode":
-		s = jsonString(in, "plan")
+	s := body.Summary
+	if s == "" && e.Kind == agents.KindQuestion {
+		s = body.Message // an MCP elicitation
 	}
 	if s == "" {
-		// mcp__* and anything else: the first string value, in the
-		// input's own order.
-		s = firstString(in)
+		s = firstString(body.ToolInput)
 	}
 	if s == "" {
 		s = body.Message
@@ -543,49 +521,15 @@ func summarize(e *agents.Event, body *client.RequestBody) string {
 	return oneLine(s, maxSummary)
 }
 
-// questionOptions lists the option labels of an AskUserQuestion call, each
-// prefixed with its question's header when it asks several questions.
-func questionOptions(e *agents.Event, body *client.RequestBody) []string {
-	if e.ToolName != "AskUserQuestion" {
-		return nil
-	}
-	var in struct {
-		Questions []struct {
-			Header  string `json:"header"`
-			Options []struct {
-				Label string `json:"label"`
-			} `json:"options"`
-		} `json:"questions"`
-	}
-	if json.Unmarshal(body.ToolInput, &in) != nil {
-		return nil
-	}
+// options are a question's choices as a list shows them.
+func options(in []string) []string {
 	var out []string
-	for _, q := range in.Questions {
-		for _, o := range q.Options {
-			label := oneLine(o.Label, maxSummary)
-			if len(in.Questions) > 1 && q.Header != "" {
-				label = oneLine(q.Header, maxSummary) + ": " + label
-			}
-			if label != "" && len(out) < 32 {
-				out = append(out, label)
-			}
+	for _, o := range in {
+		if l := oneLine(o, maxSummary); l != "" && len(out) < maxOptions {
+			out = append(out, l)
 		}
 	}
 	return out
-}
-
-// jsonString returns the string field name of the JSON object in.
-func jsonString(in json.RawMessage, name string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(in, &m) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(m[name], &s) != nil {
-		return ""
-	}
-	return s
 }
 
 // firstString returns the first top-level string value of a JSON object
@@ -626,92 +570,30 @@ func firstString(in json.RawMessage) string {
 // to n runes.
 func oneLine(s string, n int) string { return text.Line(s, n) }
 
-// suggestion is the part of Claude Code's permission_suggestions entries
-// the labels use.
-type suggestion struct {
-	Type        string   `json:"type"`
-	Mode        string   `json:"mode"`
-	Destination string   `json:"destination"`
-	Behavior    string   `json:"behavior"`
-	Directories []string `json:"directories"`
-	Rules       []struct {
-		ToolName    string `json:"toolName"`
-		RuleContent string `json:"ruleContent"`
-	} `json:"rules"`
-}
-
-// suggestionLabels names each offered suggestion for a button or a menu,
-// in order: `clawd permissions always ID N` picks the Nth. Equal labels
-// get a number, never dropped, so N keeps pointing at the raw suggestion.
-func suggestionLabels(raw []json.RawMessage) []string {
-	labels := make([]string, 0, len(raw))
+// labels names each of n offered suggestions for a button or a menu, in
+// order: `clawd permissions always ID N` picks the Nth. A missing label
+// reads "Apply suggestion N"; equal labels get a number, never dropped, so
+// N keeps pointing at the raw suggestion.
+func labels(given []string, n int) []string {
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
 	seen := map[string]int{}
-	for _, r := range raw {
-		l := oneLine(suggestionLabel(r), maxLabel)
+	for i := range n {
+		l := ""
+		if i < len(given) {
+			l = oneLine(given[i], maxLabel)
+		}
+		if l == "" {
+			l = fmt.Sprintf("Apply suggestion %d", i+1)
+		}
 		if seen[l]++; seen[l] > 1 {
 			l = fmt.Sprintf("%s (%d)", l, seen[l])
 		}
-		labels = append(labels, l)
+		out = append(out, l)
 	}
-	if len(labels) == 0 {
-		return nil
-	}
-	return labels
-}
-
-func suggestionLabel(raw json.RawMessage) string {
-	var s suggestion
-	if json.Unmarshal(raw, &s) != nil {
-		return "Apply suggestion"
-	}
-	scope := ""
-	if s.Destination == "session" {
-		scope = " this session"
-	}
-	switch s.Type {
-	case "setMode":
-		switch s.Mode {
-		case "acceptEdits":
-			return "Auto-accept edits" + scope
-		case "plan":
-			return "Switch to plan mode" + scope
-		case "bypassPermissions":
-			return "Bypass permissions" + scope
-		case "default":
-			return "Ask again for everything" + scope
-		}
-		return "Switch to " + s.Mode + " mode" + scope
-	case "addRules", "replaceRules":
-		verb := "Always allow"
-		switch s.Behavior {
-		case "deny":
-			verb = "Always deny"
-		case "ask":
-			verb = "Always ask for"
-		}
-		rules := make([]string, 0, len(s.Rules))
-		for _, r := range s.Rules {
-			if r.RuleContent == "" {
-				rules = append(rules, r.ToolName)
-			} else {
-				rules = append(rules, r.ToolName+"("+r.RuleContent+")")
-			}
-		}
-		if len(rules) == 0 {
-			return verb
-		}
-		return verb + " " + strings.Join(rules, ", ")
-	case "addDirectories":
-		return "Allow access to " + strings.Join(s.Directories, ", ")
-	case "removeRules":
-		return "Remove rules"
-	case "removeDirectories":
-		return "Remove access to " + strings.Join(s.Directories, ", ")
-	}
-	if s.Type == "" {
-		return "Apply suggestion"
-	}
-	return "Apply " + s.Type
+	return out
 }
 
 // Permissions returns the pending requests, oldest first.

@@ -268,7 +268,13 @@ func permEvent(sid, tool, hash string) agents.Event {
 
 func bashRequest(sid, hash, command string) client.RequestBody {
 	in, _ := json.Marshal(map[string]string{"command": command, "description": "run it"})
-	return client.RequestBody{Event: permEvent(sid, "Bash", hash), ToolInput: in, WaitSeconds: 3595}
+	return hookBody(permEvent(sid, "Bash", hash), `{"tool_input":`+string(in)+`}`)
+}
+
+// hookBody is what Claude Code's hook registers for e whose payload is
+// payload: the request as agents.Claude describes it.
+func hookBody(e agents.Event, payload string) client.RequestBody {
+	return client.RequestBody{Event: e, Request: agents.Claude.Describe(e, []byte(payload), false), WaitSeconds: 3595}
 }
 
 func sessionState(t *testing.T, s *Server, sid string) string {
@@ -309,8 +315,8 @@ func TestPermissionDecisions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env := startPerm(t, nil)
 			st := env.follow(t)
-			body := bashRequest("s1", "h1", "npm test")
-			body.Suggestions = []json.RawMessage{json.RawMessage(setModeSuggestion), json.RawMessage(ruleSuggestion)}
+			body := hookBody(permEvent("s1", "Bash", "h1"), `{"tool_input":{"command":"npm test"},"permission_suggestions":[`+
+				setModeSuggestion+`,`+ruleSuggestion+`]}`)
 			res := env.hook(body)
 			added := st.next(t, "added", 5*time.Second)
 			p := added.Permission
@@ -592,7 +598,7 @@ func TestPermissionKinds(t *testing.T) {
 	qin := `{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres"},{"label":"SQLite"}],"multiSelect":false}]}`
 	qe := permEvent("s1", "AskUserQuestion", "hq")
 	qe.Kind = agents.KindQuestion
-	qres := env.hook(client.RequestBody{Event: qe, ToolInput: json.RawMessage(qin), WaitSeconds: 3595})
+	qres := env.hook(hookBody(qe, `{"tool_input":`+qin+`}`))
 	q := st.next(t, "added", 5*time.Second).Permission
 	if q.Kind != client.KindQuestion || q.Summary != "Which database?" {
 		t.Errorf("question = %+v", q)
@@ -619,13 +625,12 @@ func TestPermissionKinds(t *testing.T) {
 
 	me := permEvent("s1", "github", "")
 	me.Kind = agents.KindQuestion
-	env.hook(client.RequestBody{Event: me, Message: "Pick a\nrepository", WaitSeconds: 3595})
+	env.hook(hookBody(me, `{"message":"Pick a\nrepository"}`))
 	if m := st.next(t, "added", 5*time.Second).Permission; m.Kind != client.KindQuestion || m.Summary != "Pick a repository" {
 		t.Errorf("elicitation = %+v", m)
 	}
 
-	pres := env.hook(client.RequestBody{Event: permEvent("s2", "ExitPlanMode", "hp"),
-		ToolInput: json.RawMessage(`{"plan":"1. Add the broker\n2. Test it"}`), WaitSeconds: 3595})
+	pres := env.hook(hookBody(permEvent("s2", "ExitPlanMode", "hp"), `{"tool_input":{"plan":"1. Add the broker\n2. Test it"}}`))
 	p := st.next(t, "added", 5*time.Second).Permission
 	if p.Kind != client.KindPlan || p.Summary != "1. Add the broker 2. Test it" {
 		t.Errorf("plan = %+v", p)
@@ -768,7 +773,7 @@ func TestPermissionLargeInput(t *testing.T) {
 
 	huge := strings.Repeat("x", maxPermissionBody)
 	in, _ := json.Marshal(map[string]string{"file_path": "/tmp/p/big.txt", "content": huge})
-	body := client.RequestBody{Event: permEvent("s1", "Write", "hbig"), ToolInput: in, WaitSeconds: 3595}
+	body := client.RequestBody{Event: permEvent("s1", "Write", "hbig"), Request: agents.Request{ToolInput: in}, WaitSeconds: 3595}
 	r := wait(t, env.hook(body))
 	if r.code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversize request = %d %s, want 413", r.code, r.raw)
@@ -776,6 +781,7 @@ func TestPermissionLargeInput(t *testing.T) {
 
 	preview, _ := json.Marshal(map[string]string{"file_path": "/tmp/p/big.txt", "content": huge[:4096] + "…"})
 	body.ToolInput, body.InputTruncated = preview, true
+	body.Summary = "/tmp/p/big.txt"
 	res := env.hook(body)
 	p := st.next(t, "added", 5*time.Second).Permission
 	if p.Summary != "/tmp/p/big.txt" {
@@ -800,60 +806,60 @@ func TestPermissionShutdown(t *testing.T) {
 	}
 }
 
+// TestSummarize: the line a list shows is the agent's summary, else the
+// question's text, the first string of the input or the message, always
+// one line of at most maxSummary runes through the text policy.
 func TestSummarize(t *testing.T) {
 	cases := []struct {
-		tool, input, message string
-		want                 string
+		kind                    agents.Kind
+		summary, input, message string
+		want                    string
 	}{
-		{"Bash", `{"command":"go test ./...","description":"run tests"}`, "", "go test ./..."},
-		{"Bash", `{"command":"echo a\n\techo b\u001b[31m"}`, "", "echo a echo b[31m"},
-		{"Edit", `{"file_path":"/src/main.go","old_string":"a","new_string":"b"}`, "", "/src/main.go"},
-		{"Read", `{"file_path":"/etc/hosts"}`, "", "/etc/hosts"},
-		{"NotebookEdit", `{"notebook_path":"/n.ipynb"}`, "", "/n.ipynb"},
-		{"Grep", `{"path":"/src","pattern":"TODO"}`, "", "TODO"},
-		{"WebFetch", `{"prompt":"summarize","url":"https://go.dev"}`, "", "https://go.dev"},
-		{"mcp__github__create_issue", `{"count":3,"repo":"clawdhq/clawd","title":"x"}`, "", "clawdhq/clawd"},
-		{"AskUserQuestion", `{"questions":[{"question":"Which one?"},{"question":"And?"}]}`, "", "Which one?"},
-		{"Write", `"{\"file_path\":\"/cut"`, "", `{"file_path":"/cut`},
-		{"Bash", `{"command":"` + strings.Repeat("a", 200) + `"}`, "", strings.Repeat("a", 119) + "…"},
-		{"Unknown", ``, "", ""},
+		{agents.KindPermissionRequest, "go test ./...", `{"command":"go test ./..."}`, "", "go test ./..."},
+		{agents.KindPermissionRequest, "echo a\n\techo b\u001b[31m\u202e", "", "", "echo a echo b[31m"},
+		{agents.KindPermissionRequest, "", `{"count":3,"repo":"clawdhq/clawd","title":"x"}`, "", "clawdhq/clawd"},
+		{agents.KindPermissionRequest, "", `"{\"file_path\":\"/cut"`, "", `{"file_path":"/cut`},
+		{agents.KindPermissionRequest, "", `{"n":1}`, "from the hook", "from the hook"},
+		{agents.KindQuestion, "", `{"a":"input"}`, "Pick one", "Pick one"},
+		{agents.KindPermissionRequest, strings.Repeat("a", 200), "", "", strings.Repeat("a", 119) + "…"},
+		{agents.KindPermissionRequest, "", ``, "", ""},
 	}
 	for _, c := range cases {
-		e := agents.Event{Kind: agents.KindPermissionRequest, ToolName: c.tool}
-		got := summarize(&e, &client.RequestBody{ToolInput: json.RawMessage(c.input), Message: c.message})
-		if got != c.want {
-			t.Errorf("summarize(%s, %s) = %q, want %q", c.tool, c.input, got, c.want)
+		e := agents.Event{Kind: c.kind}
+		body := client.RequestBody{Request: agents.Request{Summary: c.summary, ToolInput: json.RawMessage(c.input), Message: c.message}}
+		if got := summarize(&e, &body); got != c.want {
+			t.Errorf("summarize(%q, %s, %q) = %q, want %q", c.summary, c.input, c.message, got, c.want)
 		}
 	}
 }
 
-func TestSuggestionLabels(t *testing.T) {
-	raw := func(ss ...string) []json.RawMessage {
-		out := make([]json.RawMessage, len(ss))
-		for i, s := range ss {
-			out[i] = json.RawMessage(s)
-		}
-		return out
-	}
+// TestLabels: every offered suggestion gets a label, in order, unique and
+// one line; options are clipped and capped.
+func TestLabels(t *testing.T) {
 	cases := []struct {
-		in   []json.RawMessage
-		want []string
+		given []string
+		n     int
+		want  []string
 	}{
-		{raw(setModeSuggestion), []string{"Auto-accept edits this session"}},
-		{raw(`{"type":"setMode","mode":"acceptEdits","destination":"localSettings"}`), []string{"Auto-accept edits"}},
-		{raw(ruleSuggestion), []string{"Always allow Bash(npm test)"}},
-		{raw(`{"type":"addRules","rules":[{"toolName":"WebFetch"}],"behavior":"allow"}`), []string{"Always allow WebFetch"}},
-		{raw(`{"type":"addDirectories","directories":["/home/me/lib"],"destination":"session"}`), []string{"Allow access to /home/me/lib"}},
-		{raw(ruleSuggestion, ruleSuggestion), []string{"Always allow Bash(npm test)", "Always allow Bash(npm test) (2)"}},
-		{raw(`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"` + strings.Repeat("y", 100) + `"}]}`),
-			[]string{"Always allow Bash(" + strings.Repeat("y", 61) + "…"}},
-		{raw(`42`), []string{"Apply suggestion"}},
-		{nil, nil},
+		{[]string{"Always allow Bash(npm test)"}, 1, []string{"Always allow Bash(npm test)"}},
+		{[]string{"Always allow X", "Always allow X"}, 2, []string{"Always allow X", "Always allow X (2)"}},
+		{nil, 2, []string{"Apply suggestion 1", "Apply suggestion 2"}},
+		{[]string{"a\u202eb"}, 1, []string{"ab"}},
+		{[]string{strings.Repeat("y", 100)}, 1, []string{strings.Repeat("y", 79) + "…"}},
+		{[]string{"extra"}, 0, nil},
 	}
 	for _, c := range cases {
-		if got := suggestionLabels(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("suggestionLabels(%s) = %q, want %q", c.in, got, c.want)
+		if got := labels(c.given, c.n); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("labels(%q, %d) = %q, want %q", c.given, c.n, got, c.want)
 		}
+	}
+	many := make([]string, 40)
+	for i := range many {
+		many[i] = "opt\n" + strings.Repeat("z", 200)
+	}
+	got := options(many)
+	if len(got) != maxOptions || got[0] != "opt "+strings.Repeat("z", 115)+"…" {
+		t.Errorf("options(40 long) = %d options, first %q", len(got), got[0])
 	}
 }
 
@@ -910,25 +916,6 @@ func TestPermissionClosedKept(t *testing.T) {
 	mu.Unlock()
 	if code, b := env.call(t, "GET", "/api/v1/permissions/"+id, env.token, nil); code != http.StatusNotFound {
 		t.Errorf("GET after more than a minute = %d %s, want 404", code, b)
-	}
-}
-
-func TestQuestionOptions(t *testing.T) {
-	in := json.RawMessage(`{"questions":[{"question":"Which color?","header":"Color","options":[{"label":"Red","description":"warm"},{"label":"Blue"}],"multiSelect":false}]}`)
-	e := &agents.Event{ToolName: "AskUserQuestion", Kind: agents.KindQuestion}
-	got := questionOptions(e, &client.RequestBody{ToolInput: in})
-	if strings.Join(got, ",") != "Red,Blue" {
-		t.Errorf("questionOptions = %q, want Red, Blue", got)
-	}
-	two := json.RawMessage(`{"questions":[{"question":"A?","header":"First","options":[{"label":"x"}]},{"question":"B?","header":"Second","options":[{"label":"y"}]}]}`)
-	if got := questionOptions(e, &client.RequestBody{ToolInput: two}); strings.Join(got, ",") != "First: x,Second: y" {
-		t.Errorf("questionOptions(two questions) = %q", got)
-	}
-	if got := questionOptions(&agents.Event{ToolName: "Bash"}, &client.RequestBody{ToolInput: in}); got != nil {
-		t.Errorf("questionOptions(Bash) = %q, want none", got)
-	}
-	if s := summarize(e, &client.RequestBody{ToolInput: in}); s != "Which color?" {
-		t.Errorf("summary of a question = %q", s)
 	}
 }
 

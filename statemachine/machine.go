@@ -369,22 +369,22 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.base = s.busy(Thinking)
 		}
 	case agents.KindNotification:
-		switch e.NotificationType {
-		case "permission_prompt":
+		switch e.Notice {
+		case agents.NoticeDialog:
 			if len(s.pending) == 0 {
 				s.addPending(notifyPermission)
 			}
-		case "idle_prompt":
-			// Claude says it has been waiting for input for a while:
+		case agents.NoticeIdle:
+			// The agent says it has been waiting for input for a while:
 			// nothing runs and any dialog is gone. No second "done"
 			// flash (the original's bug #400).
 			s.base = Idle
 			s.clearPending()
-		case "elicitation_dialog", "elicitation_url_dialog":
+		case agents.NoticeQuestion:
 			if !s.hasQuestion() {
 				s.addPending(notifyElicitation)
 			}
-		case "elicitation_response", "elicitation_complete":
+		case agents.NoticeAnswered:
 			s.removeQuestions()
 		default:
 			s.flash(Notification, now, m.opts.AutoReturn[Notification])

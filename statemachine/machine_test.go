@@ -31,15 +31,15 @@ func tool(name, id, hash string) func(*agents.Event) {
 func subagent(id, typ string) func(*agents.Event) {
 	return func(e *agents.Event) { e.SubagentID, e.SubagentType = id, typ }
 }
-func source(s string) func(*agents.Event)     { return func(e *agents.Event) { e.Source = s } }
-func reason(s string) func(*agents.Event)     { return func(e *agents.Event) { e.Reason = s } }
-func notif(s string) func(*agents.Event)      { return func(e *agents.Event) { e.NotificationType = s } }
-func state(s string) func(*agents.Event)      { return func(e *agents.Event) { e.State = s } }
-func batch(ids ...string) func(*agents.Event) { return func(e *agents.Event) { e.ToolUseIDs = ids } }
-func background(n int) func(*agents.Event)    { return func(e *agents.Event) { e.BackgroundTasks = n } }
-func pid(n int) func(*agents.Event)           { return func(e *agents.Event) { e.AgentPID = n } }
-func interrupt(e *agents.Event)               { e.Interrupt = true }
-func headless(e *agents.Event)                { e.Headless = true }
+func source(s string) func(*agents.Event)       { return func(e *agents.Event) { e.Source = s } }
+func reason(s string) func(*agents.Event)       { return func(e *agents.Event) { e.Reason = s } }
+func notif(n agents.Notice) func(*agents.Event) { return func(e *agents.Event) { e.Notice = n } }
+func state(s string) func(*agents.Event)        { return func(e *agents.Event) { e.State = s } }
+func batch(ids ...string) func(*agents.Event)   { return func(e *agents.Event) { e.ToolUseIDs = ids } }
+func background(n int) func(*agents.Event)      { return func(e *agents.Event) { e.BackgroundTasks = n } }
+func pid(n int) func(*agents.Event)             { return func(e *agents.Event) { e.AgentPID = n } }
+func interrupt(e *agents.Event)                 { e.Interrupt = true }
+func headless(e *agents.Event)                  { e.Headless = true }
 func title(t string, src agents.TitleSource) func(*agents.Event) {
 	return func(e *agents.Event) { e.Title, e.TitleSource = t, src }
 }
@@ -51,7 +51,7 @@ func desc(e agents.Event) string {
 	for _, f := range []struct{ k, v string }{
 		{"session", e.SessionID}, {"tool", e.ToolName}, {"id", e.ToolUseID}, {"hash", e.InputHash},
 		{"subagent", e.SubagentID}, {"source", e.Source}, {"reason", e.Reason},
-		{"type", e.NotificationType}, {"state", e.State},
+		{"notice", string(e.Notice)}, {"state", e.State},
 	} {
 		if f.v != "" && (f.k != "session" || f.v != sid) {
 			fmt.Fprintf(&b, " %s=%s", f.k, f.v)
@@ -288,32 +288,32 @@ func TestApply(t *testing.T) {
 		}},
 		{"permission_prompt notification ensures waiting", []step{
 			at(0, ev(agents.KindToolStart, tool("Bash", "t1", "h1")), Working),
-			at(6*sec, ev(agents.KindNotification, notif("permission_prompt")), Waiting).pend(1),
+			at(6*sec, ev(agents.KindNotification, notif(agents.NoticeDialog)), Waiting).pend(1),
 			at(7*sec, ev(agents.KindToolEnd, tool("Bash", "t1", "h1")), Working).pend(0),
 		}},
 		{"permission_prompt notification does not double a request", []step{
 			at(0, ev(agents.KindPermissionRequest, tool("Bash", "t1", "")), Waiting).pend(1),
-			at(6*sec, ev(agents.KindNotification, notif("permission_prompt")), Waiting).pend(1),
+			at(6*sec, ev(agents.KindNotification, notif(agents.NoticeDialog)), Waiting).pend(1),
 		}},
 		{"permission_prompt stand-in closed by a batch", []step{
-			at(0, ev(agents.KindNotification, notif("permission_prompt")), Waiting).pend(1),
+			at(0, ev(agents.KindNotification, notif(agents.NoticeDialog)), Waiting).pend(1),
 			at(1*sec, ev(agents.KindToolBatch, batch("t1")), Thinking).pend(0),
 		}},
 		{"idle_prompt is idle without a flash", []step{
 			at(0, ev(agents.KindPermissionRequest, tool("Bash", "t1", "")), Waiting),
-			at(60*sec, ev(agents.KindNotification, notif("idle_prompt")), Idle).pend(0).disp(Idle),
+			at(60*sec, ev(agents.KindNotification, notif(agents.NoticeIdle)), Idle).pend(0).disp(Idle),
 		}},
 		{"elicitation dialog and response", []step{
-			at(0, ev(agents.KindNotification, notif("elicitation_dialog")), Waiting).pend(1),
-			at(1*sec, ev(agents.KindNotification, notif("elicitation_response")), Idle).pend(0),
+			at(0, ev(agents.KindNotification, notif(agents.NoticeQuestion)), Waiting).pend(1),
+			at(1*sec, ev(agents.KindNotification, notif(agents.NoticeAnswered)), Idle).pend(0),
 		}},
 		{"elicitation dialog after the question does not double it", []step{
 			at(0, ev(agents.KindQuestion, tool("mini", "", "")), Waiting).pend(1),
-			at(1*sec, ev(agents.KindNotification, notif("elicitation_dialog")), Waiting).pend(1),
-			at(2*sec, ev(agents.KindNotification, notif("elicitation_complete")), Idle).pend(0),
+			at(1*sec, ev(agents.KindNotification, notif(agents.NoticeQuestion)), Waiting).pend(1),
+			at(2*sec, ev(agents.KindNotification, notif(agents.NoticeAnswered)), Idle).pend(0),
 		}},
 		{"other notification flashes", []step{
-			at(0, ev(agents.KindNotification, notif("auth_success")), Notification).disp(Notification),
+			at(0, ev(agents.KindNotification, notif(agents.NoticeOther)), Notification).disp(Notification),
 			tickAt(2*sec, Notification),
 			tickAt(2500*time.Millisecond, Idle).disp(Idle),
 		}},
@@ -669,7 +669,7 @@ func TestEvictionSparesPending(t *testing.T) {
 	m.Apply(ev(agents.KindSessionStart, inSession("waiting-headless"), headless), t0)
 	m.Apply(ev(agents.KindQuestion, inSession("waiting-headless"), headless, tool("AskUserQuestion", "", "h2")), t0)
 	m.Apply(ev(agents.KindSessionStart, inSession("asked")), t0)
-	m.Apply(ev(agents.KindNotification, inSession("asked"), notif("permission_prompt")), t0)
+	m.Apply(ev(agents.KindNotification, inSession("asked"), notif(agents.NoticeDialog)), t0)
 	m.Apply(ev(agents.KindSessionStart, inSession("busy")), t0.Add(time.Second))
 	var evicted []string
 	for i := range 300 {
@@ -871,7 +871,7 @@ func BenchmarkApply(b *testing.B) {
 		{Kind: agents.KindPromptSubmit, Title: "fix the parser", TitleSource: agents.TitleFromPrompt},
 		{Kind: agents.KindToolStart, ToolName: "Bash", ToolUseID: "toolu_1", InputHash: "h1"},
 		{Kind: agents.KindPermissionRequest, ToolName: "Bash", InputHash: "h1"},
-		{Kind: agents.KindNotification, NotificationType: "permission_prompt"},
+		{Kind: agents.KindNotification, Notice: agents.NoticeDialog},
 		{Kind: agents.KindToolEnd, ToolName: "Bash", ToolUseID: "toolu_1", InputHash: "h1"},
 		{Kind: agents.KindToolBatch, ToolUseIDs: []string{"toolu_1"}},
 		{Kind: agents.KindToolStart, ToolName: "Agent", ToolUseID: "toolu_2", InputHash: "h2"},

@@ -110,7 +110,7 @@ func (env *trayEnv) ask(t *testing.T, sid, command string) <-chan client.Answer 
 	in, _ := json.Marshal(map[string]string{"command": command})
 	body, _ := json.Marshal(client.RequestBody{
 		Event:       agents.Event{Agent: "claude", Kind: agents.KindPermissionRequest, SessionID: sid, ToolName: "Bash", Time: time.Now()},
-		ToolInput:   in,
+		Request:     agents.Request{ToolInput: in, Summary: command},
 		WaitSeconds: 60,
 	})
 	ch := make(chan client.Answer, 1)

@@ -66,7 +66,7 @@ func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	end, _ := ctx.Deadline()
-	dr := &deadlineReader{conn: conn, end: end, within: AckTimeout}
+	dr := &deadlineReader{ctx: ctx, conn: conn, end: end, within: AckTimeout}
 	conn.SetWriteDeadline(dr.deadline())
 	if _, err := conn.Write(buildRequest("POST", "/api/v1/permissions", body)); err != nil {
 		return Answer{}, waitErr(ctx, err, ErrNoAck)
@@ -101,8 +101,12 @@ func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error
 
 // deadlineReader reads conn with a deadline of within from each read
 // (but never past end, ctx's deadline): the acknowledgement must come
-// within AckTimeout, each heartbeat within HeartbeatLoss.
+// within AckTimeout, each heartbeat within HeartbeatLoss. Once ctx ends
+// (the agent's SIGTERM), no read waits: ctx's AfterFunc puts the deadline
+// in the past, and a read that set its own deadline just before checks
+// ctx after it.
 type deadlineReader struct {
+	ctx    context.Context
 	conn   net.Conn
 	end    time.Time
 	within time.Duration
@@ -118,6 +122,9 @@ func (d *deadlineReader) deadline() time.Time {
 
 func (d *deadlineReader) Read(p []byte) (int, error) {
 	d.conn.SetReadDeadline(d.deadline())
+	if err := d.ctx.Err(); err != nil {
+		return 0, err
+	}
 	return d.conn.Read(p)
 }
 

@@ -47,16 +47,8 @@ const (
 type RequestBody struct {
 	// Event is the normalized permission.request / question.asked event.
 	Event agents.Event `json:"event"`
-	// ToolInput is the tool's input as the agent sent it, or a truncated
-	// preview (InputTruncated) when it was too large.
-	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
-	InputTruncated bool            `json:"input_truncated,omitempty"`
-	// Suggestions are the agent's offered permission updates
-	// (Claude Code's permission_suggestions), passed back verbatim in an
-	// "always" decision.
-	Suggestions []json.RawMessage `json:"suggestions,omitempty"`
-	// Message is the question text of an MCP elicitation.
-	Message string `json:"message,omitempty"`
+	// Request is what the agent's hook says the request asks.
+	agents.Request
 	// WaitSeconds is how long the hook will wait: the runtime answers
 	// before that.
 	WaitSeconds int `json:"wait_seconds"`
