@@ -53,6 +53,7 @@ var Claude = &Agent{
 	Command:  "claude",
 	Package:  "@anthropic-ai/claude-code",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Settings: "settings.json in $CLAUDE_CONFIG_DIR or ~/.claude",
 	// $CLAUDE_CONFIG_DIR, else ~/.claude; settings.json in it.
 	ConfigDir: func(getenv Env) (string, error) {
 		return configDir(getenv, "CLAUDE_CONFIG_DIR", ".claude", "Claude Code")
@@ -93,6 +94,7 @@ var Claude = &Agent{
 		// TaskCreated/TaskCompleted/TeammateIdle (agent teams; not fired by
 		// 2.1.328's default tools, shapes unverified).
 	},
+	Kinds:           claudeKinds,
 	Decode:          decodeClaude,
 	DecodeTruncated: decodeClaudeTruncated,
 	Describe:        claudeDescribe,
@@ -145,22 +147,6 @@ var claudeKinds = map[string]Kind{
 	"TaskCreated":         KindTaskCreate,
 	"TaskCompleted":       KindTaskComplete,
 	"TeammateIdle":        KindTeammateIdle,
-}
-
-// ClaudeKind returns the kind of a Claude Code hook event name.
-func ClaudeKind(hookEvent string) (Kind, bool) {
-	k, ok := claudeKinds[hookEvent]
-	return k, ok
-}
-
-// ClaudeEvents lists every hook event name Claude Code fires that clawd
-// decodes.
-func ClaudeEvents() []string {
-	out := make([]string, 0, len(claudeKinds))
-	for name := range claudeKinds {
-		out = append(out, name)
-	}
-	return out
 }
 
 // Errors of the decoders.

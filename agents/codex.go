@@ -40,6 +40,7 @@ var Codex = &Agent{
 		"Codex runs only hooks it trusts: clawd install writes the trust entries; after editing hooks.json by hand, run clawd install codex again",
 		"without hooks (untrusted, or turned off) clawd still follows sessions from Codex's rollout files, without permission requests",
 	},
+	Settings: "hooks.json in $CODEX_HOME or ~/.codex, and in config.toml next to it the trust entries without which Codex skips them",
 	// $CODEX_HOME, else ~/.codex: hooks.json, config.toml, sessions/.
 	ConfigDir: func(getenv Env) (string, error) {
 		return configDir(getenv, "CODEX_HOME", ".codex", "Codex")
@@ -60,6 +61,7 @@ var Codex = &Agent{
 		{Event: "SessionEnd", Timeout: codexEndTimeout},
 		{Event: "Interrupt", Timeout: codexEndTimeout},
 	},
+	Kinds:           codexKinds,
 	Decode:          decodeCodex,
 	DecodeTruncated: decodeCodexTruncated,
 	Describe:        codexDescribe,
@@ -98,12 +100,6 @@ var codexKinds = map[string]Kind{
 	"SubagentStart":     KindSubagentStart,
 	"SubagentStop":      KindSubagentStop,
 	"SessionEnd":        KindSessionEnd,
-}
-
-// CodexKind returns the kind of a Codex hook event name.
-func CodexKind(hookEvent string) (Kind, bool) {
-	k, ok := codexKinds[hookEvent]
-	return k, ok
 }
 
 // CodexFingerprint is Fingerprint for a Codex tool call, given the

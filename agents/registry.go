@@ -41,6 +41,9 @@ type Agent struct {
 	// Notes are what a person should know: clawd's blind spots with the
 	// agent.
 	Notes []string
+	// Settings says, for help texts, which files clawd edits to hook the
+	// agent up and where they are.
+	Settings string
 	// ConfigDir returns the folder the agent keeps its user settings in,
 	// as the agent itself finds it from its environment (its override
 	// variable, else a folder in the user's home). The folder need not
@@ -48,6 +51,9 @@ type Agent struct {
 	ConfigDir func(getenv Env) (string, error)
 	// Hooks are the events clawd registers, in settings order.
 	Hooks []HookSpec
+	// Kinds maps every hook event name the agent fires that clawd
+	// decodes to its normalized kind.
+	Kinds map[string]Kind
 	// Decode turns one hook payload into a normalized event. hookEvent is
 	// the event name given on the command line, if any.
 	Decode func(payload []byte, hookEvent string, env Env, now time.Time) (Event, error)

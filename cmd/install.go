@@ -26,12 +26,9 @@ func newInstallCmd(e *env) *cli.Command {
 		Usage:     "make an agent run clawd's hooks (edits the agent's own settings)",
 		ArgsUsage: "AGENT...",
 		Description: "Registers `<path of this clawd> hook AGENT` for every event clawd listens to in the\n" +
-			"agent's user settings (Claude Code: $CLAUDE_CONFIG_DIR/settings.json or\n" +
-			"~/.claude/settings.json; Codex: $CODEX_HOME/hooks.json or ~/.codex/hooks.json, and\n" +
-			"the trust entries Codex needs to run them in config.toml next to it). Only clawd's\n" +
-			"own entries are added, repaired or removed; each file is copied to\n" +
-			"<file>.clawd-backup before the first change. Run it again after moving the clawd\n" +
-			"binary. Agents: " + knownAgents() + ".",
+			"agent's user settings. Only clawd's own entries are added, repaired or removed; each\n" +
+			"file is copied to <file>.clawd-backup before the first change. Run it again after\n" +
+			"moving the clawd binary. Agents and the files clawd edits:\n" + agentSettings(),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
@@ -289,7 +286,7 @@ func selectAgents(verb string, names []string, all bool) ([]*agents.Agent, error
 		return agents.All(), nil
 	}
 	if len(names) == 0 {
-		return nil, exitCode(2, fmt.Errorf("name the agent to %s (clawd %s claude) or use --all; agents: %s", verb, verb, knownAgents()))
+		return nil, exitCode(2, fmt.Errorf("name the agent to %s (clawd %s %s) or use --all; agents: %s", verb, verb, agents.All()[0].ID, knownAgents()))
 	}
 	var list []*agents.Agent
 	seen := map[*agents.Agent]bool{}
@@ -304,6 +301,16 @@ func selectAgents(verb string, names []string, all bool) ([]*agents.Agent, error
 		}
 	}
 	return list, nil
+}
+
+// agentSettings lists, one line each, the agents and the files clawd
+// edits for them.
+func agentSettings() string {
+	var b strings.Builder
+	for _, a := range agents.All() {
+		fmt.Fprintf(&b, "  %-8s %s\n", a.ID, a.Settings)
+	}
+	return b.String()
 }
 
 func knownAgents() string {

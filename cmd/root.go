@@ -10,10 +10,12 @@ import (
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
 )
 
@@ -96,12 +98,24 @@ func run(ctx context.Context, e *env, args []string) int {
 	return 1
 }
 
+// agentNames lists the agents' product names for a sentence.
+func agentNames() string {
+	var names []string
+	for _, a := range agents.All() {
+		names = append(names, a.Name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 func newRootCmd(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "clawd",
 		Usage: "see and answer every AI coding agent on this machine",
-		Description: "clawd watches Claude Code and Codex through their own hooks.\n" +
-			"Run `clawd install claude` (or codex) once, keep `clawd serve` running, and use\n" +
+		Description: "clawd watches " + agentNames() + " through their own hooks.\n" +
+			"Run `clawd install --all` (or name an agent) once, keep `clawd serve` running, and use\n" +
 			"`clawd status` or `clawd events` to see what every session is doing. Hooks and\n" +
 			"these commands talk to the runtime over a socket only this user can reach.",
 		Version:        versionString(),

@@ -19,7 +19,7 @@ import (
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/runtime/codexmon"
+	"github.com/clawdhq/clawd/runtime/monitors"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
 	"github.com/clawdhq/clawd/tray/notify"
@@ -114,10 +114,9 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		Native: func(agent, kind string) bool {
 			return cfg.PermissionModeFor(agent, kind) == config.Native
 		},
-		CodexOriginator: func(path string) (string, error) {
-			m, err := codexmon.ReadMeta(path)
-			return m.Originator, err
-		},
+		// The agents' own logs keep their sessions right when their hooks
+		// are off or untrusted (Codex's rollout files).
+		Sources: monitors.All(e.getenv, e.now, log),
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -138,18 +137,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return serveError(err)
 	}
 	var wg sync.WaitGroup
-	// Codex sessions are also followed through their rollout files: that
-	// alone keeps them right when Codex's hooks are off or untrusted.
-	if home, err := codexmon.Home(e.getenv); err == nil {
-		mon := codexmon.New(codexmon.Options{Home: home, Now: e.now, Emit: srv.IngestMonitor, Log: log})
-		wg.Go(func() {
-			if err := mon.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				log.Warn("codex rollout monitor stopped", "err", err)
-			}
-		})
-	} else {
-		log.Info("codex rollout monitor off", "err", err)
-	}
+	wg.Go(func() { srv.RunSources(ctx) })
 	if notifications {
 		d := notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
 			log, filepath.Join(e.home(), "cache"))

@@ -18,7 +18,7 @@ func newUninstallCmd(e *env) *cli.Command {
 		Usage:     "remove clawd's hooks from an agent's settings",
 		ArgsUsage: "AGENT...",
 		Description: "Removes every clawd hook entry from the agent's user settings and nothing else\n" +
-			"(for Codex, also their trust entries in config.toml): other tools' hooks stay. A file\n" +
+			"(and what clawd added with them, such as trust entries): other tools' hooks stay. A file\n" +
 			"nobody else changed since the install comes back exactly as it was, and its\n" +
 			"<file>.clawd-backup is removed; a file clawd created is deleted again. Entries are\n" +
 			"found whatever the binary that wrote them is called now (see installed.json in the\n" +

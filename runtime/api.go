@@ -203,17 +203,10 @@ func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
 	if !readBody(w, r, maxEventBody, e) {
 		return
 	}
-	if e.Agent != "" {
-		if a := agents.Lookup(e.Agent); a != nil {
-			e.Agent = a.ID
-		}
-	}
-	if err := e.Validate(); err != nil {
+	if err := s.accept(e); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.annotate(e)
-	s.codex.sawHook(e, s.cfg.Now())
 	s.Ingest(*e)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -114,8 +114,7 @@ func follow(s *Server) func() timeline {
 }
 
 func (s *Server) hookEvent(e agents.Event) {
-	s.annotate(&e)
-	s.codex.sawHook(&e, s.cfg.Now())
+	s.accept(&e)
 	s.Ingest(e)
 }
 
@@ -149,7 +148,7 @@ func TestCodexHooksMonitorAndBoth(t *testing.T) {
 func testHooksMonitorAndBoth(t *testing.T, hookFile string, rollouts []string) {
 	recorded := codexHookEvents(t, hookFile)
 	mon := comparable(codexMonitorEvents(t, rollouts...), false)
-	newServer := func() *Server { return New(Config{Home: t.TempDir()}) }
+	newServer := func() *Server { return New(Config{Home: t.TempDir(), Sources: []Source{&testSource{}}}) }
 
 	// What the hooks tell without the approvals, which the rollout does
 	// not record: the monitor alone must tell the same.
@@ -171,7 +170,7 @@ func testHooksMonitorAndBoth(t *testing.T, hookFile string, rollouts []string) {
 	s = newServer()
 	done = follow(s)
 	for _, e := range mon {
-		s.IngestMonitor(e)
+		s.IngestSource(e)
 	}
 	monOnly := done()
 
@@ -183,7 +182,7 @@ func testHooksMonitorAndBoth(t *testing.T, hookFile string, rollouts []string) {
 		s.hookEvent(e)
 	}
 	for _, e := range mon {
-		s.IngestMonitor(e)
+		s.IngestSource(e)
 	}
 	both := done()
 

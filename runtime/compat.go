@@ -31,6 +31,10 @@ type stateBody struct {
 	Headless  bool            `json:"headless"`
 }
 
+// compatDefaultAgent is the agent_id the original app's protocol assumes
+// when a body names none.
+const compatDefaultAgent = "claude-code"
+
 var compatStates = map[string]bool{}
 
 func init() {
@@ -54,7 +58,7 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	}
 	agentID := b.AgentID
 	if agentID == "" {
-		agentID = "claude-code" // the original app's default
+		agentID = compatDefaultAgent
 	}
 	a := agents.Lookup(agentID)
 	if a == nil {
@@ -74,8 +78,9 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	if e.SessionID == "" {
 		e.SessionID = "default"
 	}
-	if a == agents.Claude && b.Event != "" {
-		if k, ok := agents.ClaudeKind(b.Event); ok && k != agents.KindPermissionRequest && k != agents.KindQuestion {
+	if b.Event != "" {
+		// The original app's hooks name the agent's own event.
+		if k, ok := a.Kinds[b.Event]; ok && k != agents.KindPermissionRequest && k != agents.KindQuestion {
 			e.Kind, e.HookEvent, e.State = k, b.Event, ""
 			if k == agents.KindSessionEnd && b.State == string(statemachine.Sweeping) {
 				e.Reason = "clear"

@@ -134,22 +134,6 @@ func (r *permRequest) detail() client.PermissionDetail {
 	}
 }
 
-// ingestLocked is Ingest for a permission request: it also returns the
-// state machine's Result, whose PendingKey the broker needs to close
-// exactly this request's entry later. The caller holds broker.mu.
-func (s *Server) ingestLocked(e agents.Event) statemachine.Result {
-	s.mu.Lock()
-	res := s.m.Apply(e, s.cfg.Now())
-	s.seq++
-	rec := client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
-	s.pubMu.Lock()
-	s.mu.Unlock()
-	s.publishLocked(rec)
-	s.pubMu.Unlock()
-	s.nudge()
-	return res
-}
-
 // nudge wakes the clock: the display may have changed.
 func (s *Server) nudge() {
 	select {
@@ -347,12 +331,7 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	// the agent lets the hook wait (bodyDeadline's limit was for the body).
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	e := body.Event
-	if e.Agent != "" {
-		if a := agents.Lookup(e.Agent); a != nil {
-			e.Agent = a.ID
-		}
-	}
-	if err := e.Validate(); err != nil {
+	if err := s.accept(&e); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -364,12 +343,12 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	if string(body.ToolInput) == "null" {
 		body.ToolInput = nil
 	}
-	s.annotate(&e)
-	s.codex.sawHook(&e, s.cfg.Now())
 
 	b := s.perms
 	b.mu.Lock()
-	res := s.ingestLocked(e)
+	// apply, not Ingest: the state machine's Result has the PendingKey
+	// that closes exactly this request's entry later.
+	res, _, _ := s.apply(e, false)
 	headless := e.Headless || res.Session.Headless
 	if reason := s.immediateReason(&e, headless); reason != "" {
 		// Never shown, so never announced on the API: no "added", no

@@ -56,14 +56,13 @@ type Config struct {
 	// requests get no decision at once.
 	PermissionsDisabled map[string]bool
 	// Native, when set, says whether requests of the agent's sessions of
-	// the given kind ("" unknown; for Codex the originator its rollout
-	// names) are left to the agent's own prompt: no decision at once,
-	// the session shown waiting (config permission_mode "native").
+	// the given kind ("" unknown; see Source.SessionKind) are left to the
+	// agent's own prompt: no decision at once, the session shown waiting
+	// (config permission_mode "native").
 	Native func(agent, kind string) bool
-	// CodexOriginator reads the originator of a Codex rollout file (its
-	// session_meta): "codex_exec" marks a headless session, and it is the
-	// session kind permission modes are keyed by. Nil: unknown.
-	CodexOriginator func(path string) (string, error)
+	// Sources are the agents' own logs the runtime follows besides their
+	// hooks (see Source); RunSources runs them.
+	Sources []Source
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
 	// PermissionHeartbeat is how often a held permission request's
@@ -105,7 +104,7 @@ type Server struct {
 	settingsMu  sync.Mutex
 	pausedUntil time.Time
 
-	codex *codexState
+	sources *sources
 }
 
 // New returns a runtime server.
@@ -144,8 +143,8 @@ func New(cfg Config) *Server {
 		wake:  make(chan struct{}, 1),
 		done:  make(chan struct{}),
 
-		perms: newBroker(cfg, feeds),
-		codex: newCodexState(cfg.CodexOriginator),
+		perms:   newBroker(cfg, feeds),
+		sources: newSources(cfg.Sources),
 	}
 }
 
@@ -393,14 +392,27 @@ func (s *Server) Ingest(e agents.Event) client.EventRecord {
 // is left alone, so nobody but the agent's own hooks and the person can
 // close or withdraw its request: ok is then false and nothing changed.
 func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord, ok bool) {
+	_, rec, ok = s.apply(e, stateOnly)
+	if ok {
+		s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	}
+	return rec, ok
+}
+
+// apply is the one way an event gets in: the state machine applies it, it
+// is numbered and recorded, published in order outside the session lock,
+// and the clock is woken. It does not settle the session's permission
+// requests (ingest does; the broker, which holds its own lock, registers
+// requests through apply directly).
+func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
 	s.mu.Lock()
 	if stateOnly {
 		if ss, found := s.m.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); found && ss.Pending > 0 {
 			s.mu.Unlock()
-			return rec, false
+			return res, rec, false
 		}
 	}
-	res := s.m.Apply(e, s.cfg.Now())
+	res = s.m.Apply(e, s.cfg.Now())
 	s.seq++
 	rec = client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
 	if res.Removed || res.Ignored && e.Kind == agents.KindSessionEnd {
@@ -413,12 +425,8 @@ func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord,
 	s.mu.Unlock()
 	s.publishLocked(rec)
 	s.pubMu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
-	return rec, true
+	s.nudge()
+	return res, rec, true
 }
 
 // publishLocked hands rec to the event stream's subscribers and the

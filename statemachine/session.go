@@ -15,7 +15,7 @@ const recentCalls = 64
 // Keys of pending entries that stand in for a dialog clawd only heard of
 // through a notification.
 const (
-	notifyPermission  = "notify:permission_prompt"
+	notifyPermission  = "notify:dialog"
 	notifyElicitation = "notify:elicitation"
 	hashPrefix        = "hash:"
 	questionPrefix    = "q:"

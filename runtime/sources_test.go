@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"errors"
+	"context"
 	"testing"
 	"time"
 
@@ -14,9 +14,29 @@ func codexEvent(kind agents.Kind, sid, call string) agents.Event {
 	return agents.Event{Agent: "codex", Kind: kind, SessionID: sid, ToolUseID: call, ToolName: "Bash", Time: time.Now()}
 }
 
-func TestMonitorEventsGiveWayToHooks(t *testing.T) {
+// testSource is a Source for Codex whose transcripts say what kinds says
+// ("" for a headless one's kind marks it headless); it counts the reads.
+type testSource struct {
+	kinds map[string]string
+	reads int
+}
+
+func (s *testSource) Agent() string { return "codex" }
+
+func (s *testSource) Run(ctx context.Context, emit func(agents.Event)) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *testSource) SessionKind(path string) (kind string, headless bool, ok bool) {
+	s.reads++
+	kind, ok = s.kinds[path]
+	return kind, kind == "codex_exec", ok
+}
+
+func TestSourceEventsGiveWayToHooks(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }})
+	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }, Sources: []Source{&testSource{}}})
 	f := s.Subscribe(64)
 	defer f.Close()
 	count := func() int {
@@ -34,18 +54,18 @@ func TestMonitorEventsGiveWayToHooks(t *testing.T) {
 	}
 
 	// No hooks for this session: the monitor alone keeps it.
-	s.IngestMonitor(codexEvent(agents.KindPromptSubmit, "mon", ""))
+	s.IngestSource(codexEvent(agents.KindPromptSubmit, "mon", ""))
 	if got := count(); got != 1 {
 		t.Fatalf("monitor event of a session without hooks: %d events applied, want 1", got)
 	}
 
 	// The hooks speak for "both": the monitor's copies are dropped.
 	hook := codexEvent(agents.KindToolStart, "both", "call-1")
-	s.codex.sawHook(&hook, now)
+	s.sources.sawHook(&hook, now)
 	s.Ingest(hook)
 	count()
-	s.IngestMonitor(codexEvent(agents.KindToolStart, "both", "call-1"))
-	s.IngestMonitor(codexEvent(agents.KindTurnEnd, "both", ""))
+	s.IngestSource(codexEvent(agents.KindToolStart, "both", "call-1"))
+	s.IngestSource(codexEvent(agents.KindTurnEnd, "both", ""))
 	if got := count(); got != 0 {
 		t.Fatalf("monitor events of a session with live hooks: %d applied, want 0", got)
 	}
@@ -53,7 +73,7 @@ func TestMonitorEventsGiveWayToHooks(t *testing.T) {
 	// A name from Codex's session index still reaches the session.
 	renamed := codexEvent(agents.KindToolStart, "both", "call-2")
 	renamed.Title, renamed.TitleSource = "Fix the login", agents.TitleFromAgent
-	s.IngestMonitor(renamed)
+	s.IngestSource(renamed)
 	if got := count(); got != 0 {
 		t.Fatalf("renaming monitor event: %d events applied, want 0", got)
 	}
@@ -64,55 +84,56 @@ func TestMonitorEventsGiveWayToHooks(t *testing.T) {
 	// Hooks silent past the TTL: the monitor takes over, except for a
 	// call the hooks already reported.
 	now = now.Add(hookTTL + time.Second)
-	s.IngestMonitor(codexEvent(agents.KindToolEnd, "both", "call-1"))
+	s.IngestSource(codexEvent(agents.KindToolEnd, "both", "call-1"))
 	if got := count(); got != 0 {
 		t.Fatalf("monitor copy of a call the hooks reported: %d applied, want 0", got)
 	}
-	s.IngestMonitor(codexEvent(agents.KindTurnEnd, "both", ""))
+	s.IngestSource(codexEvent(agents.KindTurnEnd, "both", ""))
 	if got := count(); got != 1 {
 		t.Fatalf("monitor event after the hooks went silent: %d applied, want 1", got)
 	}
 	// Other agents never count as Codex hooks.
 	claude := agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "mon", ToolUseID: "x"}
-	s.codex.sawHook(&claude, now)
-	if s.codex.covered(&agents.Event{Agent: "codex", SessionID: "mon"}, now) {
+	s.sources.sawHook(&claude, now)
+	if s.sources.covered(&agents.Event{Agent: "codex", SessionID: "mon"}, now) {
 		t.Error("a Claude hook event covered a Codex session")
 	}
 }
 
-func TestCodexExecIsHeadlessAndKindsSelectNative(t *testing.T) {
-	origins := map[string]string{"/r/exec.jsonl": "codex_exec", "/r/tui.jsonl": "codex-tui"}
-	reads := 0
+// TestSourceKinds: a source says which sessions nobody watches and what
+// kind they are, which permission modes are keyed by.
+func TestSourceKinds(t *testing.T) {
+	src := &testSource{kinds: map[string]string{"/r/exec.jsonl": "codex_exec", "/r/tui.jsonl": "codex-tui"}}
 	env := startPerm(t, func(c *Config) {
-		c.CodexOriginator = func(path string) (string, error) {
-			reads++
-			if o, ok := origins[path]; ok {
-				return o, nil
-			}
-			return "", errors.New("no such rollout")
-		}
+		c.Sources = []Source{src}
 		c.Native = func(agent, kind string) bool { return agent == "codex" && kind == "codex-ide" }
 	})
 	e := codexEvent(agents.KindPromptSubmit, "exec", "")
 	e.Transcript = "/r/exec.jsonl"
-	env.s.annotate(&e)
-	env.s.annotate(&e)
+	env.s.accept(&e)
+	env.s.accept(&e)
 	if !e.Headless {
 		t.Error("an event of a codex exec rollout is not headless")
 	}
 	tui := codexEvent(agents.KindPromptSubmit, "tui", "")
 	tui.Transcript = "/r/tui.jsonl"
-	env.s.annotate(&tui)
+	env.s.accept(&tui)
 	if tui.Headless {
 		t.Error("an event of a TUI rollout is headless")
 	}
-	if reads != 2 {
-		t.Errorf("rollout metas read %d times for two files, want 2 (cached)", reads)
+	if src.reads != 2 {
+		t.Errorf("transcripts read %d times for two files, want 2 (cached)", src.reads)
+	}
+	// Another agent's transcript is not the source's business.
+	other := agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "c", Time: time.Now(), Transcript: "/r/exec.jsonl"}
+	env.s.accept(&other)
+	if other.Headless || src.reads != 2 {
+		t.Errorf("a Claude event was read by Codex's source: headless %v, reads %d", other.Headless, src.reads)
 	}
 
 	// A session kind configured native gets no decision at once and
 	// stays waiting; another kind is held for the person.
-	origins["/r/ide.jsonl"] = "codex-ide"
+	src.kinds["/r/ide.jsonl"] = "codex-ide"
 	req := bashRequest("ide", "h1", "make")
 	req.Event.Agent, req.Event.Transcript = "codex", "/r/ide.jsonl"
 	r := wait(t, env.hook(req))

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// The agent contract: everything agent-specific lives in the agent's file
+// under agents/ and its installer under installers/. Elsewhere the code
+// speaks of agents only through agents.Agent; a new agent touches no
+// switch in cmd/, runtime/, statemachine/ or tray/.
+
+// contractAllowed are the places outside agents/ and installers/ where an
+// agent's own names may appear in code, each with why.
+var contractAllowed = map[string]string{
+	"runtime/codexmon/": "Codex's rollout monitor: a log format of Codex's own, by nature one agent's",
+	"runtime/monitors/": "the registry of the agents' log monitors (one line per monitor)",
+	"runtime/compat.go": "the original app's POST /state protocol: agent_id defaults to claude-code, claude_pid is a wire field",
+	// Tests and test infrastructure drive real agents by name.
+	"e2e/":                   "end-to-end tests of the real agent CLIs",
+	"bench/":                 "benchmarks of the hook as Claude Code runs it",
+	"internal/fakeanthropic": "the fake model API Claude Code talks to",
+	"internal/fakeopenai/":   "the fake model API Codex, Qwen, Copilot and opencode talk to",
+	"internal/fakegemini/":   "the fake model API Gemini CLI talks to",
+	"internal/intruder":      "the hostile-user test program, which poses as agents' hooks",
+}
+
+// agentWords are the names by which code could single out an agent: its
+// id, aliases and product name, its settings folder and override
+// variables, its hook event names where they are its own, its permission
+// modes, and the names of its own tools and notification types that
+// clawd's code once switched on.
+func agentWords(t *testing.T) (idents []string, literals []*regexp.Regexp) {
+	t.Helper()
+	words := map[string]bool{}
+	for _, a := range agents.All() {
+		idents = append(idents, strings.ToLower(a.ID))
+		words[a.ID] = true
+		words[a.Name] = true
+		for _, al := range a.Aliases {
+			words[al] = true
+		}
+		for _, m := range a.BypassModes {
+			words[m] = true
+		}
+		var asked []string
+		a.ConfigDir(func(k string) string {
+			asked = append(asked, k)
+			return ""
+		})
+		for _, k := range asked {
+			if k != "HOME" && k != "USERPROFILE" {
+				words[k] = true
+			}
+		}
+		// Event names that are not plain English words.
+		for name := range a.Kinds {
+			if strings.ContainsAny(name[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") {
+				words[name] = true
+			}
+		}
+	}
+	for _, w := range []string{"AskUserQuestion", "ExitPlanMode", "apply_patch", "permission_prompt", "idle_prompt",
+		"elicitation_dialog", "permission_suggestions", ".claude", ".codex", "rollout"} {
+		words[w] = true
+	}
+	for w := range words {
+		literals = append(literals, regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_])`+regexp.QuoteMeta(w)+`($|[^A-Za-z0-9_])`))
+	}
+	return idents, literals
+}
+
+// TestAgentContract fails when an agent-specific name appears in the code
+// (identifiers and string literals; comments may explain) of a package
+// that should know no agent in particular.
+func TestAgentContract(t *testing.T) {
+	idents, literals := agentWords(t)
+	allowed := func(path string) bool {
+		if strings.HasPrefix(path, "agents/") || strings.HasPrefix(path, "installers/") {
+			return true
+		}
+		for p := range contractAllowed {
+			if strings.HasPrefix(path, p) {
+				return true
+			}
+		}
+		return false
+	}
+	fset := token.NewFileSet()
+	var problems []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		path = filepath.ToSlash(path)
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") && path != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || allowed(path) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasSuffix(p, "/codexmon") {
+				problems = append(problems, fset.Position(imp.Pos()).String()+": imports "+p)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				lower := strings.ToLower(n.Name)
+				if i := slices.IndexFunc(idents, func(id string) bool { return strings.Contains(lower, id) }); i >= 0 {
+					problems = append(problems, fset.Position(n.Pos()).String()+": identifier "+n.Name)
+				}
+			case *ast.BasicLit:
+				if n.Kind != token.STRING {
+					return true
+				}
+				s, _ := strconv.Unquote(n.Value)
+				for _, re := range literals {
+					if re.MatchString(s) {
+						problems = append(problems, fset.Position(n.Pos()).String()+": string "+strconv.Quote(s))
+						break
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("agent-specific name outside agents/ and installers/: %s", p)
+	}
+}
+
+// TestAgentContractFires proves the check finds what it looks for.
+func TestAgentContractFires(t *testing.T) {
+	idents, literals := agentWords(t)
+	if !slices.Contains(idents, "claude") || !slices.Contains(idents, "codex") {
+		t.Errorf("agent identifiers %q miss claude or codex", idents)
+	}
+	for _, s := range []string{"bypassPermissions", "run ExitPlanMode", "CODEX_HOME", "~/.claude/settings.json", "PermissionRequest", "claude-code"} {
+		if !slices.ContainsFunc(literals, func(re *regexp.Regexp) bool { return re.MatchString(s) }) {
+			t.Errorf("the check would miss the string %q", s)
+		}
+	}
+	for _, s := range []string{"Stop", "notification", "closed", "the hook stops"} {
+		if slices.ContainsFunc(literals, func(re *regexp.Regexp) bool { return re.MatchString(s) }) {
+			t.Errorf("the check would flag the plain string %q", s)
+		}
+	}
+}
