@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -87,16 +88,23 @@ func CheckBinary(path string) error {
 	return nil
 }
 
-// isGoRunBinary recognises what `go run` executes:
-// $GOTMPDIR/go-buildNNN/bNNN/exe/<name>, whatever the package is called.
-// Test binaries (`go test`, including testscript's copies) live elsewhere
-// and are not refused.
+// isGoRunBinary recognises what `go run` executes, whatever the package
+// is called: a fresh build, $GOTMPDIR/go-buildNNN/bNNN/exe/<name>, or
+// (Go 1.24 and later, from the second run on) the copy in the build cache,
+// $GOCACHE/<xx>/<64 hex>-d/<name>, which `go clean -cache` and the cache's
+// own trimming delete. Test binaries (`go test`, including testscript's
+// copies) live elsewhere and are not refused.
 func isGoRunBinary(path string) bool {
 	parts := strings.Split(filepath.ToSlash(path), "/")
 	n := len(parts)
-	return n >= 4 && parts[n-2] == "exe" &&
-		strings.HasPrefix(parts[n-4], "go-build") && strings.HasPrefix(parts[n-3], "b")
+	if n >= 4 && parts[n-2] == "exe" && strings.HasPrefix(parts[n-4], "go-build") && strings.HasPrefix(parts[n-3], "b") {
+		return true
+	}
+	return n >= 3 && goCacheEntry.MatchString(parts[n-3]+"/"+parts[n-2])
 }
+
+// goCacheEntry is the folder of an executable in Go's build cache.
+var goCacheEntry = regexp.MustCompile(`^[0-9a-f]{2}/[0-9a-f]{64}-d$`)
 
 // placeholderBinary stands for clawd's binary where the path does not
 // matter: in an install that is only there to be uninstalled again.
