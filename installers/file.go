@@ -200,6 +200,8 @@ type target struct {
 	only bool
 	// diff is set when the change's diff is wanted (a dry run).
 	diff bool
+	// noBackup is set for a file that holds nothing but clawd's.
+	noBackup bool
 	// backupData is the backup's content once original read it
 	// (hasBackup: it exists).
 	backupData []byte
@@ -401,7 +403,7 @@ func (t *target) dropBackup(f *Result) {
 // backup copies the original bytes next to the file before clawd's first
 // change to it; a backup is never overwritten.
 func (t *target) backup(f *Result) error {
-	if !t.changed || !t.existed || t.remove {
+	if !t.changed || !t.existed || t.remove || t.noBackup {
 		return nil
 	}
 	backup := t.path + BackupSuffix
