@@ -183,6 +183,7 @@ func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, trunca
 		return Event{}, err
 	}
 	kind := e.Kind
+	e.TurnID = str("prompt_id", MaxIDLen)
 	e.ProjectDir = clip(env("CLAUDE_PROJECT_DIR"), MaxPathLen)
 	e.Headless = claudeHeadless(env)
 	if pid, err := strconv.Atoi(env("CLAUDE_PID")); err == nil && pid > 0 {
@@ -228,6 +229,9 @@ func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, trunca
 		e.NotificationType = str("notification_type", MaxWordLen)
 		e.Notice = cmp.Or(claudeNotices[e.NotificationType], NoticeOther)
 	case KindTurnEnd, KindSubagentStop:
+		if kind == KindTurnEnd && e.SubagentID == "" {
+			e.Response = clipUTF8(get("last_assistant_message").String(), MaxResponseLen)
+		}
 		get("background_tasks").ForEach(func(_, t gjson.Result) bool {
 			// A stopping subagent lists itself as still running.
 			if t.Get("status").String() == "running" && t.Get("id").String() != e.SubagentID {

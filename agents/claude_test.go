@@ -215,6 +215,7 @@ func TestDecodeClaudeFields(t *testing.T) {
 		got := e
 		got.Agent, got.SessionID, got.Time, got.HookEvent = "", "", time.Time{}, ""
 		got.Cwd, got.ProjectDir, got.InputHash, got.PermissionMode = "", "", "", ""
+		got.TurnID, got.Response = "", "" // TestDecodeTurnAndResponse
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Decode(%s) = %+v, want %+v", tt.file, got, tt.want)
 		}
@@ -634,8 +635,14 @@ func TestDecodeClaudeKeepsContentOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The title is derived from the prompt on purpose (and tested on
-		// its own); everything else must not carry content.
-		e.Title = ""
+		// its own), and a turn's final answer rides in Response for
+		// automations, which the runtime takes off the event at once
+		// (runtime's TestResponseNeverRecorded); nothing else may carry
+		// content.
+		if e.Response != "" && (e.Kind != KindTurnEnd || e.Response != payloadField(p, "last_assistant_message")) {
+			t.Errorf("%s carries Response %q", e.HookEvent, e.Response)
+		}
+		e.Title, e.Response = "", ""
 		out := marshal(t, e)
 		var m map[string]any
 		if err := json.Unmarshal(p, &m); err != nil {
@@ -869,4 +876,12 @@ func TestClaudeSuggestionLabels(t *testing.T) {
 	if len(r.Suggestions) != 2 || !slices.Equal(r.SuggestionLabels, []string{cases[0].want, cases[2].want}) {
 		t.Errorf("Describe with suggestions = %d raw, labels %q", len(r.Suggestions), r.SuggestionLabels)
 	}
+}
+
+// payloadField is the top-level string field name of a JSON payload.
+func payloadField(p []byte, name string) string {
+	var m map[string]any
+	json.Unmarshal(p, &m)
+	s, _ := m[name].(string)
+	return s
 }

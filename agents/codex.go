@@ -145,6 +145,7 @@ func decodeCodexOpts(b []byte, hookEvent string, now time.Time, truncated bool) 
 	}
 	name := e.HookEvent
 	e.Transcript = str("transcript_path", MaxPathLen)
+	e.TurnID = str("turn_id", MaxIDLen)
 
 	switch name {
 	case "SessionStart":
@@ -166,6 +167,10 @@ func decodeCodexOpts(b []byte, hookEvent string, now time.Time, truncated bool) 
 	case "PreToolUse", "PostToolUse", "PermissionRequest":
 		if in := get("tool_input"); in.Exists() && !truncated {
 			e.InputHash = CodexFingerprint(e.ToolName, []byte(in.Raw))
+		}
+	case "Stop":
+		if e.SubagentID == "" {
+			e.Response = clipUTF8(get("last_assistant_message").String(), MaxResponseLen)
 		}
 	case "SubagentStop":
 		// transcript_path is the parent's rollout here; the one that

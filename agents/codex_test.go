@@ -156,6 +156,7 @@ func TestDecodeCodexFixtures(t *testing.T) {
 		}
 		got := e
 		got.Agent, got.Time, got.HookEvent, got.Cwd, got.PermissionMode, got.InputHash = "", time.Time{}, "", "", "", ""
+		got.TurnID, got.Response = "", "" // TestDecodeTurnAndResponse
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Decode(%s) = %+v, want %+v", name, got, want)
 		}
@@ -455,7 +456,12 @@ func TestDecodeCodexKeepsContentOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Title = ""
+		// A turn's final answer rides in Response for automations only
+		// (see TestDecodeClaudeKeepsContentOut).
+		if e.Response != "" && (e.Kind != KindTurnEnd || e.Response != payloadField(p, "last_assistant_message")) {
+			t.Errorf("%s carries Response %q", e.HookEvent, e.Response)
+		}
+		e.Title, e.Response = "", ""
 		out := marshal(t, e)
 		var m map[string]any
 		if err := json.Unmarshal(p, &m); err != nil {
@@ -476,5 +482,40 @@ func TestDecodeCodexKeepsContentOut(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Errorf("only %d content strings checked; the fixtures changed?", checked)
+	}
+}
+
+// TestDecodeTurnAndResponse: every Claude and Codex event names its turn
+// (Claude's prompt_id, Codex's turn_id), and a top-level turn's end
+// carries the final answer for automations; nothing else does.
+func TestDecodeTurnAndResponse(t *testing.T) {
+	for _, c := range []struct {
+		a       *Agent
+		read    func(*testing.T, string) []byte
+		file    string
+		turnKey string
+	}{
+		{Claude, readFixture, "UserPromptSubmit.json", "prompt_id"},
+		{Claude, readFixture, "PreToolUse.json", "prompt_id"},
+		{Claude, readFixture, "Stop.json", "prompt_id"},
+		{Codex, readCodexFixture, "UserPromptSubmit.json", "turn_id"},
+		{Codex, readCodexFixture, "Stop.json", "turn_id"},
+		{Codex, readCodexFixture, "Interrupt.json", "turn_id"},
+	} {
+		p := c.read(t, c.file)
+		e, err := c.a.Decode(p, "", noEnv, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := payloadField(p, c.turnKey); want == "" || e.TurnID != want {
+			t.Errorf("%s %s: TurnID %q, want %s %q", c.a.ID, c.file, e.TurnID, c.turnKey, want)
+		}
+		want := ""
+		if e.Kind == KindTurnEnd && e.HookEvent == "Stop" {
+			want = payloadField(p, "last_assistant_message")
+		}
+		if e.Response != want {
+			t.Errorf("%s %s: Response %q, want %q", c.a.ID, c.file, e.Response, want)
+		}
 	}
 }

@@ -118,6 +118,11 @@ type Event struct {
 	// hook_event_name), kept for logs and debugging.
 	HookEvent string `json:"hook_event,omitempty"`
 
+	// TurnID is the agent's own id of the turn, where it has one (Claude's
+	// prompt_id, Codex's turn_id): what a turn's automation events are
+	// keyed by.
+	TurnID string `json:"turn_id,omitempty"`
+
 	Cwd        string `json:"cwd,omitempty"`
 	ProjectDir string `json:"project_dir,omitempty"`
 	// Transcript is the agent's own log of the session, where it names
@@ -171,6 +176,13 @@ type Event struct {
 	// Truncated is set when the payload was larger than the hook's stdin
 	// cap and only the fields before the cut could be read.
 	Truncated bool `json:"truncated,omitempty"`
+
+	// Response is the agent's final answer of a turn (Stop's
+	// last_assistant_message), carried from the hook to the runtime for
+	// automations that ask for it (response.committed) and nothing else:
+	// the runtime takes it off the event as it arrives, so it is never
+	// recorded, published or printed.
+	Response string `json:"response,omitempty"`
 }
 
 // Limits on the fields of an Event, enforced by Validate and by the
@@ -182,4 +194,6 @@ const (
 	MaxWordLen  = 64
 	MaxTitleLen = 40
 	MaxBatchIDs = 256
+	// MaxResponseLen caps Event.Response.
+	MaxResponseLen = 64 << 10
 )

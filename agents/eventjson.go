@@ -42,6 +42,7 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = append(dst, '"')
 	dst = appendStringField(dst, `,"hook_event":`, e.HookEvent)
+	dst = appendStringField(dst, `,"turn_id":`, e.TurnID)
 	dst = appendStringField(dst, `,"cwd":`, e.Cwd)
 	dst = appendStringField(dst, `,"project_dir":`, e.ProjectDir)
 	dst = appendStringField(dst, `,"transcript":`, e.Transcript)
@@ -80,6 +81,9 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	dst = appendIntField(dst, `,"agent_pid":`, e.AgentPID)
 	if e.Truncated {
 		dst = append(dst, `,"truncated":true`...)
+	}
+	if e.Response != "" {
+		dst = appendStringField(dst, `,"response":`, e.Response)
 	}
 	return append(dst, '}'), nil
 }

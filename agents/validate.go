@@ -32,6 +32,8 @@ func (e *Event) Validate() error {
 		max       int
 	}{
 		{"session_id", e.SessionID, MaxIDLen},
+		{"turn_id", e.TurnID, MaxIDLen},
+		{"response", e.Response, MaxResponseLen},
 		{"hook_event", e.HookEvent, MaxWordLen},
 		{"cwd", e.Cwd, MaxPathLen},
 		{"project_dir", e.ProjectDir, MaxPathLen},

@@ -73,6 +73,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/tomlpos"
 )
 
 // FileName is the config file's name in the clawd home.
@@ -367,7 +368,7 @@ func Parse(path string, data []byte) (Config, error) {
 	if err != nil {
 		return Config{}, decodeError(path, err)
 	}
-	p := &problems{path: path, lines: keyLines(data)}
+	p := &problems{path: path, lines: tomlpos.Lines(data)}
 
 	undecoded := md.Undecoded()
 	seen := map[string]bool{}
@@ -619,83 +620,4 @@ func (p *problems) err() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// keyLines maps each key of a TOML document (pieces joined by NUL) to the
-// line it is first defined on. The decoder keeps positions private, and
-// errors are worth a line number; this reads the common shapes (table
-// headers, key = value, dotted and quoted keys) and simply misses keys
-// inside inline tables or multi-line values.
-func keyLines(data []byte) map[string]int {
-	out := map[string]int{}
-	var table []string
-	note := func(k []string, n int) {
-		for i := 1; i <= len(k); i++ {
-			s := strings.Join(k[:i], "\x00")
-			if _, ok := out[s]; !ok {
-				out[s] = n
-			}
-		}
-	}
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "" || line[0] == '#':
-		case strings.HasPrefix(line, "[["):
-			if end := strings.Index(line, "]]"); end > 0 {
-				table = splitKey(line[2:end])
-				note(table, i+1)
-			}
-		case line[0] == '[':
-			if end := strings.LastIndex(line, "]"); end > 0 {
-				table = splitKey(line[1:end])
-				note(table, i+1)
-			}
-		default:
-			if eq := indexOutsideQuotes(line, '='); eq > 0 {
-				note(append(slices.Clip(table), splitKey(line[:eq])...), i+1)
-			}
-		}
-	}
-	return out
-}
-
-// splitKey splits a dotted TOML key, honouring quoted pieces.
-func splitKey(s string) []string {
-	var out []string
-	for {
-		dot := indexOutsideQuotes(s, '.')
-		piece := s
-		if dot >= 0 {
-			piece = s[:dot]
-		}
-		piece = strings.TrimSpace(piece)
-		if len(piece) >= 2 && (piece[0] == '"' || piece[0] == '\'') && piece[len(piece)-1] == piece[0] {
-			piece = piece[1 : len(piece)-1]
-		}
-		out = append(out, piece)
-		if dot < 0 {
-			return out
-		}
-		s = s[dot+1:]
-	}
-}
-
-func indexOutsideQuotes(s string, c byte) int {
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		switch {
-		case quote != 0:
-			if s[i] == '\\' && quote == '"' {
-				i++
-			} else if s[i] == quote {
-				quote = 0
-			}
-		case s[i] == '"' || s[i] == '\'':
-			quote = s[i]
-		case s[i] == c:
-			return i
-		}
-	}
-	return -1
 }

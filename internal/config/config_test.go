@@ -276,33 +276,6 @@ func TestPermissionsEnabled(t *testing.T) {
 	}
 }
 
-func TestKeyLines(t *testing.T) {
-	doc := `# comment
-[permissions]
-timeout = "1m"   # a = b
-"quoted.key" = 1
-[ agents . "claude" ]
-permissions = true
-[[list]]
-x.y = 2
-`
-	got := keyLines([]byte(doc))
-	for key, want := range map[string]int{
-		"permissions":                     2,
-		"permissions\x00timeout":          3,
-		"permissions\x00quoted.key":       4,
-		"agents":                          5,
-		"agents\x00claude":                5,
-		"agents\x00claude\x00permissions": 6,
-		"list":                            7,
-		"list\x00x\x00y":                  8,
-	} {
-		if got[key] != want {
-			t.Errorf("keyLines: %q on line %d, want %d", strings.ReplaceAll(key, "\x00", "."), got[key], want)
-		}
-	}
-}
-
 func TestParseQuietHours(t *testing.T) {
 	tests := []struct {
 		in   string

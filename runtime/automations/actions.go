@@ -1,0 +1,229 @@
+package automations
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/internal/text"
+)
+
+// result is what an action did: a short output summary for the run
+// record, the error, and whether the error is transient (worth a retry by
+// a safe or keyed policy).
+type result struct {
+	output    string
+	err       error
+	transient bool
+}
+
+// fallbackTitles are a notification's titles when its own is empty.
+var fallbackTitles = map[EventName]string{
+	TurnStarted:       "clawd: a turn started",
+	TurnCompleted:     "clawd: a turn is done",
+	TurnFailed:        "clawd: a turn failed",
+	TurnCancelled:     "clawd: a turn was cancelled",
+	ResponseCommitted: "clawd: an answer is ready",
+	PermissionRequest: "clawd: needs your approval",
+	QuestionRequested: "clawd: needs your input",
+}
+
+// act runs d's action for env with input, within ctx's deadline.
+func (e *Engine) act(ctx context.Context, d *Definition, env *Envelope, doc any, input map[string]any, key string) result {
+	a := &d.Action
+	switch a.Type {
+	case ActionNotification:
+		if e.o.Desktop == nil {
+			return result{output: "no desktop: nothing shown"}
+		}
+		title := text.Line(expand(a.Title, doc), 120)
+		if title == "" {
+			title = fallbackTitles[env.EventName]
+		}
+		body := text.Line(expand(a.Body, doc), 300)
+		if err := e.o.Desktop.Notify(ctx, title, body); err != nil {
+			return result{err: fmt.Errorf("notification: %w", err)}
+		}
+		return result{output: "shown: " + title}
+	case ActionSound:
+		if e.o.Desktop == nil {
+			return result{output: "no desktop: nothing played"}
+		}
+		if err := e.o.Desktop.Sound(ctx); err != nil {
+			return result{err: fmt.Errorf("sound: %w", err)}
+		}
+		return result{output: "played"}
+	case ActionWebhook:
+		return e.webhook(ctx, a, env, input, key)
+	case ActionCommand:
+		return command(ctx, a, env, input)
+	}
+	return result{err: fmt.Errorf("unknown action %q", a.Type)}
+}
+
+// body is what a webhook and a command receive.
+type body struct {
+	Event *Envelope      `json:"event"`
+	Input map[string]any `json:"input"`
+}
+
+// webhook POSTs {"event", "input"}. 2xx succeeds; 408, 425, 429 and 5xx
+// and network errors are transient; other statuses fail for good.
+func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input map[string]any, key string) result {
+	b, err := json.Marshal(body{env, input})
+	if err != nil {
+		return result{err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(b))
+	if err != nil {
+		return result{err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "clawd-automations")
+	req.Header.Set("X-Clawd-Event", string(env.EventName))
+	for k, v := range a.Headers {
+		req.Header.Set(k, v)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := e.o.HTTP.Do(req)
+	if err != nil {
+		return result{err: fmt.Errorf("webhook: %w", err), transient: transientNet(err)}
+	}
+	defer resp.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	out := fmt.Sprintf("HTTP %d", resp.StatusCode)
+	if s := text.Line(string(snippet), 120); s != "" {
+		out += ": " + redact(s)
+	}
+	switch c := resp.StatusCode; {
+	case c >= 200 && c < 300:
+		return result{output: out}
+	case c == 408 || c == 425 || c == 429 || c >= 500:
+		return result{output: out, err: fmt.Errorf("webhook answered %d", c), transient: true}
+	default:
+		return result{output: out, err: fmt.Errorf("webhook answered %d", c)}
+	}
+}
+
+// transientNet reports whether a request error is the network's, which a
+// later attempt may not meet: refused, reset, unreachable, DNS.
+func transientNet(err error) bool {
+	var ne net.Error
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, io.ErrUnexpectedEOF):
+		return true
+	case errors.As(err, &ne) && ne.Timeout():
+		return true
+	}
+	return false
+}
+
+// command runs argv without a shell, {"event", "input"} as JSON on stdin.
+// Exit 0 succeeds; anything else fails for good.
+func command(ctx context.Context, a *Action, env *Envelope, input map[string]any) result {
+	b, err := json.Marshal(body{env, input})
+	if err != nil {
+		return result{err: err}
+	}
+	cmd := exec.CommandContext(ctx, a.Argv[0], a.Argv[1:]...)
+	cmd.Stdin = bytes.NewReader(b)
+	var out bytes.Buffer
+	cmd.Stdout = &limitedBuffer{b: &out, n: 4096}
+	cmd.Stderr = cmd.Stdout
+	cmd.WaitDelay = 2 * time.Second
+	err = cmd.Run()
+	summary := text.Line(out.String(), 160)
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return result{output: summaryOr(summary, ee.String()), err: fmt.Errorf("command %s", ee)}
+		}
+		return result{output: summary, err: fmt.Errorf("command: %w", err)}
+	}
+	return result{output: summaryOr(redact(summary), "exit 0")}
+}
+
+func summaryOr(s, or string) string {
+	if s == "" {
+		return or
+	}
+	return s
+}
+
+// limitedBuffer keeps the first n bytes written and drops the rest.
+type limitedBuffer struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// secretLike matches what looks like a credential: long runs of token
+// characters, or a key = value where the key says it is one.
+var secretLike = regexp.MustCompile(`(?i)((token|secret|password|passwd|api[_-]?key|authorization|bearer)["']?\s*[:=]?\s*["']?)[^\s"',;]+|\b[A-Za-z0-9_\-]{32,}\b`)
+
+// redact hides what looks like a secret.
+func redact(s string) string {
+	return secretLike.ReplaceAllStringFunc(s, func(m string) string {
+		if sub := secretLike.FindStringSubmatch(m); sub != nil && sub[1] != "" {
+			return sub[1] + "[redacted]"
+		}
+		return "[redacted]"
+	})
+}
+
+// summarize is the run record's summary of a mapped input: each field's
+// type and a short, redacted view of its value. The input itself is never
+// stored.
+func summarize(input map[string]any) string {
+	if len(input) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(input))
+	for k := range input {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		var v string
+		switch x := input[k].(type) {
+		case nil:
+			v = "null"
+		case string:
+			s := redact(text.Line(x, 0))
+			if utf8.RuneCountInString(s) > 40 {
+				s = string([]rune(s)[:40]) + "…"
+			}
+			v = fmt.Sprintf("%q (%d chars)", s, utf8.RuneCountInString(x))
+		case map[string]any:
+			v = fmt.Sprintf("object (%d fields)", len(x))
+		case []any:
+			v = fmt.Sprintf("array (%d items)", len(x))
+		default:
+			v = fmt.Sprint(x)
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}

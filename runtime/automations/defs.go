@@ -1,0 +1,499 @@
+package automations
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/tomlpos"
+)
+
+// File is the definitions' file in the clawd home.
+const File = "automations.toml"
+
+// Definition is one automation: on which event, under which condition,
+// which action runs with which input, by which policy, where (bindings).
+type Definition struct {
+	ID          string     `toml:"id" json:"id"`
+	Name        string     `toml:"name,omitempty" json:"name,omitempty"`
+	Description string     `toml:"description,omitempty" json:"description,omitempty"`
+	Enabled     *bool      `toml:"enabled,omitempty" json:"enabled,omitempty"`
+	Event       EventName  `toml:"event" json:"event"`
+	Condition   *Condition `toml:"condition,omitempty" json:"condition,omitempty"`
+	Action      Action     `toml:"action" json:"action"`
+	Input       Input      `toml:"input,omitempty" json:"input,omitempty"`
+	Policy      Policy     `toml:"policy,omitempty" json:"policy"`
+	Bindings    []Binding  `toml:"bindings,omitempty" json:"bindings,omitempty"`
+
+	// Line is where the definition starts in its file.
+	Line int `toml:"-" json:"line,omitempty"`
+}
+
+// IsEnabled reports whether the definition is on: enabled unless it says
+// enabled = false.
+func (d *Definition) IsEnabled() bool { return d.Enabled == nil || *d.Enabled }
+
+// Action is what a definition does.
+type Action struct {
+	// Type is "notification", "sound", "webhook" or "command".
+	Type string `toml:"type" json:"type"`
+	// Title and Body are a notification's texts, templates with
+	// ${path} placeholders. An empty title falls back to the event's own.
+	Title string `toml:"title,omitempty" json:"title,omitempty"`
+	Body  string `toml:"body,omitempty" json:"body,omitempty"`
+	// URL and Headers are a webhook's: POST {"event", "input"} as JSON.
+	URL     string            `toml:"url,omitempty" json:"url,omitempty"`
+	Headers map[string]string `toml:"headers,omitempty" json:"headers,omitempty"`
+	// Argv is a command: the program and its arguments, never a shell;
+	// it gets {"event", "input"} as JSON on stdin.
+	Argv []string `toml:"argv,omitempty" json:"argv,omitempty"`
+}
+
+// Action types.
+const (
+	ActionNotification = "notification"
+	ActionSound        = "sound"
+	ActionWebhook      = "webhook"
+	ActionCommand      = "command"
+)
+
+// Policy is how a definition's runs are carried out.
+type Policy struct {
+	// Timeout bounds one attempt: 1 s to 120 s, default 15 s.
+	Timeout Duration `toml:"timeout,omitempty" json:"timeout"`
+	// Retry says which failures are tried again: "unsafe" (none, the
+	// default), "safe" (transient failures and timeouts), "keyed" (those
+	// too, with an Idempotency-Key the receiver can deduplicate by: a
+	// webhook's only).
+	Retry string `toml:"retry,omitempty" json:"retry"`
+	// MaxAttempts bounds the attempts of a run (default 3; "unsafe" makes
+	// one).
+	MaxAttempts int `toml:"max_attempts,omitempty" json:"max_attempts"`
+	// Backoff is the wait before the second attempt, doubling after each
+	// (default 1 s).
+	Backoff Duration `toml:"backoff,omitempty" json:"backoff"`
+	// Concurrency "serial" (the default) runs one run of the definition
+	// per session at a time, in order; "parallel" does not wait.
+	Concurrency string `toml:"concurrency,omitempty" json:"concurrency"`
+}
+
+// Policy values and bounds.
+const (
+	RetryUnsafe = "unsafe"
+	RetrySafe   = "safe"
+	RetryKeyed  = "keyed"
+
+	ConcurrencySerial   = "serial"
+	ConcurrencyParallel = "parallel"
+
+	DefaultTimeout     = 15 * time.Second
+	MinTimeout         = time.Second
+	MaxTimeout         = 120 * time.Second
+	DefaultMaxAttempts = 3
+	MaxMaxAttempts     = 10
+	DefaultBackoff     = time.Second
+	MaxBackoff         = time.Hour
+)
+
+// withDefaults fills what the policy leaves out.
+func (p Policy) withDefaults() Policy {
+	if p.Timeout == 0 {
+		p.Timeout = Duration(DefaultTimeout)
+	}
+	if p.Retry == "" {
+		p.Retry = RetryUnsafe
+	}
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.Backoff == 0 {
+		p.Backoff = Duration(DefaultBackoff)
+	}
+	if p.Concurrency == "" {
+		p.Concurrency = ConcurrencySerial
+	}
+	return p
+}
+
+// Duration is a time.Duration written as "15s" (or a number of seconds).
+type Duration time.Duration
+
+// UnmarshalTOML reads "15s" or 15.
+func (d *Duration) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		x, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration (like \"15s\")", v)
+		}
+		*d = Duration(x)
+	case int64:
+		*d = Duration(time.Duration(v) * time.Second)
+	case float64:
+		*d = Duration(time.Duration(v * float64(time.Second)))
+	default:
+		return fmt.Errorf("a duration is a string like \"15s\", not %T", v)
+	}
+	return nil
+}
+
+// MarshalText writes "15s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads "15s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	x, err := time.ParseDuration(string(b))
+	*d = Duration(x)
+	return err
+}
+
+// Binding is where a definition acts: the whole machine (application),
+// a workspace (a folder: the session's cwd or repository root), an agent,
+// or one session. For one event the most specific binding that matches
+// wins (session > agent > workspace > application).
+type Binding struct {
+	Scope   string `toml:"scope" json:"scope"`
+	ID      string `toml:"id,omitempty" json:"id,omitempty"`
+	Enabled *bool  `toml:"enabled,omitempty" json:"enabled,omitempty"`
+}
+
+// Binding scopes, least specific first.
+const (
+	ScopeApplication = "application"
+	ScopeWorkspace   = "workspace"
+	ScopeAgent       = "agent"
+	ScopeSession     = "session"
+)
+
+var scopeRank = map[string]int{ScopeApplication: 0, ScopeWorkspace: 1, ScopeAgent: 2, ScopeSession: 3}
+
+// IsEnabled reports whether the binding is on (the default).
+func (b *Binding) IsEnabled() bool { return b.Enabled == nil || *b.Enabled }
+
+// Key names the binding: "application", "workspace:/home/me/shop".
+func (b *Binding) Key() string {
+	if b.Scope == ScopeApplication {
+		return ScopeApplication
+	}
+	return b.Scope + ":" + b.ID
+}
+
+// bindings returns d's bindings: one application binding when it names
+// none.
+func (d *Definition) bindings() []Binding {
+	if len(d.Bindings) == 0 {
+		return []Binding{{Scope: ScopeApplication}}
+	}
+	return d.Bindings
+}
+
+// matches reports whether b applies to env.
+func (b *Binding) matches(env *Envelope) bool {
+	switch b.Scope {
+	case ScopeApplication:
+		return true
+	case ScopeWorkspace:
+		for _, w := range env.Workspaces {
+			if w.ID == b.ID {
+				return true
+			}
+		}
+	case ScopeAgent:
+		return env.Agent != nil && env.Agent.ID == b.ID
+	case ScopeSession:
+		return env.Session.ID == b.ID
+	}
+	return false
+}
+
+// Hash is the definition's execution hash: the SHA-256 of the canonical
+// JSON (keys sorted at every level, absent values left out) of what it
+// does: event, condition, action, input and policy with its defaults.
+// Trust is given to a hash; a change of any of those fields needs a new
+// one, while a rename, a description or enabling does not.
+func (d *Definition) Hash() string {
+	exec := struct {
+		Event     EventName  `json:"event"`
+		Condition *Condition `json:"condition,omitempty"`
+		Action    Action     `json:"action"`
+		Input     Input      `json:"input,omitempty"`
+		Policy    Policy     `json:"policy"`
+	}{d.Event, d.Condition, d.Action, d.Input, d.Policy.withDefaults()}
+	if exec.Condition.empty() {
+		exec.Condition = nil
+	}
+	if len(exec.Input) == 0 {
+		exec.Input = nil
+	}
+	sum := sha256.Sum256(canonicalJSON(exec))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalJSON renders v with the keys of every object sorted: through
+// generic values, whose maps encoding/json sorts.
+func canonicalJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("automations: canonical JSON: %v", err))
+	}
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		panic(fmt.Sprintf("automations: canonical JSON: %v", err))
+	}
+	out, _ := json.Marshal(generic)
+	return out
+}
+
+// Leaves lists what an action sends off the machine, for a person to
+// confirm before trusting: the input's fields, and what else the action
+// carries (the whole event for a webhook or command).
+func (d *Definition) Leaves() []string {
+	var out []string
+	switch d.Action.Type {
+	case ActionWebhook:
+		out = append(out, "the whole event envelope (session title, folders, agent, turn; for response.committed the answer's text) to "+d.Action.URL)
+	case ActionCommand:
+		out = append(out, "the whole event envelope on the standard input of "+strings.Join(d.Action.Argv, " "))
+	case ActionNotification:
+		out = append(out, "a desktop notification: "+cmpOr(d.Action.Title, "the event's own title"))
+	case ActionSound:
+		out = append(out, "a sound, nothing else")
+	}
+	for _, k := range d.Input.keys() {
+		x := d.Input[k]
+		switch {
+		case x.Path != "":
+			out = append(out, "input."+k+" = "+x.Path)
+		case x.Template != "":
+			out = append(out, "input."+k+" = "+strconvQuote(x.Template))
+		case x.Null:
+			out = append(out, "input."+k+" = null")
+		default:
+			b, _ := json.Marshal(x.Const)
+			out = append(out, "input."+k+" = "+string(b))
+		}
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// idPattern is what a definition's id may look like: it is typed on the
+// command line and stored.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Parse reads automations.toml (path names it in errors). Every problem is
+// reported, each as "<path>:<line>: automation <id>: <field>: <what>";
+// no definition of a file with problems is used.
+func Parse(data []byte, path string) ([]Definition, error) {
+	var doc struct {
+		Automation []Definition `toml:"automation"`
+	}
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	lines := tomlpos.Lines(data)
+	var errs []error
+	if un := md.Undecoded(); len(un) > 0 {
+		for _, k := range un {
+			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s", path, lineOf(lines, k), k.String()))
+		}
+	}
+	seen := map[string]bool{}
+	for i := range doc.Automation {
+		d := &doc.Automation[i]
+		d.Line = lines[tomlpos.Key("automation", fmt.Sprint(i))]
+		at := func(field string) int {
+			top, _, _ := strings.Cut(field, ".")
+			top, _, _ = strings.Cut(top, "[")
+			if l := lines[tomlpos.Key("automation", fmt.Sprint(i), top)]; l > 0 {
+				return l
+			}
+			return d.Line
+		}
+		for _, p := range d.check() {
+			errs = append(errs, fmt.Errorf("%s:%d: automation %s: %s", path, at(p.field), cmpOr(d.ID, fmt.Sprint("#", i+1)), p.msg))
+		}
+		if d.ID != "" {
+			if seen[d.ID] {
+				errs = append(errs, fmt.Errorf("%s:%d: automation %s: id: used twice", path, at("id"), d.ID))
+			}
+			seen[d.ID] = true
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return doc.Automation, nil
+}
+
+// lineOf finds the line of a key the decoder names without the index of
+// its array of tables: the first one written.
+func lineOf(lines map[string]int, k toml.Key) int {
+	want := tomlpos.Key(k...)
+	best := 0
+	for key, l := range lines {
+		var pieces []string
+		for _, p := range strings.Split(key, "\x00") {
+			if _, err := strconv.Atoi(p); err != nil {
+				pieces = append(pieces, p)
+			}
+		}
+		if strings.Join(pieces, "\x00") == want && (best == 0 || l < best) {
+			best = l
+		}
+	}
+	return best
+}
+
+// problem is one thing wrong with a definition: the field and what.
+type problem struct{ field, msg string }
+
+// check validates d and compiles its conditions.
+func (d *Definition) check() []problem {
+	var ps []problem
+	add := func(field, format string, args ...any) {
+		ps = append(ps, problem{field, field + ": " + fmt.Sprintf(format, args...)})
+	}
+	if !idPattern.MatchString(d.ID) {
+		add("id", "%q: letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit", d.ID)
+	}
+	if !d.Event.Valid() {
+		var names []string
+		for _, n := range EventNames {
+			names = append(names, string(n))
+		}
+		add("event", "%q is not a lifecycle event (%s)", d.Event, strings.Join(names, ", "))
+		return ps // paths depend on the event
+	}
+	if d.Condition != nil {
+		if err := d.Condition.check(d.Event, "condition", 0); err != nil {
+			ps = append(ps, problem{"condition", err.Error()})
+		}
+	}
+	if err := d.Input.check(d.Event); err != nil {
+		ps = append(ps, problem{"input", err.Error()})
+	}
+	a := &d.Action
+	switch a.Type {
+	case ActionNotification:
+		for f, s := range map[string]string{"action.title": a.Title, "action.body": a.Body} {
+			x := Expr{Template: s}
+			if s != "" {
+				if err := x.check(d.Event, f); err != nil {
+					ps = append(ps, problem{"action", err.Error()})
+				}
+			}
+		}
+	case ActionSound:
+	case ActionWebhook:
+		u, err := url.Parse(a.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			add("action.url", "%q: a webhook needs an http:// or https:// URL", a.URL)
+		}
+		for k := range a.Headers {
+			if k == "" || strings.ContainsAny(k, ": \r\n") {
+				add("action.headers", "%q is not a header name", k)
+			}
+		}
+	case ActionCommand:
+		if len(a.Argv) == 0 || a.Argv[0] == "" {
+			add("action.argv", "a command needs argv = [\"/path/to/program\", \"args\"...] (no shell is run)")
+		} else if strings.ContainsRune(a.Argv[0], '/') && !filepath.IsAbs(a.Argv[0]) {
+			add("action.argv", "%q: give the program's absolute path, or a name found on PATH", a.Argv[0])
+		}
+	default:
+		add("action.type", "%q: notification, sound, webhook or command", a.Type)
+	}
+	if a.Type != ActionWebhook && (a.URL != "" || len(a.Headers) > 0) {
+		add("action", "url and headers belong to a webhook")
+	}
+	if a.Type != ActionCommand && len(a.Argv) > 0 {
+		add("action", "argv belongs to a command")
+	}
+	if a.Type != ActionNotification && (a.Title != "" || a.Body != "") {
+		add("action", "title and body belong to a notification")
+	}
+	p := d.Policy.withDefaults()
+	if t := time.Duration(p.Timeout); t < MinTimeout || t > MaxTimeout {
+		add("policy.timeout", "%v: between %v and %v", t, MinTimeout, MaxTimeout)
+	}
+	switch p.Retry {
+	case RetryUnsafe, RetrySafe:
+	case RetryKeyed:
+		if a.Type != ActionWebhook {
+			add("policy.retry", "keyed retries need an action that takes an idempotency key, and only a webhook does (%s does not): use safe or unsafe", cmpOr(a.Type, "this action"))
+		}
+	default:
+		add("policy.retry", "%q: unsafe, safe or keyed", p.Retry)
+	}
+	if p.MaxAttempts < 1 || p.MaxAttempts > MaxMaxAttempts {
+		add("policy.max_attempts", "%d: between 1 and %d", p.MaxAttempts, MaxMaxAttempts)
+	}
+	if b := time.Duration(p.Backoff); b < 0 || b > MaxBackoff {
+		add("policy.backoff", "%v: between 0 and %v", b, MaxBackoff)
+	}
+	switch p.Concurrency {
+	case ConcurrencySerial, ConcurrencyParallel:
+	default:
+		add("policy.concurrency", "%q: serial or parallel", p.Concurrency)
+	}
+	keys := map[string]bool{}
+	for i, b := range d.Bindings {
+		f := fmt.Sprintf("bindings[%d]", i)
+		switch b.Scope {
+		case ScopeApplication:
+			if b.ID != "" {
+				add(f+".id", "the application scope takes no id")
+			}
+		case ScopeWorkspace:
+			if !filepath.IsAbs(b.ID) {
+				add(f+".id", "%q: a workspace is a folder's absolute path", b.ID)
+			}
+		case ScopeAgent:
+			if a := agents.Lookup(b.ID); a == nil {
+				add(f+".id", "%q is not an agent clawd knows", b.ID)
+			} else {
+				d.Bindings[i].ID = a.ID // an alias names the same agent
+				b.ID = a.ID
+			}
+		case ScopeSession:
+			if b.ID == "" {
+				add(f+".id", "a session binding needs the session's id")
+			}
+		default:
+			add(f+".scope", "%q: application, workspace, agent or session", b.Scope)
+		}
+		if keys[b.Key()] {
+			add(f, "%s is bound twice", b.Key())
+		}
+		keys[b.Key()] = true
+	}
+	return ps
+}

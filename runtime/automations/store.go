@@ -1,0 +1,130 @@
+package automations
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3": SQLite compiled to Go, no cgo
+)
+
+// StoreFile is the store's name in the clawd home.
+const StoreFile = "automations.db"
+
+// The store is a SQLite file that only `clawd serve` writes: the outbox of
+// lifecycle events, the runs, the trust given to definitions' bindings,
+// and the master switch. WAL survives a kill -9 of the writer; every
+// transaction takes the write lock at once (immediate), so a read that
+// turns into a write never fails with "database is locked".
+const schema = `
+CREATE TABLE IF NOT EXISTS events (
+	id          TEXT PRIMARY KEY,
+	name        TEXT NOT NULL,
+	session_id  TEXT NOT NULL,
+	envelope    TEXT NOT NULL,
+	state       TEXT NOT NULL,
+	lease_until INTEGER NOT NULL DEFAULT 0,
+	created_at  INTEGER NOT NULL,
+	resolved_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS events_state ON events(state, created_at);
+CREATE TABLE IF NOT EXISTS runs (
+	seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+	id             TEXT NOT NULL UNIQUE,
+	automation_id  TEXT NOT NULL,
+	hash           TEXT NOT NULL,
+	binding        TEXT NOT NULL,
+	shadowed       TEXT NOT NULL DEFAULT '',
+	event_id       TEXT NOT NULL,
+	event_name     TEXT NOT NULL,
+	session_id     TEXT NOT NULL,
+	definition     TEXT NOT NULL,
+	state          TEXT NOT NULL,
+	error_code     TEXT NOT NULL DEFAULT '',
+	error_message  TEXT NOT NULL DEFAULT '',
+	attempts       INTEGER NOT NULL DEFAULT 0,
+	next_at        INTEGER NOT NULL,
+	lease_until    INTEGER NOT NULL DEFAULT 0,
+	created_at     INTEGER NOT NULL,
+	started_at     INTEGER,
+	finished_at    INTEGER,
+	input_summary  TEXT NOT NULL DEFAULT '',
+	output_summary TEXT NOT NULL DEFAULT '',
+	test           INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_state ON runs(state, next_at);
+CREATE INDEX IF NOT EXISTS runs_gate ON runs(automation_id, session_id, state);
+CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at);
+CREATE TABLE IF NOT EXISTS trust (
+	automation_id TEXT NOT NULL,
+	binding       TEXT NOT NULL,
+	hash          TEXT NOT NULL,
+	trusted_at    INTEGER NOT NULL,
+	PRIMARY KEY (automation_id, binding)
+);
+CREATE TABLE IF NOT EXISTS settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+`
+
+// openStore opens (creating) the store at path.
+func openStore(ctx context.Context, path string) (*sql.DB, error) {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=foreign_keys(on)"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// One connection: the store has one writer, and SQLite serialises
+	// writes anyway; reads are cheap enough to queue behind them.
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("prepare %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// ms is a time as the store keeps it: Unix milliseconds.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMS turns a stored time back; zero for NULL.
+func fromMS(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+// inTx runs f in one transaction, committed when f returns nil.
+func inTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// setting reads a setting ("" when unset).
+func setting(ctx context.Context, db *sql.DB, key string) (string, error) {
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+func setSetting(ctx context.Context, db *sql.DB, key, value string) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO settings(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}
