@@ -131,6 +131,7 @@ func newRootCmd(e *env) *cli.Command {
 			newPermissionsCmd(e),
 			newDNDCmd(e),
 			newAgentsCmd(e),
+			newAutomationsCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newHookCmd(e),

@@ -19,6 +19,7 @@ import (
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/monitors"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
@@ -138,9 +139,23 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
+	var d *notify.Desktop
 	if notifications {
-		d := notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
+		d = notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
 			log, filepath.Join(e.home(), "cache"))
+	}
+	// The automations' store is opened only now that the runtime holds the
+	// home: a second serve never touches it.
+	if auto, err := automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)}); err != nil {
+		log.Warn("automations off", "err", err)
+	} else {
+		srv.UseAutomations(auto)
+		wg.Go(func() {
+			auto.Run(ctx)
+			auto.Close()
+		})
+	}
+	if notifications {
 		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})
 		wg.Go(func() {
 			n.Run(ctx)
@@ -186,4 +201,23 @@ func noteIcon(k notify.Kind) icons.Name {
 		return icons.Error
 	}
 	return icons.NeedsYou
+}
+
+// automationDesktop is the desktop automations' notification and sound
+// actions reach: the tray's popups and chime; nil without a desktop.
+func automationDesktop(d *notify.Desktop) automations.Desktop {
+	if d == nil {
+		return nil
+	}
+	return noteDesktop{d}
+}
+
+type noteDesktop struct{ d *notify.Desktop }
+
+func (n noteDesktop) Notify(ctx context.Context, title, body string) error {
+	return n.d.Send(ctx, notify.Note{Kind: notify.Done, Summary: title, Body: body, Popup: true})
+}
+
+func (n noteDesktop) Sound(ctx context.Context) error {
+	return n.d.Send(ctx, notify.Note{Sound: true})
 }

@@ -38,6 +38,7 @@ func (s *Server) SocketHandler() http.Handler {
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.handlePermissionDecision)
 	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
 	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
+	s.mountAutomations(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", notFound)
 	return identify(s.bodyDeadline(mux))
 }
@@ -63,6 +64,7 @@ func (s *Server) TCPHandler() http.Handler {
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", tok(s.handlePermissionDecision))
 	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
 	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
+	s.mountAutomations(mux, tok)
 	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.
 	mux.HandleFunc("GET /state", s.handleStateHealth)
@@ -203,11 +205,12 @@ func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
 	if !readBody(w, r, maxEventBody, e) {
 		return
 	}
-	if err := s.accept(e); err != nil {
+	response, err := s.accept(e)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.Ingest(*e)
+	s.ingestWith(*e, response, false)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -331,7 +331,7 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	// the agent lets the hook wait (bodyDeadline's limit was for the body).
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	e := body.Event
-	if err := s.accept(&e); err != nil {
+	if _, err := s.accept(&e); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -373,6 +373,9 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	b.pending[req.view.ID] = req
 	b.publishLocked("added", req.view, "")
 	b.mu.Unlock()
+	if a := s.auto.Load(); a != nil {
+		a.Requested(r.Context(), req.view)
+	}
 	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
 		"tool", e.ToolName, "kind", req.view.Kind)
 

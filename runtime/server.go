@@ -24,6 +24,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -63,6 +64,10 @@ type Config struct {
 	// Sources are the agents' own logs the runtime follows besides their
 	// hooks (see Source); RunSources runs them.
 	Sources []Source
+	// Automations hears what the runtime records and the requests it
+	// shows, and is steered through /api/v1/automations; nil: none until
+	// UseAutomations.
+	Automations *automations.Engine
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
 	// PermissionHeartbeat is how often a held permission request's
@@ -105,6 +110,9 @@ type Server struct {
 	pausedUntil time.Time
 
 	sources *sources
+	// auto is the automations engine (Config.Automations, or the one
+	// UseAutomations gave once the runtime had its home to itself).
+	auto atomic.Pointer[automations.Engine]
 }
 
 // New returns a runtime server.
@@ -134,7 +142,7 @@ func New(cfg Config) *Server {
 		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
 	}
 	feeds := newFeedHub()
-	return &Server{
+	s := &Server{
 		cfg:   cfg,
 		log:   cfg.Logger,
 		m:     statemachine.New(cfg.Machine),
@@ -146,6 +154,10 @@ func New(cfg Config) *Server {
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
 	}
+	if cfg.Automations != nil {
+		s.auto.Store(cfg.Automations)
+	}
+	return s
 }
 
 func newToken() string {
@@ -381,6 +393,11 @@ func (s *Server) tick(alive func(int) bool) {
 	}
 }
 
+// UseAutomations gives the runtime its automations engine, which must be
+// opened only once the runtime holds its home (Run's lock): two engines on
+// one store would each take the other's running actions for crashed ones.
+func (s *Server) UseAutomations(e *automations.Engine) { s.auto.Store(e) }
+
 // Ingest applies one validated event and publishes it to the stream.
 func (s *Server) Ingest(e agents.Event) client.EventRecord {
 	rec, _ := s.ingest(e, false)
@@ -392,11 +409,21 @@ func (s *Server) Ingest(e agents.Event) client.EventRecord {
 // is left alone, so nobody but the agent's own hooks and the person can
 // close or withdraw its request: ok is then false and nothing changed.
 func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord, ok bool) {
-	_, rec, ok = s.apply(e, stateOnly)
-	if ok {
-		s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	return s.ingestWith(e, "", stateOnly)
+}
+
+// ingestWith is ingest for a hook's event with the turn's final answer
+// (taken off the event by accept), which only the automations hear.
+func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (rec client.EventRecord, ok bool) {
+	res, rec, ok := s.apply(e, stateOnly)
+	if !ok {
+		return rec, false
 	}
-	return rec, ok
+	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	if a := s.auto.Load(); a != nil {
+		a.Record(context.Background(), automations.Fact{Event: e, Title: res.Session.Title, Cwd: res.Session.Cwd, Response: response})
+	}
+	return rec, true
 }
 
 // apply is the one way an event gets in: the state machine applies it, it

@@ -159,23 +159,25 @@ func (s *Server) sessionKind(e *agents.Event) string {
 }
 
 // accept readies an event a hook sent: the agent's id for an alias, the
-// event validated, what a source knows of the session added (a session
-// nobody watches is headless, which its transcript may be the only one to
-// say), and the hooks' activity noted, so the source's copies give way.
-func (s *Server) accept(e *agents.Event) error {
+// event validated, its final answer (Event.Response) taken off it for the
+// automations, what a source knows of the session added (a session nobody
+// watches is headless, which its transcript may be the only one to say),
+// and the hooks' activity noted, so the source's copies give way.
+func (s *Server) accept(e *agents.Event) (response string, err error) {
 	if e.Agent != "" {
 		if a := agents.Lookup(e.Agent); a != nil {
 			e.Agent = a.ID
 		}
 	}
 	if err := e.Validate(); err != nil {
-		return err
+		return "", err
 	}
+	response, e.Response = e.Response, ""
 	if k, ok := s.sources.kindOf(e); ok && k.headless {
 		e.Headless = true
 	}
 	s.sources.sawHook(e, s.cfg.Now())
-	return nil
+	return response, nil
 }
 
 // IngestSource applies an event a source derived, unless the session's

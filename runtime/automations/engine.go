@@ -132,6 +132,8 @@ type Engine struct {
 
 	lastMu sync.Mutex
 	last   map[EventName]*Envelope
+
+	stmts map[string]*sql.Stmt // hotStatements, prepared
 }
 
 // defSet is the definitions of one load of automations.toml.
@@ -182,6 +184,10 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		last:         map[EventName]*Envelope{},
 	}
 	e.turns.sessions = map[string]*turnState{}
+	if err := e.prepare(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := e.recover(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -339,8 +345,12 @@ func (e *Engine) workLoop(ctx context.Context) {
 			}
 		}
 		wait := pollEvery
-		if next, ok := e.nextDue(ctx); ok {
-			wait = min(wait, max(0, next.Sub(e.o.Now())))
+		// With every worker busy, a finishing one wakes the loop; else
+		// the earliest backoff does.
+		if len(e.slots) < cap(e.slots) {
+			if next, ok := e.nextDue(ctx); ok {
+				wait = min(wait, max(0, next.Sub(e.o.Now())))
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -354,7 +364,7 @@ func (e *Engine) workLoop(ctx context.Context) {
 // nextDue returns when the earliest queued run is due.
 func (e *Engine) nextDue(ctx context.Context) (time.Time, bool) {
 	var next sql.NullInt64
-	if err := e.db.QueryRowContext(ctx, `SELECT MIN(next_at) FROM runs WHERE state = ?`, StateQueued).Scan(&next); err != nil || !next.Valid {
+	if err := e.stmt(ctx, nil, qNextDue).QueryRowContext(ctx, StateQueued).Scan(&next); err != nil || !next.Valid {
 		return time.Time{}, false
 	}
 	return fromMS(next), true
@@ -492,10 +502,11 @@ func insertRun(ctx context.Context, tx *sql.Tx, r *Run, d *Definition) error {
 		test = 1
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO runs(id, automation_id, hash, binding, shadowed, event_id, event_name,
-		session_id, definition, state, error_code, next_at, created_at, finished_at, test)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		session_id, definition, serial, state, error_code, next_at, created_at, finished_at, test)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.AutomationID, r.Hash, r.Binding, strings.Join(r.Shadowed, ","), r.EventID, r.EventName,
-		r.SessionID, string(snap), r.State, r.ErrorCode, ms(r.NextAt), ms(r.CreatedAt), finished, test)
+		r.SessionID, string(snap), d.Policy.withDefaults().Concurrency == ConcurrencySerial, r.State, r.ErrorCode,
+		ms(r.NextAt), ms(r.CreatedAt), finished, test)
 	return err
 }
 
@@ -508,23 +519,35 @@ func (e *Engine) startDue(ctx context.Context) (int, error) {
 	}
 	started := 0
 	for {
-		select {
-		case e.slots <- struct{}{}:
-		default:
+		free := 0
+	reserve:
+		for free < cap(e.slots) {
+			select {
+			case e.slots <- struct{}{}:
+				free++
+			default:
+				break reserve
+			}
+		}
+		if free == 0 {
 			return started, nil // all workers busy; a finishing one wakes us
 		}
-		c, err := e.claim(ctx)
-		if err != nil || c == nil {
+		cs, err := e.claim(ctx, free)
+		for range free - len(cs) {
 			<-e.slots
+		}
+		for _, c := range cs {
+			started++
+			e.inflight.Add(1)
+			go func() {
+				defer e.inflight.Done()
+				defer func() { <-e.slots; e.wake(e.wakeWork) }()
+				e.execute(context.WithoutCancel(ctx), c)
+			}()
+		}
+		if err != nil || len(cs) < free {
 			return started, err
 		}
-		started++
-		e.inflight.Add(1)
-		go func() {
-			defer e.inflight.Done()
-			defer func() { <-e.slots; e.wake(e.wakeWork) }()
-			e.execute(context.WithoutCancel(ctx), c)
-		}()
 	}
 }
 
@@ -535,72 +558,75 @@ type claimed struct {
 	envelope string
 }
 
-// claim takes the first due run, if any: state running, attempts + 1, a
-// lease, its start time on the first attempt.
-func (e *Engine) claim(ctx context.Context) (*claimed, error) {
+// claim takes up to n due runs, in order: state running, attempts + 1, a
+// lease, the start time on the first attempt; one transaction for all.
+func (e *Engine) claim(ctx context.Context, n int) ([]*claimed, error) {
 	now := e.o.Now()
-	var c *claimed
+	var out []*claimed
 	err := inTx(ctx, e.db, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT r.seq, r.id, r.automation_id, r.hash, r.binding, r.event_id, r.event_name,
-			r.session_id, r.definition, r.attempts, r.test, r.created_at, r.started_at, COALESCE(ev.envelope, '')
-			FROM runs r LEFT JOIN events ev ON ev.id = r.event_id
-			WHERE r.state = ? AND r.next_at <= ? ORDER BY r.seq LIMIT 64`, StateQueued, ms(now))
+		rows, err := e.stmt(ctx, tx, qCandidates).QueryContext(ctx, StateQueued, ms(now))
 		if err != nil {
 			return err
 		}
 		type cand struct {
-			seq int64
-			c   claimed
-			raw string
-			st  sql.NullInt64
-			ct  int64
+			seq                     int64
+			id, automation, session string
+			serial, test            bool
 		}
 		var cands []cand
 		for rows.Next() {
-			var x cand
-			var test int
-			if err := rows.Scan(&x.seq, &x.c.run.ID, &x.c.run.AutomationID, &x.c.run.Hash, &x.c.run.Binding, &x.c.run.EventID,
-				&x.c.run.EventName, &x.c.run.SessionID, &x.raw, &x.c.run.Attempts, &test, &x.ct, &x.st, &x.c.envelope); err != nil {
+			var c cand
+			if err := rows.Scan(&c.seq, &c.id, &c.automation, &c.session, &c.serial, &c.test); err != nil {
 				rows.Close()
 				return err
 			}
-			x.c.run.Test = test == 1
-			cands = append(cands, x)
+			cands = append(cands, c)
 		}
 		rows.Close()
-		for _, x := range cands {
-			if err := json.Unmarshal([]byte(x.raw), &x.c.def); err != nil {
-				return fmt.Errorf("run %s: definition snapshot: %w", x.c.run.ID, err)
+		taken := map[string]bool{} // serial gates taken in this claim
+		for _, c := range cands {
+			if len(out) == n {
+				break
 			}
-			if x.c.def.Policy.withDefaults().Concurrency == ConcurrencySerial && !x.c.run.Test {
+			if c.serial && !c.test {
+				gate := c.automation + "\x00" + c.session
+				if taken[gate] {
+					continue
+				}
 				var earlier int
-				if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE automation_id = ? AND session_id = ?
-					AND seq < ? AND state IN (?, ?) AND test = 0`, x.c.run.AutomationID, x.c.run.SessionID, x.seq,
+				if err := e.stmt(ctx, tx, qGate).QueryRowContext(ctx, c.automation, c.session, c.seq,
 					StateQueued, StateRunning).Scan(&earlier); err != nil {
 					return err
 				}
 				if earlier > 0 {
 					continue
 				}
+				taken[gate] = true
 			}
-			start := any(x.st.Int64)
-			if !x.st.Valid {
-				start = ms(now)
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, attempts = attempts + 1, lease_until = ?,
-				started_at = ? WHERE id = ?`, StateRunning, ms(now.Add(e.o.Lease)), start, x.c.run.ID); err != nil {
+			cl := &claimed{}
+			var raw string
+			var created int64
+			if err := e.stmt(ctx, tx, qClaim).QueryRowContext(ctx,
+				StateRunning, ms(now.Add(e.o.Lease)), ms(now), c.id).Scan(&cl.run.ID, &cl.run.AutomationID, &cl.run.Hash,
+				&cl.run.Binding, &cl.run.EventID, &cl.run.EventName, &cl.run.SessionID, &raw, &cl.run.Attempts, &created); err != nil {
 				return err
 			}
-			x.c.run.Attempts++
-			x.c.run.State = StateRunning
-			x.c.run.CreatedAt = time.UnixMilli(x.ct).UTC()
-			cc := x.c
-			c = &cc
-			return nil
+			if err := json.Unmarshal([]byte(raw), &cl.def); err != nil {
+				return fmt.Errorf("run %s: definition snapshot: %w", c.id, err)
+			}
+			if err := e.stmt(ctx, tx, qEnvelope).QueryRowContext(ctx,
+				cl.run.EventID).Scan(&cl.envelope); err != nil {
+				return err
+			}
+			cl.run.State, cl.run.Test, cl.run.CreatedAt = StateRunning, c.test, time.UnixMilli(created).UTC()
+			out = append(out, cl)
 		}
 		return nil
 	})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // outcome is what an attempt came to.
@@ -927,6 +953,47 @@ func (e *Engine) Cleanup(ctx context.Context) (int64, error) {
 	}
 	n2, _ := res.RowsAffected()
 	return n1 + n2, nil
+}
+
+// The hot statements, prepared once by Open (see Engine.stmt).
+const (
+	qNextDue    = `SELECT MIN(next_at) FROM runs WHERE state = ?`
+	qCandidates = `SELECT seq, id, automation_id, session_id, serial, test FROM runs
+		WHERE state = ? AND next_at <= ? ORDER BY seq LIMIT 256`
+	qGate = `SELECT COUNT(*) FROM runs WHERE automation_id = ? AND session_id = ?
+		AND seq < ? AND state IN (?, ?) AND test = 0`
+	qClaim = `UPDATE runs SET state = ?, attempts = attempts + 1, lease_until = ?,
+		started_at = COALESCE(started_at, ?) WHERE id = ?
+		RETURNING id, automation_id, hash, binding, event_id, event_name, session_id, definition, attempts, created_at`
+	qEnvelope = `SELECT COALESCE((SELECT envelope FROM events WHERE id = ?), '')`
+)
+
+// hotStatements are prepared by Open.
+var hotStatements = []string{qNextDue, qCandidates, qGate, qClaim, qEnvelope}
+
+// stmt returns query (one of hotStatements) as prepared by Open; within
+// tx when tx is set. Parsing SQL costs more than running these small
+// statements. (Preparing later could deadlock: a transaction holds the
+// store's only connection.)
+func (e *Engine) stmt(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	st := e.stmts[query]
+	if tx != nil {
+		return tx.StmtContext(ctx, st)
+	}
+	return st
+}
+
+// prepare prepares hotStatements.
+func (e *Engine) prepare(ctx context.Context) error {
+	e.stmts = map[string]*sql.Stmt{}
+	for _, q := range hotStatements {
+		st, err := e.db.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		e.stmts[q] = st
+	}
+	return nil
 }
 
 // findRepoRoot walks up from dir to the folder holding .git.

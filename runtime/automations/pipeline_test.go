@@ -492,8 +492,8 @@ func TestCrashRecovery(t *testing.T) {
 	trust(t, e, "w")
 	e.Observe(ctx, completed("s1", "t1", clock.Now()))
 	e.DispatchOnce(ctx)
-	c, err := e.claim(ctx) // the action "is in flight" when clawd dies
-	if err != nil || c == nil {
+	c, err := e.claim(ctx, 1) // the action "is in flight" when clawd dies
+	if err != nil || len(c) != 1 {
 		t.Fatalf("claim = %v, %v", c, err)
 	}
 	e.Observe(ctx, completed("s1", "t2", clock.Now())) // not yet dispatched

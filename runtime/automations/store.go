@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS runs (
 	event_name     TEXT NOT NULL,
 	session_id     TEXT NOT NULL,
 	definition     TEXT NOT NULL,
+	serial         INTEGER NOT NULL DEFAULT 1,
 	state          TEXT NOT NULL,
 	error_code     TEXT NOT NULL DEFAULT '',
 	error_message  TEXT NOT NULL DEFAULT '',
@@ -56,6 +57,7 @@ CREATE TABLE IF NOT EXISTS runs (
 	test           INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_state ON runs(state, next_at);
+CREATE INDEX IF NOT EXISTS runs_queue ON runs(state, seq);
 CREATE INDEX IF NOT EXISTS runs_gate ON runs(automation_id, session_id, state);
 CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at);
 CREATE TABLE IF NOT EXISTS trust (

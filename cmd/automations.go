@@ -1,0 +1,554 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/internal/atomicfile"
+	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/automations"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+func newAutomationsCmd(e *env) *cli.Command {
+	var asJSON, yes bool
+	var file, state, event, automation, since string
+	var limit int
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &asJSON}
+	yesFlag := &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation (scripts)", Destination: &yes}
+	fileFlag := &cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the TOML from `FILE` (- or nothing: standard input)", Destination: &file}
+	eventFile := &cli.StringFlag{Name: "event", Usage: "an event envelope as JSON in `FILE` (default: the last real one of its kind, else a sample)", Destination: &file}
+	one := func(c *cli.Command) (string, error) {
+		if c.Args().Len() != 1 {
+			return "", exitCode(2, fmt.Errorf("name the automation: clawd automations %s ID", c.Name))
+		}
+		return c.Args().First(), nil
+	}
+	return &cli.Command{
+		Name:  "automations",
+		Usage: "your own reactions to the agents' lifecycle events: notifications, sounds, webhooks, commands",
+		Description: "Definitions live in automations.toml in the clawd home (see README, Automations). Each\n" +
+			"acts only once you trusted it for what it does now: any change of its event, condition,\n" +
+			"action, input or policy needs `clawd automations trust ID` again. `clawd serve` runs them.",
+		Commands: []*cli.Command{
+			{Name: "list", Usage: "every definition and whether it acts", Flags: []cli.Flag{jsonFlag},
+				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsList(ctx, e, asJSON) }},
+			{Name: "show", Usage: "one definition: what it does, what leaves the machine, its trust", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					id, err := one(c)
+					if err != nil {
+						return err
+					}
+					return runAutomationsShow(ctx, e, id, asJSON)
+				}},
+			{Name: "add", Usage: "add definitions ([[automation]] tables) to automations.toml", Flags: []cli.Flag{fileFlag},
+				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsAdd(ctx, e, file) }},
+			{Name: "edit", Usage: "edit a definition in $VISUAL or $EDITOR (or replace it with --file)", ArgsUsage: "ID", Flags: []cli.Flag{fileFlag},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					id, err := one(c)
+					if err != nil {
+						return err
+					}
+					return runAutomationsEdit(ctx, e, id, file, c.IsSet("file"))
+				}},
+			{Name: "rm", Usage: "remove a definition", ArgsUsage: "ID",
+				Action: func(ctx context.Context, c *cli.Command) error {
+					id, err := one(c)
+					if err != nil {
+						return err
+					}
+					return editAutomationsFile(ctx, e, func(data []byte) ([]byte, string, error) {
+						out, err := automations.Replace(data, id, nil)
+						return out, "removed " + id, err
+					})
+				}},
+			{Name: "trust", Usage: "review what a definition does and trust it", ArgsUsage: "ID", Flags: []cli.Flag{yesFlag},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					id, err := one(c)
+					if err != nil {
+						return err
+					}
+					return runAutomationsTrust(ctx, e, id, yes)
+				}},
+			{Name: "runs", Usage: "the runs, newest first", Flags: []cli.Flag{jsonFlag,
+				&cli.StringFlag{Name: "state", Usage: "only runs in `STATE` (" + strings.Join(automations.RunStates, ", ") + ")", Destination: &state},
+				&cli.StringFlag{Name: "event", Usage: "only runs of lifecycle event `NAME`", Destination: &event},
+				&cli.StringFlag{Name: "automation", Usage: "only runs of definition `ID`", Destination: &automation},
+				&cli.StringFlag{Name: "since", Usage: "only runs since `WHEN` (a duration like 1h, or an RFC 3339 time)", Destination: &since},
+				&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` runs", Destination: &limit}},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					return runAutomationsRuns(ctx, e, state, event, automation, since, limit, asJSON)
+				}},
+			{Name: "retry", Usage: "run a finished run again", ArgsUsage: "RUN",
+				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "retry") }},
+			{Name: "cancel", Usage: "cancel a queued run", ArgsUsage: "RUN",
+				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "cancel") }},
+			{Name: "pause", Usage: "stop starting runs (nothing already sent is undone)",
+				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, "pause") }},
+			{Name: "resume", Usage: "start runs again, the backlog first",
+				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, "resume") }},
+			{Name: "preview", Usage: "what a definition would do with an event, without doing it", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag, eventFile},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					id, err := one(c)
+					if err != nil {
+						return err
+					}
+					return runAutomationsPreview(ctx, e, id, file, asJSON)
+				}},
+			{Name: "test", Usage: "run a definition's action for real on an event, as a test run", ArgsUsage: "ID", Flags: []cli.Flag{yesFlag, eventFile},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					id, err := one(c)
+					if err != nil {
+						return err
+					}
+					return runAutomationsTest(ctx, e, id, file, yes)
+				}},
+		},
+	}
+}
+
+// automationsState reads the runtime's automations.
+func automationsState(ctx context.Context, c *client.Client) (runtime.AutomationsState, error) {
+	var st runtime.AutomationsState
+	err := c.Call(ctx, http.MethodGet, "/api/v1/automations", nil, &st)
+	return st, apiError(err)
+}
+
+// apiError turns the runtime's answer into the CLI's words.
+func apiError(err error) error {
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		return exitCode(1, errors.New(ae.Message))
+	}
+	return err
+}
+
+func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	st, err := automationsState(ctx, c)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, st, true)
+	}
+	if st.Error != "" {
+		fmt.Fprintf(e.stdout, "automations.toml is not used until this is fixed:\n%s\n", st.Error)
+		return exitCode(1, errors.New("automations.toml has problems"))
+	}
+	if st.Paused {
+		fmt.Fprintln(e.stdout, "Automations are paused: `clawd automations resume` starts them again.")
+	}
+	if len(st.Definitions) == 0 {
+		fmt.Fprintln(e.stdout, "No automations yet: add one with `clawd automations add` (see README, Automations).")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEVENT\tACTION\tSTATE")
+	for _, d := range st.Definitions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", text.Line(d.ID, 64), d.Event, d.Action.Type, definitionState(d))
+	}
+	return tw.Flush()
+}
+
+// definitionState sums up a definition's bindings: "active", "needs
+// review", "disabled", or a mix.
+func definitionState(d automations.DefinitionView) string {
+	if !d.IsEnabled() {
+		return "disabled"
+	}
+	counts := map[string]int{}
+	for _, b := range d.Bindings {
+		counts[b.State]++
+	}
+	switch {
+	case counts[automations.BindingNeedsReview] > 0:
+		return "needs review: clawd automations trust " + d.ID
+	case counts[automations.BindingActive] > 0:
+		return "active"
+	}
+	return "disabled"
+}
+
+func findDefinition(st runtime.AutomationsState, id string) (automations.DefinitionView, error) {
+	if st.Error != "" {
+		return automations.DefinitionView{}, exitCode(1, fmt.Errorf("automations.toml has problems:\n%s", st.Error))
+	}
+	for _, d := range st.Definitions {
+		if d.ID == id {
+			return d, nil
+		}
+	}
+	return automations.DefinitionView{}, exitCode(1, fmt.Errorf("no automation %q (clawd automations list)", id))
+}
+
+func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) error {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	st, err := automationsState(ctx, c)
+	if err != nil {
+		return err
+	}
+	d, err := findDefinition(st, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, d, true)
+	}
+	describeDefinition(e.stdout, d)
+	return nil
+}
+
+// describeDefinition prints what a definition does and where its trust
+// stands.
+func describeDefinition(w io.Writer, d automations.DefinitionView) {
+	fmt.Fprintf(w, "%s", text.Line(d.ID, 64))
+	if d.Name != "" {
+		fmt.Fprintf(w, " (%s)", text.Line(d.Name, 120))
+	}
+	fmt.Fprintf(w, "\n  on %s", d.Event)
+	if d.Condition != nil {
+		if b, err := json.Marshal(d.Condition); err == nil {
+			fmt.Fprintf(w, " when %s", text.Line(string(b), 400))
+		}
+	}
+	fmt.Fprintf(w, "\n  does %s\n  sends:\n", d.Action.Type)
+	for _, l := range d.Leaves {
+		fmt.Fprintf(w, "    - %s\n", text.Line(l, 400))
+	}
+	p := d.Policy
+	fmt.Fprintf(w, "  policy: timeout %v, retry %s, at most %d attempts, backoff %v, %s\n",
+		time.Duration(p.Timeout), p.Retry, p.MaxAttempts, time.Duration(p.Backoff), p.Concurrency)
+	fmt.Fprintf(w, "  hash %s\n", d.Hash)
+	for _, b := range d.Bindings {
+		fmt.Fprintf(w, "  binding %s: %s\n", text.Line(b.Key, 200), strings.ReplaceAll(b.State, "_", " "))
+	}
+}
+
+// automationsFile is automations.toml in the clawd home.
+func automationsFile(e *env) string { return filepath.Join(e.home(), automations.File) }
+
+// editAutomationsFile changes automations.toml through change (which
+// gets the current bytes and returns the new ones and what it did), then
+// has the runtime read it again if it runs.
+func editAutomationsFile(ctx context.Context, e *env, change func([]byte) ([]byte, string, error)) error {
+	path := automationsFile(e)
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return exitCode(1, err)
+	}
+	out, done, err := change(data)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	if _, err := clawdhome.Ensure(e.home()); err != nil {
+		return exitCode(1, err)
+	}
+	if err := atomicfile.Write(path, out, 0o600, true, nil); err != nil {
+		return exitCode(1, err)
+	}
+	fmt.Fprintf(e.stdout, "%s in %s\n", done, path)
+	c, err := connect(ctx, e)
+	if err != nil {
+		fmt.Fprintln(e.stdout, "clawd serve is not running: it reads the file when it starts.")
+		return nil
+	}
+	var st runtime.AutomationsState
+	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/reload", nil, &st); err != nil {
+		return apiError(err)
+	}
+	for _, d := range st.Definitions {
+		if s := definitionState(d); strings.HasPrefix(s, "needs review") {
+			fmt.Fprintf(e.stdout, "%s %s\n", d.ID, s)
+		}
+	}
+	return nil
+}
+
+// readTOML reads file ("" or "-": standard input).
+func readTOML(e *env, file string) ([]byte, error) {
+	if file == "" || file == "-" {
+		return io.ReadAll(io.LimitReader(e.stdin, 1<<20))
+	}
+	return os.ReadFile(file)
+}
+
+func runAutomationsAdd(ctx context.Context, e *env, file string) error {
+	snippet, err := readTOML(e, file)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	return editAutomationsFile(ctx, e, func(data []byte) ([]byte, string, error) {
+		out, ids, err := automations.Add(data, snippet)
+		return out, "added " + strings.Join(ids, ", "), err
+	})
+}
+
+func runAutomationsEdit(ctx context.Context, e *env, id, file string, fromFile bool) error {
+	var snippet []byte
+	if fromFile {
+		var err error
+		if snippet, err = readTOML(e, file); err != nil {
+			return exitCode(1, err)
+		}
+	} else {
+		data, err := os.ReadFile(automationsFile(e))
+		if err != nil {
+			return exitCode(1, err)
+		}
+		cur, err := automations.Block(data, id)
+		if err != nil {
+			return exitCode(1, err)
+		}
+		if snippet, err = editInEditor(ctx, e, cur); err != nil {
+			return exitCode(1, err)
+		}
+	}
+	return editAutomationsFile(ctx, e, func(data []byte) ([]byte, string, error) {
+		out, err := automations.Replace(data, id, snippet)
+		return out, "edited " + id, err
+	})
+}
+
+// editInEditor lets the person edit text in $VISUAL or $EDITOR and
+// returns what they saved.
+func editInEditor(ctx context.Context, e *env, cur []byte) ([]byte, error) {
+	editor := e.getenv("VISUAL")
+	if editor == "" {
+		editor = e.getenv("EDITOR")
+	}
+	if editor == "" {
+		return nil, errors.New("set $EDITOR (or use --file)")
+	}
+	f, err := os.CreateTemp("", "clawd-automation-*.toml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	f.Write(cur)
+	f.Close()
+	// The editor is the person's own command line ($EDITOR may carry
+	// arguments): a shell splits it, the file comes as its last word.
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", editor+` "$1"`, "editor", f.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %w", editor, err)
+	}
+	return os.ReadFile(f.Name())
+}
+
+func runAutomationsTrust(ctx context.Context, e *env, id string, yes bool) error {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	st, err := automationsState(ctx, c)
+	if err != nil {
+		return err
+	}
+	d, err := findDefinition(st, id)
+	if err != nil {
+		return err
+	}
+	describeDefinition(e.stdout, d)
+	if !yes {
+		fmt.Fprintf(e.stdout, "Trust %s to do this on every event it matches? [y/N] ", id)
+		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			return exitCode(1, errors.New("not trusted"))
+		}
+	}
+	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/trust", map[string]string{"hash": d.Hash}, nil); err != nil {
+		return apiError(err)
+	}
+	fmt.Fprintf(e.stdout, "trusted %s (%s)\n", id, d.Hash)
+	return nil
+}
+
+func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, since string, limit int, asJSON bool) error {
+	q := url.Values{}
+	for k, v := range map[string]string{"state": state, "event": event, "automation": automation} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if since != "" {
+		t, err := time.Parse(time.RFC3339, since)
+		if err != nil {
+			d, derr := time.ParseDuration(since)
+			if derr != nil {
+				return exitCode(2, fmt.Errorf("--since %q: a duration like 1h or an RFC 3339 time", since))
+			}
+			t = e.now().Add(-d)
+		}
+		q.Set("since", t.UTC().Format(time.RFC3339))
+	}
+	q.Set("limit", fmt.Sprint(limit))
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	var runs []automations.Run
+	if err := c.Call(ctx, http.MethodGet, "/api/v1/automations/runs?"+q.Encode(), nil, &runs); err != nil {
+		return apiError(err)
+	}
+	if asJSON {
+		for _, r := range runs {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s\n", b)
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tAUTOMATION\tEVENT\tSTATE\tCODE\tTRIES\tCREATED")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, text.Line(r.AutomationID, 64), r.EventName, r.State,
+			orDash(r.ErrorCode), r.Attempts, r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	return tw.Flush()
+}
+
+func runRunChange(ctx context.Context, e *env, c *cli.Command, what string) error {
+	if c.Args().Len() != 1 {
+		return exitCode(2, fmt.Errorf("name the run: clawd automations %s RUN (clawd automations runs)", what))
+	}
+	id := c.Args().First()
+	cl, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	if err := cl.Call(ctx, http.MethodPost, "/api/v1/automations/runs/"+url.PathEscape(id)+"/"+what, nil, nil); err != nil {
+		return apiError(err)
+	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", id, map[string]string{"retry": "queued again", "cancel": "cancelled"}[what])
+	return nil
+}
+
+func runAutomationsSwitch(ctx context.Context, e *env, what string) error {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+what, nil, nil); err != nil {
+		return apiError(err)
+	}
+	if what == "pause" {
+		fmt.Fprintln(e.stdout, "automations paused: no new run starts; nothing already sent is undone")
+	} else {
+		fmt.Fprintln(e.stdout, "automations resumed")
+	}
+	return nil
+}
+
+// sampleEvent reads an event envelope from file, or returns nil (the
+// runtime then uses the last real one).
+func sampleEvent(file string) (*automations.Envelope, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var env automations.Envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &env, nil
+}
+
+func runAutomationsPreview(ctx context.Context, e *env, id, file string, asJSON bool) error {
+	env, err := sampleEvent(file)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	var res automations.PreviewResult
+	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/preview", map[string]any{"event": env}, &res); err != nil {
+		return apiError(err)
+	}
+	if asJSON {
+		return printJSON(e.stdout, res, true)
+	}
+	fmt.Fprintf(e.stdout, "event: %s of session %s (%s)\n", res.Event.EventName, text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80))
+	switch {
+	case res.Binding == "":
+		fmt.Fprintf(e.stdout, "no binding applies: nothing would run\n")
+	case !res.Matched:
+		fmt.Fprintf(e.stdout, "the condition does not hold: the run would be skipped\n")
+	case !res.Trusted:
+		fmt.Fprintf(e.stdout, "it would run through %s, but is not trusted yet: clawd automations trust %s\n", res.Binding, id)
+	default:
+		fmt.Fprintf(e.stdout, "it would run through %s\n", res.Binding)
+	}
+	if res.Error != "" {
+		fmt.Fprintf(e.stdout, "input: %s\n", text.Line(res.Error, 300))
+	} else if len(res.Input) > 0 {
+		b, _ := json.MarshalIndent(res.Input, "", "  ")
+		fmt.Fprintf(e.stdout, "input: %s\n", b)
+	}
+	return nil
+}
+
+func runAutomationsTest(ctx context.Context, e *env, id, file string, yes bool) error {
+	env, err := sampleEvent(file)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	st, err := automationsState(ctx, c)
+	if err != nil {
+		return err
+	}
+	d, err := findDefinition(st, id)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		describeDefinition(e.stdout, d)
+		fmt.Fprintf(e.stdout, "A test run does this for real, once, without asking for trust. Go on? [y/N] ")
+		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			return exitCode(1, errors.New("no test run"))
+		}
+	}
+	var out struct {
+		Run string `json:"run"`
+	}
+	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/test", map[string]any{"event": env}, &out); err != nil {
+		return apiError(err)
+	}
+	fmt.Fprintf(e.stdout, "test run %s queued: clawd automations runs --automation %s\n", out.Run, id)
+	return nil
+}
