@@ -45,8 +45,10 @@ import (
 // ends it. No hook can grant a permission (BeforeTool's "allow" does not
 // skip the dialog), so clawd registers no blocking event and never
 // answers for Gemini: the person answers in Gemini's dialog, and the
-// session shows waiting meanwhile. In a folder the person did not trust,
-// Gemini runs no hook at all, not even the user's own.
+// session shows waiting meanwhile. A refusal there fires no hook either
+// (no AfterTool, no AfterAgent): the session waits until the next prompt.
+// In a folder the person did not trust, Gemini runs no hook at all, not
+// even the user's own.
 var Gemini = &Agent{
 	ID:       geminiID,
 	Name:     "Gemini CLI",
@@ -56,7 +58,7 @@ var Gemini = &Agent{
 	Supports: Supports{States: true, Titles: true},
 	Notes: []string{
 		"Gemini runs no hooks at all in a folder you have not trusted: clawd cannot see those sessions",
-		"Gemini's tool permissions are answered in its own dialog (no hook can grant one): clawd shows the session waiting meanwhile",
+		"Gemini's tool permissions are answered in its own dialog (no hook can grant one): clawd shows the session waiting meanwhile, and after a refusal until your next prompt, as Gemini reports none",
 		"a failed model call fires no hook: clawd shows the turn thinking until it goes stale (5 minutes)",
 	},
 	Settings: "settings.json in ~/.gemini (or $GEMINI_CLI_HOME/.gemini), comments kept",
