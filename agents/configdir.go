@@ -24,7 +24,13 @@ func configDir(getenv Env, env, dir, name string) (string, error) {
 	}
 	home := UserHome(getenv)
 	if home == "" {
-		return "", fmt.Errorf("cannot find %s's settings: neither HOME nor %s is set", name, env)
+		return "", errNoHome(name, env)
 	}
 	return filepath.Join(home, dir), nil
+}
+
+// errNoHome says that an agent's settings cannot be found: no home folder
+// and no override variable env.
+func errNoHome(name, env string) error {
+	return fmt.Errorf("cannot find %s's settings: neither HOME nor %s is set", name, env)
 }

@@ -49,6 +49,14 @@ const (
 	KindTaskCreate        Kind = "task.create"
 	KindTaskComplete      Kind = "task.complete"
 	KindTeammateIdle      Kind = "teammate.idle"
+	// KindModelRequest: the agent is about to call its model.
+	KindModelRequest Kind = "model.request"
+	// KindModelResponse: (part of) the model's answer arrived.
+	KindModelResponse Kind = "model.response"
+	// KindCompactCheck: the agent checks whether its context needs
+	// compacting, which it may then not do (Gemini's PreCompress, fired
+	// before every model call). Not a compaction: see KindCompactStart.
+	KindCompactCheck Kind = "compact.check"
 	// KindState is an event that carries an explicit display state instead
 	// of a lifecycle fact: what a custom script posting the original app's
 	// POST /state body sends.
@@ -65,7 +73,8 @@ func init() {
 		KindCompactEnd, KindTurnEnd, KindTurnFailure, KindCwdChange, KindModelSwitch,
 		KindModelSwitched, KindConfigChange, KindFileChange, KindDirectoryAdd,
 		KindInstructionsLoad, KindMessage, KindWorktreeCreate, KindWorktreeRemove,
-		KindTaskCreate, KindTaskComplete, KindTeammateIdle, KindState} {
+		KindTaskCreate, KindTaskComplete, KindTeammateIdle, KindModelRequest, KindModelResponse,
+		KindCompactCheck, KindState} {
 		kinds[k] = true
 	}
 }

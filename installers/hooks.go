@@ -64,6 +64,11 @@ type hooksConfig struct {
 	// timeoutUnit is what a handler's timeout counts: time.Second (zero
 	// means that too) or time.Millisecond (Gemini).
 	timeoutUnit time.Duration
+	// name, when set, is the "name" clawd's handlers carry: how the agent
+	// shows them and lets the person turn them off (Gemini's "Executing
+	// Hook: clawd", hooksConfig.disabled). It never tells clawd's
+	// handlers from others: the command does.
+	name string
 }
 
 // parse parses a settings file the way cfg's agent reads it.
@@ -277,6 +282,13 @@ func findOurs(hooks *node, cfg hooksConfig) []found {
 func (ed *editor) repair(h *node, cfg hooksConfig, event string, timeout int) bool {
 	n := len(ed.edits)
 	var add []any
+	if cfg.name != "" {
+		if nm, _ := h.get("name"); nm == nil {
+			add = append(add, field{"name", cfg.name})
+		} else if nm.kind != kindString || nm.str != cfg.name {
+			ed.replace(nm, cfg.name)
+		}
+	}
 	if t, _ := h.get("type"); t == nil {
 		add = append(add, field{"type", "command"})
 	} else if t.kind != kindString || t.str != "command" {
@@ -327,11 +339,15 @@ func newEvents(cfg hooksConfig) object {
 // newGroup is the group clawd appends for one event: no matcher, so it
 // fires for everything.
 func newGroup(cfg hooksConfig, s agents.HookSpec) object {
-	return object{{"hooks", array{object{
+	h := object{
 		{"type", "command"},
 		{"command", cfg.command(s.Event)},
 		{"timeout", cfg.timeout(s)},
-	}}}}
+	}
+	if cfg.name != "" {
+		h = append(object{{"name", cfg.name}}, h...)
+	}
+	return object{{"hooks", array{h}}}
 }
 
 // jsonPathKey writes an object key for an error message: bare when it is

@@ -63,6 +63,7 @@ var ErrUnsupported = errors.New("clawd cannot install into this agent")
 var constructors = map[string]func(getenv func(string) string) (Installer, error){
 	agents.Claude.ID: func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
 	agents.Codex.ID:  func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
+	agents.Gemini.ID: func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
