@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"sync"
 	"time"
 
 	"github.com/clawdhq/clawd/runtime/client"
@@ -38,58 +37,30 @@ const TypeUnshown = "unshown"
 // CLI follows the HTTP streams. Publishing never blocks the runtime: when
 // C is full, changes are dropped and counted on the next one delivered.
 type Feed struct {
+	// C delivers the changes. It is not closed by Close: a reader
+	// selects on its own context too.
 	C <-chan Change
 
-	ch      chan Change
-	hub     *feedHub
-	dropped int // guarded by hub.mu
+	sub *subscription[Change]
 }
 
-// Close stops the feed. C is not closed: a reader selects on its own
-// context too.
-func (f *Feed) Close() {
-	f.hub.mu.Lock()
-	delete(f.hub.feeds, f)
-	f.hub.mu.Unlock()
-}
+// Close stops the feed.
+func (f *Feed) Close() { f.sub.close() }
 
-type feedHub struct {
-	mu    sync.Mutex
-	feeds map[*Feed]struct{}
-}
-
-func newFeedHub() *feedHub { return &feedHub{feeds: map[*Feed]struct{}{}} }
-
-func (h *feedHub) publish(c Change) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for f := range h.feeds {
-		c := c
-		c.Dropped = f.dropped
-		select {
-		case f.ch <- c:
-			f.dropped = 0
-		default:
-			f.dropped++
-		}
-	}
-}
-
-func (h *feedHub) active() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.feeds) > 0
+// newFeedHub is the hub of the in-process feeds: a change after a loss
+// carries the count in Dropped.
+func newFeedHub() *hub[Change] {
+	return newHub(func(c Change, dropped int) Change {
+		c.Dropped = dropped
+		return c
+	})
 }
 
 // Subscribe returns a feed of every change from now on, with room for buf
 // changes before it drops.
 func (s *Server) Subscribe(buf int) *Feed {
-	ch := make(chan Change, max(buf, 1))
-	f := &Feed{C: ch, ch: ch, hub: s.feeds}
-	s.feeds.mu.Lock()
-	s.feeds.feeds[f] = struct{}{}
-	s.feeds.mu.Unlock()
-	return f
+	sub := s.feeds.subscribe(buf)
+	return &Feed{C: sub.C, sub: sub}
 }
 
 // PauseNotifications pauses desktop notifications until the given time

@@ -82,18 +82,19 @@ type broker struct {
 	dnd     bool
 	pending map[string]*permRequest
 	closed  map[string]*permRequest
-	bus     *bus
-	feeds   *feedHub
+	// stream is the permission stream's hub; feeds are the server's.
+	stream *hub[streamLine]
+	feeds  *hub[Change]
 }
 
-func newBroker(cfg Config, feeds *feedHub) *broker {
+func newBroker(cfg Config, feeds *hub[Change]) *broker {
 	b := &broker{
 		after:   cfg.After,
 		timeout: cfg.PermissionTimeout,
 		policy:  cfg.HeadlessPolicy,
 		pending: map[string]*permRequest{},
 		closed:  map[string]*permRequest{},
-		bus:     newBus(),
+		stream:  newStreamHub(),
 		feeds:   feeds,
 	}
 	if b.after == nil {
@@ -269,12 +270,7 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
 	b.feeds.publish(Change{Permission: &c})
-	if !b.bus.active() {
-		return
-	}
-	if line, err := json.Marshal(c); err == nil {
-		b.bus.publish(line)
-	}
+	publishJSON(b.stream, c)
 }
 
 // SetDND turns do-not-disturb on or off. Turning it on answers every
@@ -735,12 +731,12 @@ func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reaso
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
 	b := s.perms
-	s.stream(w, r, b.bus, "type", func() (*subscriber, [][]byte) {
+	s.stream(w, r, "type", func() (*subscription[streamLine], [][]byte) {
 		// Subscribe and take the pending list under one lock: no change
 		// is missed or seen twice.
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		sub := b.bus.subscribe(1024)
+		sub := b.stream.subscribe(1024)
 		var initial [][]byte
 		for _, p := range b.pendingLocked() {
 			if line, err := json.Marshal(client.PermissionChange{Type: "added", Permission: p.view}); err == nil {

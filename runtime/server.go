@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,10 +93,11 @@ type Server struct {
 	// streams counts the open event and permission streams.
 	streams atomic.Int32
 
-	bus   *bus
-	feeds *feedHub
-	wake  chan struct{}
-	done  chan struct{} // closed when shutting down: ends streams
+	// events is the event stream's hub, feeds the in-process feeds'.
+	events *hub[streamLine]
+	feeds  *hub[Change]
+	wake   chan struct{}
+	done   chan struct{} // closed when shutting down: ends streams
 
 	perms *broker
 
@@ -135,13 +135,13 @@ func New(cfg Config) *Server {
 	}
 	feeds := newFeedHub()
 	return &Server{
-		cfg:   cfg,
-		log:   cfg.Logger,
-		m:     statemachine.New(cfg.Machine),
-		bus:   newBus(),
-		feeds: feeds,
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		m:      statemachine.New(cfg.Machine),
+		events: newStreamHub(),
+		feeds:  feeds,
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
 
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
@@ -432,11 +432,7 @@ func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result,
 // publishLocked hands rec to the event stream's subscribers and the
 // in-process feeds. The caller holds pubMu, not mu.
 func (s *Server) publishLocked(rec client.EventRecord) {
-	if s.bus.active() {
-		if b, err := json.Marshal(rec); err == nil {
-			s.bus.publish(b)
-		}
-	}
+	publishJSON(s.events, rec)
 	if s.feeds.active() {
 		s.feeds.publish(Change{Event: &rec})
 	}

@@ -328,7 +328,7 @@ func TestSSEStream(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q", ct)
 	}
-	for !s.bus.active() {
+	for !s.events.active() {
 		time.Sleep(5 * time.Millisecond)
 	}
 	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "sse", Time: time.Now()})

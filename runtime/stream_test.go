@@ -99,7 +99,7 @@ func TestStalledStreamDropped(t *testing.T) {
 		n, _ := io.Copy(io.Discard, reader)
 		read <- n
 	}()
-	for s.streams.Load() < 2 || !s.bus.active() {
+	for s.streams.Load() < 2 || !s.events.active() {
 		time.Sleep(time.Millisecond)
 	}
 	// Far more than the socket buffers hold: the stalled subscriber's

@@ -143,12 +143,24 @@ type DecisionBody struct {
 
 // PermissionChange is one line of the permission change stream.
 type PermissionChange struct {
-	// Type is "added" or "closed".
+	// Type is ChangeAdded or ChangeClosed (StreamLagged on the line that
+	// says how many a slow reader lost).
 	Type       string         `json:"type"`
 	Permission PermissionView `json:"permission"`
 	// Reason is set on "closed": answered, withdrawn, timeout, dnd, ...
 	Reason string `json:"reason,omitempty"`
 }
+
+// PermissionChange types.
+const (
+	ChangeAdded  = "added"
+	ChangeClosed = "closed"
+)
+
+// StreamLagged is the type (permission stream) or kind (event stream) of
+// the line that tells a reader too slow for a stream how many lines it
+// lost: {"type": "stream.lagged", "dropped": N}.
+const StreamLagged = "stream.lagged"
 
 // DND is the do-not-disturb setting.
 type DND struct {
