@@ -96,7 +96,7 @@ var errPending = errors.New("a request is pending")
 func waitPermissions(ctx context.Context, c *client.Client) ([]client.PermissionView, error) {
 	for {
 		err := c.PermissionEvents(ctx, func(ch client.PermissionChange) error {
-			if ch.Type == "added" || ch.Type == "stream.lagged" {
+			if ch.Type == client.ChangeAdded || ch.Type == client.StreamLagged {
 				return errPending
 			}
 			return nil
@@ -215,10 +215,10 @@ func (o *permissionAnswerOptions) decisionBody(args []string) (string, client.De
 		}
 		return "", client.DecisionBody{}, fmt.Errorf("usage: clawd permissions %s %s (the ID from `clawd permissions`)", o.verb, usage)
 	}
-	d := client.DecisionBody{Behavior: o.verb, Via: "cli"}
+	d := client.DecisionBody{Behavior: client.Behavior(o.verb), Via: "cli"}
 	switch o.verb {
 	case "always":
-		d.Behavior, d.Suggestion = string(client.Allow), 1
+		d.Behavior, d.Suggestion = client.Allow, 1
 		if len(args) == 2 {
 			n, err := strconv.Atoi(args[1])
 			if err != nil || n < 1 {

@@ -86,7 +86,7 @@ func TestFeedPermissionChangesAndDecide(t *testing.T) {
 		t.Fatalf("Decide(allow) = %+v, %v", v, err)
 	}
 	r := wait(t, res)
-	if r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Fatalf("hook got %+v, want allow", r.ans)
 	}
 	if _, err := env.s.Decide(added.ID, client.DecisionBody{Behavior: "deny"}); !errors.Is(err, ErrClosed) {

@@ -218,7 +218,7 @@ func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason st
 		}
 	}
 	b.closed[r.view.ID] = r
-	b.publishLocked("closed", r.view, reason)
+	b.publishLocked(client.ChangeClosed, r.view, reason)
 	if resolves(reason, r.view.Headless) {
 		s.resolveLocked(r.key, r.pendingKey)
 	}
@@ -367,7 +367,7 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 	b.seq++
 	req.seq = b.seq
 	b.pending[req.view.ID] = req
-	b.publishLocked("added", req.view, "")
+	b.publishLocked(client.ChangeAdded, req.view, "")
 	b.mu.Unlock()
 	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
 		"tool", e.ToolName, "kind", req.view.Kind)
@@ -691,26 +691,27 @@ func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request
 // decide turns a client's decision into the hook's answer, or says why it
 // does not fit the request.
 func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reason, state, problem string) {
-	if body.Suggestion != 0 && body.Behavior != string(client.Allow) {
-		return ans, "", "", "a suggestion is applied with behavior \"allow\" only"
+	if body.Suggestion != 0 && body.Behavior != client.Allow {
+		return ans, "", "", fmt.Sprintf("a suggestion is applied with behavior %q only", client.Allow)
 	}
 	switch body.Behavior {
-	case "terminal":
+	case client.Terminal:
 		return client.Answer{Reason: client.ReasonTerminal}, client.ReasonTerminal, stateAnswered, ""
-	case string(client.Allow), string(client.Deny):
+	case client.Allow, client.Deny:
 	default:
-		return ans, "", "", fmt.Sprintf("behavior %q: want \"allow\", \"deny\" or \"terminal\"", body.Behavior)
+		return ans, "", "", fmt.Sprintf("behavior %q: want %q, %q or %q", body.Behavior, client.Allow, client.Deny, client.Terminal)
 	}
 	switch p.view.Kind {
 	case client.KindQuestion:
-		return ans, "", "", "this is a question: answer it in the agent's terminal (behavior \"terminal\")"
+		return ans, "", "", fmt.Sprintf("this is a question: answer it in the agent's terminal (behavior %q)", client.Terminal)
 	case client.KindPlan:
-		if body.Behavior != string(client.Allow) {
-			return ans, "", "", "a plan review is approved (behavior \"allow\") or answered in the agent's terminal (behavior \"terminal\")"
+		if body.Behavior != client.Allow {
+			return ans, "", "", fmt.Sprintf("a plan review is approved (behavior %q) or answered in the agent's terminal (behavior %q)",
+				client.Allow, client.Terminal)
 		}
 	}
-	d := &client.Decision{Behavior: client.Behavior(body.Behavior)}
-	if d.Behavior == client.Deny {
+	d := &agents.Decision{Allow: body.Behavior == client.Allow}
+	if !d.Allow {
 		d.Message, d.Interrupt = body.Message, body.Interrupt
 	}
 	if n := body.Suggestion; n != 0 {
@@ -739,7 +740,7 @@ func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) 
 		sub := b.stream.subscribe(1024)
 		var initial [][]byte
 		for _, p := range b.pendingLocked() {
-			if line, err := json.Marshal(client.PermissionChange{Type: "added", Permission: p.view}); err == nil {
+			if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
 				initial = append(initial, line)
 			}
 		}

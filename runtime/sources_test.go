@@ -157,7 +157,7 @@ func TestSourceKinds(t *testing.T) {
 	if _, err := env.s.Decide(list[0].ID, client.DecisionBody{Behavior: "allow"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r := wait(t, res); r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Errorf("intercepted request: answer %+v, want allow", r.ans)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/focus"
 )
 
@@ -127,7 +128,7 @@ func (c *controller) click(ctx context.Context, key string) {
 			return
 		}
 		c.o.Log.Info("tray decision", "request", a.Request, "behavior", a.Decision.Behavior)
-		if a.Decision.Behavior == "terminal" {
+		if a.Decision.Behavior == client.Terminal {
 			c.focus(ctx, a.Session)
 		}
 	case ActDND:

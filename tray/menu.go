@@ -238,18 +238,18 @@ func requestItem(p client.PermissionView, r SessionRef) Item {
 			it.Children = append(it.Children, Item{Key: fmt.Sprintf("%s:option:%d", key, i), Label: clip("• " + o)})
 		}
 	case client.KindPlan:
-		it.Children = append(it.Children, decide("allow", "Approve plan", client.DecisionBody{Behavior: string(client.Allow)}))
+		it.Children = append(it.Children, decide("allow", "Approve plan", client.DecisionBody{Behavior: client.Allow}))
 	default:
 		it.Children = append(it.Children,
-			decide("allow", "Allow", client.DecisionBody{Behavior: string(client.Allow)}),
-			decide("deny", "Deny", client.DecisionBody{Behavior: string(client.Deny)}))
+			decide("allow", "Allow", client.DecisionBody{Behavior: client.Allow}),
+			decide("deny", "Deny", client.DecisionBody{Behavior: client.Deny}))
 		for i, s := range p.Suggestions {
 			it.Children = append(it.Children,
-				decide(fmt.Sprintf("always:%d", i+1), "Always: "+s, client.DecisionBody{Behavior: string(client.Allow), Suggestion: i + 1}))
+				decide(fmt.Sprintf("always:%d", i+1), "Always: "+s, client.DecisionBody{Behavior: client.Allow, Suggestion: i + 1}))
 		}
 	}
 	it.Children = append(it.Children,
-		decide("terminal", "Answer in terminal", client.DecisionBody{Behavior: "terminal"}))
+		decide("terminal", "Answer in terminal", client.DecisionBody{Behavior: client.Terminal}))
 	return it
 }
 

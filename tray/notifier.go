@@ -130,7 +130,7 @@ func activity(k agents.Kind) bool {
 // occurrence maps a change onto what may deserve a notification.
 func occurrence(c runtime.Change, rt Runtime) (notify.Occurrence, bool) {
 	switch {
-	case c.Permission != nil && (c.Permission.Type == "added" || c.Permission.Type == runtime.TypeUnshown):
+	case c.Permission != nil && (c.Permission.Type == client.ChangeAdded || c.Permission.Type == runtime.TypeUnshown):
 		p := c.Permission.Permission
 		oc := notify.Occurrence{
 			Kind: notify.Permission, Agent: p.Agent, AgentName: AgentName(p.Agent),
