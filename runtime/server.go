@@ -438,6 +438,14 @@ func (s *Server) publishLocked(rec client.EventRecord) {
 	}
 }
 
+// nudge wakes the clock: the display may have changed.
+func (s *Server) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
 // Snapshot returns the display state and every session.
 func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()

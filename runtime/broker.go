@@ -1,21 +1,15 @@
 package runtime
 
 import (
-	"bytes"
 	"cmp"
-	"crypto/rand"
-	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -35,20 +29,9 @@ const (
 	// hookMargin is kept free of the hook's own wait (RequestBody.WaitSeconds)
 	// so the runtime's answer reaches the hook before it gives up.
 	hookMargin = 5 * time.Second
-	// maxPermissionBody caps a registration. The hook sends a truncated
-	// preview (InputTruncated) of a larger tool input instead of a body
-	// that would be refused: a big Write is shown, never auto-denied (the
-	// original's #36).
-	maxPermissionBody = 1 << 20
-	// maxDecisionBody caps a decision: a verdict and a message.
-	maxDecisionBody = 64 << 10
 	// closedKeep is how long a closed request can still be read by id, so
 	// a client that loses a race sees what happened to it.
 	closedKeep = time.Minute
-	// maxSummary and maxLabel bound the one-line texts lists show.
-	maxSummary = 120
-	maxLabel   = 80
-	maxOptions = 32
 )
 
 // Headless policies (Config.HeadlessPolicy).
@@ -107,40 +90,6 @@ func newBroker(cfg Config, feeds *hub[Change]) *broker {
 		b.policy = HeadlessNone
 	}
 	return b
-}
-
-// permRequest is one request registered by a hook.
-type permRequest struct {
-	seq            uint64
-	view           client.PermissionView
-	toolInput      json.RawMessage
-	inputTruncated bool
-	rawSuggestions []json.RawMessage
-	message        string
-
-	key        statemachine.Key
-	pendingKey string
-	closedAt   time.Time
-	// answer gets exactly one Answer, from whoever closes the request.
-	answer chan client.Answer
-}
-
-func (r *permRequest) detail() client.PermissionDetail {
-	return client.PermissionDetail{
-		PermissionView: r.view,
-		ToolInput:      r.toolInput,
-		InputTruncated: r.inputTruncated,
-		RawSuggestions: r.rawSuggestions,
-		Message:        r.message,
-	}
-}
-
-// nudge wakes the clock: the display may have changed.
-func (s *Server) nudge() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
 }
 
 // immediateReason says why a request is answered with no decision at once,
@@ -267,6 +216,9 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 	s.perms.mu.Unlock()
 }
 
+// publishLocked tells the feeds and the permission stream that the request
+// v was added or closed. The caller holds broker.mu, which keeps the
+// changes in the order they happened.
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
 	b.feeds.publish(Change{Permission: &c})
@@ -311,264 +263,56 @@ func (b *broker) pendingLocked() []*permRequest {
 	return rs
 }
 
-// handlePermissionRequest is the hook's POST /api/v1/permissions: it
-// registers the request and holds the connection open until the answer.
-// Closing the connection withdraws the request: Claude Code kills the
-// hook when the person answers in the terminal, and net/http cancels the
-// request's context as soon as the connection drops.
-func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request) {
-	var body client.RequestBody
-	// readBody reads to EOF, which starts net/http's background read that
-	// notices the hook hanging up.
-	if !readBody(w, r, maxPermissionBody, &body) {
-		return
-	}
-	// The request is read; the wait that follows is held open as long as
-	// the agent lets the hook wait (bodyDeadline's limit was for the body).
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	e := body.Event
-	if err := s.accept(&e); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if e.Kind != agents.KindPermissionRequest && e.Kind != agents.KindQuestion {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("event kind %q is not a permission request: use %q or %q",
-			e.Kind, agents.KindPermissionRequest, agents.KindQuestion))
-		return
-	}
-	if string(body.ToolInput) == "null" {
-		body.ToolInput = nil
-	}
-
+// register takes a checked request in, all under broker.mu: the state
+// machine shows its session waiting, then the broker lists the request and
+// announces it, so no reader sees one without the other. A request that is
+// answered at once instead (see immediateReason) is never listed: register
+// returns nil and the reason for the no decision.
+func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
+	e := &body.Event
 	b := s.perms
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	// apply, not Ingest: the state machine's Result has the PendingKey
 	// that closes exactly this request's entry later.
-	res, _, _ := s.apply(e, false)
+	res, _, _ := s.apply(*e, false)
 	headless := e.Headless || res.Session.Headless
-	if reason := s.immediateReason(&e, headless); reason != "" {
+	req := newPermRequest(e, body, res, headless, s.cfg.Now())
+	if reason := s.immediateReason(e, headless); reason != "" {
 		// Never shown, so never announced on the API: no "added", no
 		// "closed". In process, a request left to the agent's own dialog
 		// because clawd does not answer this agent is "unshown": the
 		// person still wants to hear that a terminal waits for them.
 		if resolves(reason, headless) {
-			s.resolveLocked(res.Session.Key(), res.PendingKey)
+			s.resolveLocked(req.key, req.pendingKey)
 		}
 		if reason == client.ReasonDisabled || reason == client.ReasonNative {
-			v := newPermRequest(&e, &body, res, headless, s.cfg.Now()).view
-			s.feeds.publish(Change{Permission: &client.PermissionChange{Type: TypeUnshown, Permission: v, Reason: reason}})
+			b.feeds.publish(Change{Permission: &client.PermissionChange{Type: TypeUnshown, Permission: req.view, Reason: reason}})
 		}
-		b.mu.Unlock()
-		s.log.Info("permission not shown", "agent", e.Agent, "session", e.SessionID, "tool", e.ToolName, "reason", reason)
-		writeJSON(w, http.StatusOK, client.Answer{Reason: reason})
-		return
+		return nil, reason
 	}
-	req := newPermRequest(&e, &body, res, headless, s.cfg.Now())
 	b.seq++
 	req.seq = b.seq
 	b.pending[req.view.ID] = req
 	b.publishLocked(client.ChangeAdded, req.view, "")
-	b.mu.Unlock()
-	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
-		"tool", e.ToolName, "kind", req.view.Kind)
-
-	// Acknowledge at once: the response headers and a first heartbeat.
-	// The hook that sees neither within client.AckTimeout, or no byte
-	// within client.HeartbeatLoss later, takes the runtime for stopped and
-	// answers "no decision" so the agent's own prompt takes over.
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	beat := func() error {
-		rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
-		if _, err := io.WriteString(w, "\n"); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
-	if beat() != nil {
-		s.closeNoDecision(req, client.ReasonWithdrawn)
-		return
-	}
-	heartbeat := time.NewTicker(s.cfg.PermissionHeartbeat)
-	defer heartbeat.Stop()
-
-	timeout := b.timeout
-	if body.WaitSeconds > 0 {
-		wait := time.Duration(body.WaitSeconds) * time.Second
-		if wait > 2*hookMargin {
-			wait -= hookMargin
-		} else {
-			wait /= 2
-		}
-		timeout = min(timeout, wait)
-	}
-	expired := b.after(timeout)
-	var ans client.Answer
-wait:
-	for {
-		select {
-		case ans = <-req.answer:
-			break wait
-		case <-expired:
-			s.closeNoDecision(req, client.ReasonTimeout)
-			ans = <-req.answer
-			break wait
-		case <-s.done:
-			s.closeNoDecision(req, client.ReasonShutdown)
-			ans = <-req.answer
-			break wait
-		case <-r.Context().Done():
-			// The hook is gone: nobody to write to.
-			s.closeNoDecision(req, client.ReasonWithdrawn)
-			return
-		case <-heartbeat.C:
-			if beat() != nil {
-				s.closeNoDecision(req, client.ReasonWithdrawn)
-				return
-			}
-		}
-	}
-	line, _ := json.Marshal(ans)
-	rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
-	w.Write(append(line, '\n'))
+	return req, ""
 }
 
-func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {
-	kind := client.KindPermission
-	switch {
-	case e.Kind == agents.KindQuestion || body.Kind == agents.RequestQuestion:
-		kind = client.KindQuestion
-	case body.Kind == agents.RequestPlan:
-		kind = client.KindPlan
+// waitFor is how long a request may wait for the person: the broker's
+// timeout, cut to leave hookMargin of the hook's own wait of waitSeconds
+// (half of a wait too short for that), so the answer reaches the hook
+// before it gives up.
+func (b *broker) waitFor(waitSeconds int) time.Duration {
+	if waitSeconds <= 0 {
+		return b.timeout
 	}
-	return &permRequest{
-		view: client.PermissionView{
-			ID:          newPermID(),
-			Kind:        kind,
-			Agent:       e.Agent,
-			SessionID:   e.SessionID,
-			Title:       res.Session.Title,
-			Cwd:         res.Session.Cwd,
-			Tool:        e.ToolName,
-			Summary:     summarize(e, body),
-			Suggestions: labels(body.SuggestionLabels, len(body.Suggestions)),
-			Options:     options(body.Options),
-			Headless:    headless,
-			CreatedAt:   now.UTC(),
-			State:       statePending,
-		},
-		toolInput:      body.ToolInput,
-		inputTruncated: body.InputTruncated,
-		rawSuggestions: body.Suggestions,
-		message:        body.Message,
-		key:            res.Session.Key(),
-		pendingKey:     res.PendingKey,
-		answer:         make(chan client.Answer, 1),
+	wait := time.Duration(waitSeconds) * time.Second
+	if wait > 2*hookMargin {
+		wait -= hookMargin
+	} else {
+		wait /= 2
 	}
-}
-
-var permIDEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
-
-// newPermID returns 10 random base32 characters (50 bits): short enough
-// to type in `clawd permissions allow ID`.
-func newPermID() string {
-	var b [7]byte
-	rand.Read(b[:]) // crypto/rand never fails on supported platforms
-	return permIDEncoding.EncodeToString(b[:])[:10]
-}
-
-// summarize is the one line a list shows for a request: the agent's own
-// summary, else a question's text, the first string of the tool input or
-// the hook's message.
-func summarize(e *agents.Event, body *client.RequestBody) string {
-	s := body.Summary
-	if s == "" && e.Kind == agents.KindQuestion {
-		s = body.Message // an MCP elicitation
-	}
-	if s == "" {
-		s = firstString(body.ToolInput)
-	}
-	if s == "" {
-		s = body.Message
-	}
-	return oneLine(s, maxSummary)
-}
-
-// options are a question's choices as a list shows them.
-func options(in []string) []string {
-	var out []string
-	for _, o := range in {
-		if l := oneLine(o, maxSummary); l != "" && len(out) < maxOptions {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// firstString returns the first top-level string value of a JSON object
-// in document order, or the value itself when in is a string (a truncated
-// preview may be one).
-func firstString(in json.RawMessage) string {
-	if len(in) == 0 {
-		return ""
-	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	tok, err := dec.Token()
-	if err != nil {
-		return ""
-	}
-	if s, ok := tok.(string); ok {
-		return s
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return ""
-	}
-	for dec.More() {
-		if _, err := dec.Token(); err != nil { // the key
-			return ""
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return ""
-		}
-		var s string
-		if json.Unmarshal(v, &s) == nil && s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// oneLine is the one line a list shows of s: internal/text's policy, cut
-// to n runes.
-func oneLine(s string, n int) string { return text.Line(s, n) }
-
-// labels names each of n offered suggestions for a button or a menu, in
-// order: `clawd permissions always ID N` picks the Nth. A missing label
-// reads "Apply suggestion N"; equal labels get a number, never dropped, so
-// N keeps pointing at the raw suggestion.
-func labels(given []string, n int) []string {
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, 0, n)
-	seen := map[string]int{}
-	for i := range n {
-		l := ""
-		if i < len(given) {
-			l = oneLine(given[i], maxLabel)
-		}
-		if l == "" {
-			l = fmt.Sprintf("Apply suggestion %d", i+1)
-		}
-		if seen[l]++; seen[l] > 1 {
-			l = fmt.Sprintf("%s (%d)", l, seen[l])
-		}
-		out = append(out, l)
-	}
-	return out
+	return min(b.timeout, wait)
 }
 
 // Permissions returns the pending requests, oldest first.
@@ -583,12 +327,6 @@ func (s *Server) Permissions() []client.PermissionView {
 	return views
 }
 
-// handlePermissionList is GET /api/v1/permissions: pending requests,
-// oldest first.
-func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.Permissions())
-}
-
 // lookupLocked finds a pending or recently closed request. The caller
 // holds broker.mu.
 func (s *Server) lookupLocked(id string) *permRequest {
@@ -600,23 +338,6 @@ func (s *Server) lookupLocked(id string) *permRequest {
 		return p
 	}
 	return nil
-}
-
-// handlePermissionGet is GET /api/v1/permissions/{id}.
-func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	s.perms.mu.Lock()
-	p := s.lookupLocked(id)
-	var d client.PermissionDetail
-	if p != nil {
-		d = p.detail()
-	}
-	s.perms.mu.Unlock()
-	if p == nil {
-		writeError(w, http.StatusNotFound, "no permission request "+id)
-		return
-	}
-	writeJSON(w, http.StatusOK, d)
 }
 
 // Errors of Decide.
@@ -668,26 +389,6 @@ type decideError struct {
 func (e *decideError) Error() string { return e.msg }
 func (e *decideError) Unwrap() error { return e.kind }
 
-// handlePermissionDecision is POST /api/v1/permissions/{id}/decision.
-func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	var body client.DecisionBody
-	if !readBody(w, r, maxDecisionBody, &body) {
-		return
-	}
-	view, err := s.Decide(id, body)
-	switch {
-	case errors.Is(err, ErrNoRequest):
-		writeError(w, http.StatusNotFound, "no permission request "+id)
-	case errors.Is(err, ErrClosed):
-		writeError(w, http.StatusConflict, err.Error())
-	case err != nil:
-		writeError(w, http.StatusBadRequest, err.Error())
-	default:
-		writeJSON(w, http.StatusOK, view)
-	}
-}
-
 // decide turns a client's decision into the hook's answer, or says why it
 // does not fit the request.
 func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reason, state, problem string) {
@@ -724,26 +425,4 @@ func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reaso
 		d.UpdatedPermissions = []json.RawMessage{p.rawSuggestions[n-1]}
 	}
 	return client.Answer{Decision: d}, reasonAnswered, stateAnswered, ""
-}
-
-// handlePermissionStream is GET /api/v1/permissions/events: the pending
-// requests as "added" lines, then every change as it happens. NDJSON by
-// default, Server-Sent Events when the client accepts text/event-stream,
-// with a heartbeat every 15 s as on the event stream.
-func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
-	b := s.perms
-	s.stream(w, r, "type", func() (*subscription[streamLine], [][]byte) {
-		// Subscribe and take the pending list under one lock: no change
-		// is missed or seen twice.
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		sub := b.stream.subscribe(1024)
-		var initial [][]byte
-		for _, p := range b.pendingLocked() {
-			if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
-				initial = append(initial, line)
-			}
-		}
-		return sub, initial
-	})
 }
