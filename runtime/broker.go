@@ -67,10 +67,10 @@ type broker struct {
 	closed  map[string]*permRequest
 	// stream is the permission stream's hub; feeds are the server's.
 	stream *hub[streamLine]
-	feeds  *hub[Change]
+	feeds  *hub[client.Change]
 }
 
-func newBroker(cfg Config, feeds *hub[Change]) *broker {
+func newBroker(cfg Config, feeds *hub[client.Change]) *broker {
 	b := &broker{
 		after:   cfg.After,
 		timeout: cfg.PermissionTimeout,
@@ -221,7 +221,7 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 // changes in the order they happened.
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
-	b.feeds.publish(Change{Permission: &c})
+	b.feeds.publish(client.Change{Permission: &c})
 	publishJSON(b.stream, c)
 }
 
@@ -237,7 +237,7 @@ func (s *Server) SetDND(on bool) {
 	}
 	b.dnd = on
 	s.log.Info("do not disturb", "on", on)
-	b.feeds.publish(Change{Settings: true})
+	b.feeds.publish(client.Change{Settings: true})
 	if !on {
 		return
 	}
@@ -287,7 +287,7 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 			s.resolveLocked(req.key, req.pendingKey)
 		}
 		if reason == client.ReasonDisabled || reason == client.ReasonNative {
-			b.feeds.publish(Change{Permission: &client.PermissionChange{Type: TypeUnshown, Permission: req.view, Reason: reason}})
+			b.feeds.publish(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
 		}
 		return nil, reason
 	}

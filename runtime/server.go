@@ -95,7 +95,7 @@ type Server struct {
 
 	// events is the event stream's hub, feeds the in-process feeds'.
 	events *hub[streamLine]
-	feeds  *hub[Change]
+	feeds  *hub[client.Change]
 	wake   chan struct{}
 	done   chan struct{} // closed when shutting down: ends streams
 
@@ -377,7 +377,7 @@ func (s *Server) tick(alive func(int) bool) {
 	}
 	s.mu.Unlock()
 	if len(res) > 0 {
-		s.feeds.publish(Change{Display: true})
+		s.feeds.publish(client.Change{Display: true})
 	}
 }
 
@@ -434,7 +434,7 @@ func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result,
 func (s *Server) publishLocked(rec client.EventRecord) {
 	publishJSON(s.events, rec)
 	if s.feeds.active() {
-		s.feeds.publish(Change{Event: &rec})
+		s.feeds.publish(client.Change{Event: &rec})
 	}
 }
 
@@ -450,6 +450,11 @@ func (s *Server) nudge() {
 func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is Snapshot; the caller holds mu.
+func (s *Server) snapshotLocked() client.Snapshot {
 	snap := client.Snapshot{DisplayState: string(s.m.Display()), Sessions: []client.SessionView{}}
 	for _, ss := range s.m.Sessions() {
 		snap.Sessions = append(snap.Sessions, client.SessionView{

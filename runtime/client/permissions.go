@@ -147,6 +147,12 @@ type PermissionChange struct {
 const (
 	ChangeAdded  = "added"
 	ChangeClosed = "closed"
+	// ChangeUnshown, on the in-process feed only, is a request the
+	// runtime answered "no decision" at once because it leaves the
+	// agent's requests to the agent's own prompt (permission handling off,
+	// or permission_mode "native"): the person still wants to hear that a
+	// terminal waits for them.
+	ChangeUnshown = "unshown"
 )
 
 // StreamLagged is the type (permission stream) or kind (event stream) of
