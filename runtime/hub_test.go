@@ -111,12 +111,7 @@ func TestStreamReportsEveryLoss(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /api/v1/events = %v, %v", resp, err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !s.events.active(); {
-		if time.Now().After(deadline) {
-			t.Fatal("the stream never subscribed")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, "the stream subscribed", s.events.active)
 	// Far more than the socket's buffer and the subscription's queue
 	// (4096) hold while nobody reads.
 	const n = 20000

@@ -111,7 +111,12 @@ func (nt *Notifier) Run(ctx context.Context) {
 				// The gate and what the session knows, at this moment.
 				v := o.Runtime.View()
 				fromSession(&oc, v)
-				send(p.Observe(oc, gate(v), now))
+				g := gate(v)
+				notes := p.Observe(oc, g, now)
+				// Why a popup did not come is a common question.
+				o.Log.Debug("occurrence", "kind", oc.Kind, "agent", oc.Agent, "session", oc.SessionID,
+					"notes", len(notes), "closed", g.Closed(now))
+				send(notes)
 			} else if c.Event != nil && activity(c.Event.Kind) {
 				p.Activity(c.Event.Agent, c.Event.SessionID, now)
 			}
