@@ -65,6 +65,11 @@ func newHookCmd(e *env) *cli.Command {
 			&cli.StringArg{Name: "agent", Destination: &o.agent},
 			&cli.StringArg{Name: "event", Destination: &o.event},
 		},
+		// Agents never pass flags (the fast path takes what they run), but
+		// whatever is given here, exit 2 would block the agent.
+		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
+			return exitCode(1, err)
+		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			runHook(ctx, e, o)
 			return nil // never a non-zero exit: exit 2 would block the agent

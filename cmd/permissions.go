@@ -38,7 +38,6 @@ func newPermissionsCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &o.json},
 			&cli.BoolFlag{Name: "wait", Usage: "block until at least one request is pending, then print the list", Destination: &o.wait},
 		},
-		OnUsageError: usageError,
 		Commands: []*cli.Command{
 			newPermissionAnswerCmd(e, "allow", "ID", "allow the tool call"),
 			newPermissionAnswerCmd(e, "deny", "ID", "deny the tool call; the model is told why with --message"),
@@ -52,10 +51,6 @@ func newPermissionsCmd(e *env) *cli.Command {
 			return runPermissions(ctx, e, o)
 		},
 	}
-}
-
-func usageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
-	return exitCode(2, err)
 }
 
 func runPermissions(ctx context.Context, e *env, o *permissionsOptions) error {
@@ -190,11 +185,10 @@ func newPermissionAnswerCmd(e *env, verb, argsUsage, usage string) *cli.Command 
 		}
 	}
 	return &cli.Command{
-		Name:         verb,
-		Usage:        usage,
-		ArgsUsage:    argsUsage,
-		Flags:        flags,
-		OnUsageError: usageError,
+		Name:      verb,
+		Usage:     usage,
+		ArgsUsage: argsUsage,
+		Flags:     flags,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runPermissionAnswer(ctx, e, o, c.Args().Slice())
 		},
