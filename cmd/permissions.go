@@ -274,7 +274,8 @@ func permissionError(err error, id string) error {
 		case apiErr.Status == 401 || apiErr.Status == 403:
 			return exitCode(1, errors.New("the runtime refused the API token from runtime.json: is it the same clawd home?"))
 		case apiErr.Message != "":
-			return exitCode(1, errors.New(apiErr.Message))
+			// The runtime's words, which may quote what a client sent.
+			return exitCode(1, errors.New(text.Line(apiErr.Message, 0)))
 		}
 	}
 	return exitCode(1, fmt.Errorf("permissions: %w", err))
