@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -41,9 +42,7 @@ type Notifier struct {
 // NewNotifier returns a notifier following the runtime from now on: it
 // subscribes at once, so nothing that happens before Run is missed.
 func NewNotifier(o NotifierOptions) *Notifier {
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.Log = cmp.Or(o.Log, discard)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

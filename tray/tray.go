@@ -13,6 +13,7 @@
 package tray
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -58,10 +59,11 @@ type Options struct {
 // ErrUnavailable means this build has no tray.
 var ErrUnavailable = errors.New("this build of clawd has no tray (macOS builds need cgo)")
 
+// discard is the logger of a tray or a notifier given none.
+var discard = slog.New(slog.DiscardHandler)
+
 func (o *Options) defaults() {
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.Log = cmp.Or(o.Log, discard)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
