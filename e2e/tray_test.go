@@ -400,10 +400,22 @@ func TestTray(t *testing.T) {
 	if got := w.desktop.notifier.Notifications(); len(got) != before {
 		t.Errorf("notifications during do-not-disturb: %+v", got[before:])
 	}
+	// Click once the menu shows the new session: a click on a menu that
+	// is being rebuilt goes to an item that is gone.
+	waitMenu(ctx, t, item, "Sessions (2)")
 	if err := item.ClickPath(ctx, "Do Not Disturb"); err != nil {
 		t.Fatal(err)
 	}
-	waitMenu(ctx, t, item, "Sessions (2)")
+	if err := fakedesktop.Eventually(ctx, 50*time.Millisecond, func() (bool, error) {
+		root, err := item.Layout(ctx)
+		if err != nil {
+			return false, err
+		}
+		dnd := root.Find("Do Not Disturb")
+		return dnd != nil && dnd.ToggleState == 0, nil
+	}); err != nil {
+		t.Fatalf("Do Not Disturb still on after the second click: %v", err)
+	}
 
 	// Quit with a request pending: the hook gets "no decision" and the
 	// runtime exits cleanly, its runtime.json gone.
