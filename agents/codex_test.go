@@ -265,11 +265,10 @@ func TestCodexRender(t *testing.T) {
 		// The model is always told something: Rejected("") says nothing.
 		{"deny without a message", "PermissionRequest", &Decision{}, deny},
 		{"deny with a blank message", "PermissionRequest", &Decision{Message: " \n"}, deny},
-		// Codex fails the hook on updatedPermissions and updatedInput:
-		// "always" is a plain allow.
+		// Codex fails the hook on updatedPermissions: "always" is a
+		// plain allow.
 		{"always allow", "PermissionRequest", &Decision{Allow: true,
-			UpdatedPermissions: []json.RawMessage{json.RawMessage(`{"type":"addRules"}`)},
-			UpdatedInput:       json.RawMessage(`{"command":"echo x"}`)}, allow},
+			UpdatedPermissions: []json.RawMessage{json.RawMessage(`{"type":"addRules"}`)}}, allow},
 		// ... and on interrupt: a plain deny.
 		{"deny and interrupt", "PermissionRequest", &Decision{Message: "Denied from clawd", Interrupt: true}, deny},
 		{"no decision", "PermissionRequest", nil, noop},
@@ -308,7 +307,7 @@ func TestCodexNoDecision(t *testing.T) {
 		if got := Codex.NoDecision(h.Event); !bytes.Equal(got, noop) {
 			t.Errorf("NoDecision(%s) = %q, want %q", h.Event, got, noop)
 		}
-		for _, d := range []*Decision{nil, {Allow: true}, {}, {Allow: true, UpdatedInput: json.RawMessage(`{"command":"echo x"}`)}} {
+		for _, d := range []*Decision{nil, {Allow: true}, {}, {Allow: true, UpdatedPermissions: []json.RawMessage{json.RawMessage(`{"type":"addRules"}`)}}} {
 			out := string(Codex.Render(h.Event, d))
 			for _, bad := range []string{"updatedInput", "updatedPermissions", "interrupt", "block", "permissionDecision"} {
 				if strings.Contains(out, bad) {

@@ -2,25 +2,66 @@ package agents
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
 // Decision is the person's answer to a blocking event, in agent-neutral
-// form. It lives here rather than in runtime/client (whose
-// client.Decision is the wire form) because runtime/client imports agents;
-// each agent's Render turns it into that agent's exact output.
+// form: what the runtime sends the hook, and what each agent's Render
+// turns into that agent's exact output. It lives here rather than in
+// runtime/client because runtime/client imports agents. On the wire it is
+//
+//	{"behavior": "allow"|"deny", "updated_permissions": [...], "message": "...", "interrupt": true}
 type Decision struct {
 	// Allow runs the call; false denies it.
 	Allow bool
 	// UpdatedPermissions are permission updates applied with an allow
 	// (the agent's own suggestions, verbatim: "always allow").
 	UpdatedPermissions []json.RawMessage
-	// UpdatedInput replaces the tool's input on an allow.
-	UpdatedInput json.RawMessage
 	// Message tells the model why a call was denied.
 	Message string
 	// Interrupt ends the turn on a deny.
 	Interrupt bool
+}
+
+// decisionWire is Decision on the wire: the verdict is a word, so that a
+// hook never takes a verdict it does not know for one it does.
+type decisionWire struct {
+	Behavior           string            `json:"behavior"`
+	UpdatedPermissions []json.RawMessage `json:"updated_permissions,omitempty"`
+	Message            string            `json:"message,omitempty"`
+	Interrupt          bool              `json:"interrupt,omitempty"`
+}
+
+// Verdicts of a Decision on the wire.
+const (
+	behaviorAllow = "allow"
+	behaviorDeny  = "deny"
+)
+
+// MarshalJSON writes d in its wire form.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	w := decisionWire{Behavior: behaviorDeny, UpdatedPermissions: d.UpdatedPermissions, Message: d.Message, Interrupt: d.Interrupt}
+	if d.Allow {
+		w.Behavior = behaviorAllow
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads d's wire form. A verdict other than "allow" or
+// "deny" is an error: the hook answers no decision rather than guess.
+func (d *Decision) UnmarshalJSON(b []byte) error {
+	var w decisionWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	switch w.Behavior {
+	case behaviorAllow, behaviorDeny:
+	default:
+		return fmt.Errorf("decision behavior %q: want %q or %q", w.Behavior, behaviorAllow, behaviorDeny)
+	}
+	*d = Decision{Allow: w.Behavior == behaviorAllow, UpdatedPermissions: w.UpdatedPermissions, Message: w.Message, Interrupt: w.Interrupt}
+	return nil
 }
 
 // PermissionWaitMargin is how much sooner than the agent's own timeout
@@ -55,7 +96,6 @@ func claudeRender(hookEvent string, d *Decision) []byte {
 	}
 	type decision struct {
 		Behavior           string            `json:"behavior"`
-		UpdatedInput       json.RawMessage   `json:"updatedInput,omitempty"`
 		UpdatedPermissions []json.RawMessage `json:"updatedPermissions,omitempty"`
 		Message            string            `json:"message,omitempty"`
 		Interrupt          bool              `json:"interrupt,omitempty"`
@@ -70,7 +110,6 @@ func claudeRender(hookEvent string, d *Decision) []byte {
 	if d.Allow {
 		out.HookSpecificOutput.Decision = decision{
 			Behavior:           "allow",
-			UpdatedInput:       d.UpdatedInput,
 			UpdatedPermissions: d.UpdatedPermissions,
 		}
 	} else {

@@ -38,7 +38,6 @@ func TestClaudeRender(t *testing.T) {
 		{"PermissionRequest.allow.json", &Decision{Allow: true}},
 		{"PermissionRequest.allow-addRules.json", &Decision{Allow: true, UpdatedPermissions: []json.RawMessage{addRules}}},
 		{"PermissionRequest.allow-always-setMode.json", &Decision{Allow: true, UpdatedPermissions: suggestions(t, "PermissionRequest.setMode.json")}},
-		{"PermissionRequest.allow-updatedInput.json", &Decision{Allow: true, UpdatedInput: json.RawMessage(`{"command":"echo changed-by-permission-hook > out.txt","description":"changed"}`)}},
 		{"PermissionRequest.deny.json", &Decision{Message: "Denied by the test hook"}},
 		// A deny ignores allow-only fields.
 		{"PermissionRequest.deny-interrupt.json", &Decision{Message: "stop now", Interrupt: true, UpdatedPermissions: []json.RawMessage{addRules}}},
@@ -112,5 +111,39 @@ func TestPermissionWaitWithinInstallerTimeout(t *testing.T) {
 	}
 	if got, want := Claude.PermissionWait("PermissionRequest"), ClaudePermissionTimeout*time.Second-30*time.Second; got != want {
 		t.Errorf("Claude.PermissionWait(PermissionRequest) = %v, want %v", got, want)
+	}
+}
+
+// TestDecisionWire: a Decision crosses from the runtime to the hook with
+// its verdict as a word, and a verdict the hook does not know is refused
+// rather than taken for a deny.
+func TestDecisionWire(t *testing.T) {
+	rule := json.RawMessage(`{"type":"addRules"}`)
+	for _, d := range []Decision{
+		{Allow: true},
+		{Allow: true, UpdatedPermissions: []json.RawMessage{rule}},
+		{Message: "not on main", Interrupt: true},
+		{},
+	} {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Decision
+		if err := json.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got, d) {
+			t.Errorf("Unmarshal(Marshal(%+v)) = %+v, %v (wire %s)", d, got, err, b)
+		}
+	}
+	if b, _ := json.Marshal(Decision{Allow: true}); string(b) != `{"behavior":"allow"}` {
+		t.Errorf("Marshal(allow) = %s, want {\"behavior\":\"allow\"}", b)
+	}
+	if b, _ := json.Marshal(&Decision{Message: "no"}); string(b) != `{"behavior":"deny","message":"no"}` {
+		t.Errorf("Marshal(deny) = %s, want {\"behavior\":\"deny\",\"message\":\"no\"}", b)
+	}
+	for _, in := range []string{`{"behavior":"ask"}`, `{"behavior":""}`, `{}`, `{"behavior":"ALLOW"}`} {
+		var d Decision
+		if err := json.Unmarshal([]byte(in), &d); err == nil {
+			t.Errorf("Unmarshal(%s) = %+v, want an error", in, d)
+		}
 	}
 }

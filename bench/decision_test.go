@@ -69,7 +69,7 @@ func BenchmarkDecisionToHookStdout(b *testing.B) {
 		}
 
 		t0 := time.Now()
-		if _, err := c.Decide(ctx, id, client.DecisionBody{Behavior: string(client.Allow), Via: "bench"}); err != nil {
+		if _, err := c.Decide(ctx, id, client.DecisionBody{Behavior: client.Allow, Via: "bench"}); err != nil {
 			b.Fatalf("decide %s: %v", id, err)
 		}
 		line, err := bufio.NewReader(stdout).ReadBytes('\n')

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/installers"
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 type agentsOptions struct {
@@ -66,16 +67,19 @@ func runAgents(e *env, o *agentsOptions) error {
 	if o.json {
 		return printJSON(e.stdout, list, true)
 	}
+	// The version comes from a package.json on disk, the paths from the
+	// environment, a note may quote an error: each is one inert line.
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tFOUND\tHOOKS\tVERSION\tSETTINGS")
 	for _, ai := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ai.ID, yesNo(ai.Detected), yesNo(ai.Installed), orDash(ai.Version), ai.ConfigPath)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
+			orDash(text.Line(ai.Version, 40)), orDash(text.Line(ai.ConfigPath, 0)))
 	}
 	tw.Flush()
 	for _, ai := range list {
-		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", ai.Name, ai.ID, supportText(ai.Supports))
+		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), supportText(ai.Supports))
 		for _, n := range ai.Notes {
-			fmt.Fprintf(e.stdout, "  - %s\n", n)
+			fmt.Fprintf(e.stdout, "  - %s\n", text.Line(n, 0))
 		}
 	}
 	return nil

@@ -24,7 +24,6 @@ func newDNDCmd(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: `print the state as {"on": true|false}`, Destination: &o.json},
 		},
-		OnUsageError: usageError,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runDND(ctx, e, o, c.Args().Slice())
 		},

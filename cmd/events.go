@@ -62,7 +62,7 @@ func runEvents(ctx context.Context, e *env, o *eventsOptions) error {
 // formatEvent renders one record for people:
 // 15:04:05  claude  …c0ffee  tool.start        working   Bash  "Fix the login bug"
 func formatEvent(r client.EventRecord) string {
-	if r.Kind == "stream.lagged" {
+	if string(r.Kind) == client.StreamLagged {
 		return "(some events were dropped: this terminal read too slowly)"
 	}
 	var b strings.Builder

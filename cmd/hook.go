@@ -65,6 +65,11 @@ func newHookCmd(e *env) *cli.Command {
 			&cli.StringArg{Name: "agent", Destination: &o.agent},
 			&cli.StringArg{Name: "event", Destination: &o.event},
 		},
+		// Agents never pass flags (the fast path takes what they run), but
+		// whatever is given here, exit 2 would block the agent.
+		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
+			return exitCode(1, err)
+		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			runHook(ctx, e, o)
 			return nil // never a non-zero exit: exit 2 would block the agent
@@ -244,22 +249,13 @@ func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event
 		noDecision()
 		return
 	}
-	d := ans.Decision
-	if d == nil || a.Render == nil {
+	// A verdict the hook does not know never gets here: it is a bad
+	// answer (agents.Decision's UnmarshalJSON).
+	if ans.Decision == nil || a.Render == nil {
 		noDecision()
 		return
 	}
-	if d.Behavior != client.Allow && d.Behavior != client.Deny {
-		logFail("runtime sent an unknown decision; no decision", fmt.Errorf("behavior %q", d.Behavior))
-		noDecision()
-		return
-	}
-	e.stdout.Write(a.Render(ev.HookEvent, &agents.Decision{
-		Allow:              d.Behavior == client.Allow,
-		UpdatedPermissions: d.UpdatedPermissions,
-		Message:            d.Message,
-		Interrupt:          d.Interrupt,
-	}))
+	e.stdout.Write(a.Render(ev.HookEvent, ans.Decision))
 }
 
 // permissionRequest builds what the hook registers with the runtime: the
@@ -345,13 +341,11 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 }
 
 // postEvent delivers ev to the runtime's socket in the clawd home, and
-// nowhere else.
-//
-// A non-blocking event goes out over a plain blocking socket with one
-// deadline for the whole delivery (see client.Quick); a blocking event's
-// delivery must be cancellable by the agent's SIGTERM, so it goes through
-// package net.
-func postEvent(ctx context.Context, home string, ev agents.Event, cancellable bool) error {
+// nowhere else, within hookPostTimeout. A non-blocking event's delivery
+// cannot be interrupted, only bounded, which is the cheapest way (see
+// client.PostEventBlocking); a blocking event's delivery must end at the
+// agent's SIGTERM.
+func postEvent(ctx context.Context, home string, ev agents.Event, interruptible bool) error {
 	// AppendJSON writes what json.Marshal would, without the reflection
 	// that costs a fresh process ~0.17 ms on its first call.
 	body, err := ev.AppendJSON(make([]byte, 0, 512))
@@ -360,10 +354,10 @@ func postEvent(ctx context.Context, home string, ev agents.Event, cancellable bo
 	}
 	sock := client.SocketPath(home)
 	deadline := time.Now().Add(hookPostTimeout)
-	if !cancellable {
-		return client.Quick("POST", sock, "/api/v1/events", body, deadline)
+	if !interruptible {
+		return client.PostEventBlocking(sock, body, deadline)
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	return client.FastPost(ctx, sock, "/api/v1/events", body)
+	return client.PostEventInterruptible(ctx, sock, body)
 }

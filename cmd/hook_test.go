@@ -425,7 +425,7 @@ func TestHookPermissionFailsOpen(t *testing.T) {
 	}{
 		{"runtime answers 500", 500, `{"error":"boom"}`, "runtime refused the permission request"},
 		{"answer not JSON", 200, `{"decision":`, "bad answer from the runtime"},
-		{"unknown behavior", 200, `{"decision":{"behavior":"maybe"}}`, "unknown decision"},
+		{"unknown behavior", 200, `{"decision":{"behavior":"maybe"}}`, "decision behavior \\\"maybe\\\""},
 		{"no answer within the wait", 0, "", "no answer from the runtime within the wait"},
 		{"no acknowledgement", -1, "", "the runtime stopped answering"},
 		{"heartbeat lost", -2, "", "the runtime stopped answering"},

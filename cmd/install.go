@@ -33,7 +33,6 @@ func newInstallCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
 		},
-		OnUsageError: installUsageError,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runInstall(ctx, e, o, c.Args().Slice())
 		},
@@ -321,8 +320,5 @@ func knownAgents() string {
 	return strings.Join(ids, ", ")
 }
 
-// installUsageError makes a flag error exit with status 2, like other usage
+// usageError makes a flag error exit with status 2, like other usage
 // errors.
-func installUsageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
-	return exitCode(2, err)
-}

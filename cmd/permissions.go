@@ -38,7 +38,6 @@ func newPermissionsCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &o.json},
 			&cli.BoolFlag{Name: "wait", Usage: "block until at least one request is pending, then print the list", Destination: &o.wait},
 		},
-		OnUsageError: usageError,
 		Commands: []*cli.Command{
 			newPermissionAnswerCmd(e, "allow", "ID", "allow the tool call"),
 			newPermissionAnswerCmd(e, "deny", "ID", "deny the tool call; the model is told why with --message"),
@@ -52,10 +51,6 @@ func newPermissionsCmd(e *env) *cli.Command {
 			return runPermissions(ctx, e, o)
 		},
 	}
-}
-
-func usageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
-	return exitCode(2, err)
 }
 
 func runPermissions(ctx context.Context, e *env, o *permissionsOptions) error {
@@ -96,7 +91,7 @@ var errPending = errors.New("a request is pending")
 func waitPermissions(ctx context.Context, c *client.Client) ([]client.PermissionView, error) {
 	for {
 		err := c.PermissionEvents(ctx, func(ch client.PermissionChange) error {
-			if ch.Type == "added" || ch.Type == "stream.lagged" {
+			if ch.Type == client.ChangeAdded || ch.Type == client.StreamLagged {
 				return errPending
 			}
 			return nil
@@ -190,11 +185,10 @@ func newPermissionAnswerCmd(e *env, verb, argsUsage, usage string) *cli.Command 
 		}
 	}
 	return &cli.Command{
-		Name:         verb,
-		Usage:        usage,
-		ArgsUsage:    argsUsage,
-		Flags:        flags,
-		OnUsageError: usageError,
+		Name:      verb,
+		Usage:     usage,
+		ArgsUsage: argsUsage,
+		Flags:     flags,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runPermissionAnswer(ctx, e, o, c.Args().Slice())
 		},
@@ -215,10 +209,10 @@ func (o *permissionAnswerOptions) decisionBody(args []string) (string, client.De
 		}
 		return "", client.DecisionBody{}, fmt.Errorf("usage: clawd permissions %s %s (the ID from `clawd permissions`)", o.verb, usage)
 	}
-	d := client.DecisionBody{Behavior: o.verb, Via: "cli"}
+	d := client.DecisionBody{Behavior: client.Behavior(o.verb), Via: "cli"}
 	switch o.verb {
 	case "always":
-		d.Behavior, d.Suggestion = string(client.Allow), 1
+		d.Behavior, d.Suggestion = client.Allow, 1
 		if len(args) == 2 {
 			n, err := strconv.Atoi(args[1])
 			if err != nil || n < 1 {
@@ -280,7 +274,8 @@ func permissionError(err error, id string) error {
 		case apiErr.Status == 401 || apiErr.Status == 403:
 			return exitCode(1, errors.New("the runtime refused the API token from runtime.json: is it the same clawd home?"))
 		case apiErr.Message != "":
-			return exitCode(1, errors.New(apiErr.Message))
+			// The runtime's words, which may quote what a client sent.
+			return exitCode(1, errors.New(text.Line(apiErr.Message, 0)))
 		}
 	}
 	return exitCode(1, fmt.Errorf("permissions: %w", err))

@@ -83,7 +83,22 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 0
 	}
 	root := newRootCmd(e)
+	// urfave's help answers an unknown topic ("clawd help frobnicate")
+	// with this callback, which returns nothing: note the error here.
+	var unknown error
+	root.CommandNotFound = func(_ context.Context, c *cli.Command, name string) { unknown = unknownCommand(c, name) }
+	// A flag the root does not take after a word that is no command
+	// ("clawd sevre --headless"): the word is the mistake to name.
+	root.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") && c.Command(args[1]) == nil {
+			return unknownCommand(c, args[1])
+		}
+		return exitCode(2, err)
+	}
 	err := root.Run(ctx, args)
+	if err == nil {
+		err = unknown
+	}
 	if err == nil {
 		return 0
 	}
@@ -111,19 +126,35 @@ func agentNames() string {
 }
 
 func newRootCmd(e *env) *cli.Command {
-	return &cli.Command{
+	root := &cli.Command{
 		Name:  "clawd",
 		Usage: "see and answer every AI coding agent on this machine",
-		Description: "clawd watches " + agentNames() + " through their own hooks.\n" +
-			"Run `clawd install --all` (or name an agent) once, keep `clawd serve` running, and use\n" +
-			"`clawd status` or `clawd events` to see what every session is doing. Hooks and\n" +
-			"these commands talk to the runtime over a socket only this user can reach.",
+		Description: "clawd shows what every AI coding agent here is doing (thinking, running a tool, waiting\n" +
+			"for you, done) and lets you answer its permission requests from one place. It plugs into\n" +
+			"the agents' own hooks (" + agentNames() + "); nothing is patched or wrapped.\n\n" +
+			"  clawd install --all      hook up every agent found here (or name one); clawd agents lists them\n" +
+			"  clawd serve              the runtime: keep it running; on a desktop it lives in the tray and\n" +
+			"                           notifies you when an agent needs you\n" +
+			"  clawd status, events     every live session, and the live stream of what they do\n" +
+			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
+			"  clawd dnd on|off         hand every request back to the agents' own prompts\n\n" +
+			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
+			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
+			"~/.clawd) that only this user can reach.",
 		Version:        versionString(),
 		Reader:         e.stdin,
 		Writer:         e.stdout,
 		ErrWriter:      e.stderr,
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		Suggest:        true,
+		// Without a command, the help; with an unknown one, an error. The
+		// default would take any word for a help topic.
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Present() {
+				return unknownCommand(c, c.Args().First())
+			}
+			return cli.ShowRootCommandHelp(c)
+		},
 		Commands: []*cli.Command{
 			newServeCmd(e),
 			newStatusCmd(e),
@@ -138,4 +169,102 @@ func newRootCmd(e *env) *cli.Command {
 			newVersionCmd(e),
 		},
 	}
+	// A bad flag or argument is one line and exit 2, whichever command it
+	// was given to, not the whole help.
+	var usage func(cmds []*cli.Command)
+	usage = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.OnUsageError == nil {
+				c.OnUsageError = usageError
+			}
+			usage(c.Commands)
+		}
+	}
+	usage(root.Commands)
+	return root
+}
+
+// usageError is the exit-2 error of a flag or an argument a command does
+// not take.
+func usageError(ctx context.Context, c *cli.Command, err error, isSubcommand bool) error {
+	return exitCode(2, err)
+}
+
+// unknownCommand is the exit-2 error for a word that names no command of
+// c, with the command it was probably meant to be.
+func unknownCommand(c *cli.Command, name string) error {
+	names := []string{"help"}
+	for _, sub := range c.VisibleCommands() {
+		for _, n := range sub.Names() {
+			// A one-letter alias is one typo away from any letter.
+			if len(n) > 2 {
+				names = append(names, n)
+			}
+		}
+	}
+	if m := nearest(name, names); m != "" {
+		return exitCode(2, fmt.Errorf("unknown command %q: did you mean %q?", name, m))
+	}
+	return exitCode(2, fmt.Errorf("unknown command %q: see `clawd help`", name))
+}
+
+// nearest returns the name of names that typed is closest to, when it is
+// close: a typo (at most one edit in a short name, two in a longer one),
+// or else the start of that name alone. It returns "" when no name, or
+// more than one equally, is close.
+func nearest(typed string, names []string) string {
+	typed = strings.ToLower(typed)
+	best, bestDist, tie := "", 0, false
+	var prefixed []string
+	for _, n := range names {
+		limit := 1
+		if len(n) > 4 {
+			limit = 2
+		}
+		switch d := editDistance(typed, n); {
+		case d > limit:
+		case best == "" || d < bestDist:
+			best, bestDist, tie = n, d, false
+		case d == bestDist:
+			tie = true
+		}
+		if len(typed) >= 2 && strings.HasPrefix(n, typed) {
+			prefixed = append(prefixed, n)
+		}
+	}
+	switch {
+	case best != "" && !tie:
+		return best
+	case best == "" && len(prefixed) == 1:
+		return prefixed[0]
+	}
+	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b: the
+// insertions, deletions, substitutions and swaps of neighbours that turn
+// one into the other.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }

@@ -28,7 +28,6 @@ func newUninstallCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
 		},
-		OnUsageError: installUsageError,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runUninstall(ctx, e, o, c.Args().Slice())
 		},

@@ -324,7 +324,8 @@ func (w *world) startServe() *server {
 	w.t.Helper()
 	bin, args := clawdBin, []string{"serve", "--headless", "--port", "0"}
 	if w.desktop != nil {
-		bin, args = clawdTrayBin, []string{"serve", "--port", "0"}
+		// Debug: the tray tests read what the notifier decided.
+		bin, args = clawdTrayBin, []string{"serve", "--port", "0", "--log-level", "debug"}
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = w.clawdEnv()

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,11 +192,9 @@ func TestInteractivePermissionAllow(t *testing.T) {
 	waitCmd := exec.Command(clawdBin, "permissions", "--wait", "--json")
 	waitCmd.Env, waitCmd.Dir = w.clawdEnv(), w.project
 	waitOut := &syncBuffer{}
+	// Had it returned with nothing pending, it would not list the request
+	// below.
 	waiter := startProc(t, "clawd permissions --wait", waitCmd, waitOut)
-	time.Sleep(300 * time.Millisecond)
-	if waiter.exited() {
-		t.Fatalf("clawd permissions --wait --json exited with nothing pending: %v\nstdout: %s\nstderr: %s", waiter.err, waitOut, waiter.stderr)
-	}
 	c.submit(s.title)
 
 	p := s.awaitRequest(ctx, t, "Bash", "echo hello > out.txt")
@@ -646,8 +645,18 @@ func TestInteractivePermissionParallel(t *testing.T) {
 
 	w.mustPerm(ctx, "allow", pa.ID)
 	s.awaitClosed(t, pa.ID, "answered", "answered")
-	// The other request stays: give a wrong close a moment to show.
-	time.Sleep(time.Second)
+	// The other request stays, also once the agent reported that the
+	// first one's tool ran: its PostToolUse hook exits only after the
+	// runtime took the event in, and settled what it closes.
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		runs, _ := parseHookRuns(c.debug(), w.hookCmd)
+		if slices.ContainsFunc(runs, func(r hookRun) bool { return r.Event == "PostToolUse:Read" }) {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no PostToolUse hook ran for the allowed Read within 30 s; hook runs: %v", runs)
+		}
+	}
 	rest := ofSession(w.pendingPermissions(ctx), s.id)
 	if len(rest) != 1 || rest[0].ID != pb.ID || rest[0].State != "pending" {
 		t.Fatalf("after allowing %s, clawd permissions --json lists:\n%s\nwant only %s, pending", pa.ID, dumpPermissions(rest), pb.ID)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -388,14 +389,33 @@ func TestTray(t *testing.T) {
 	const quiet = "7a700000-0000-4000-8000-000000000002"
 	w.hook(ctx, "UserPromptSubmit", quiet)
 	w.hook(ctx, "Stop", quiet)
-	time.Sleep(1500 * time.Millisecond) // five graces: a held note would be out
+	// Once the notifier has taken the turn end in with the gate closed,
+	// nothing of it is held for later.
+	decided := regexp.MustCompile(`msg=occurrence kind=done agent=claude session=` + quiet + ` notes=0 closed=true`)
+	for end := time.Now().Add(10 * time.Second); !decided.MatchString(serve.stderr.String()); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the notifier did not take the turn end in during do-not-disturb within 10 s:\n%s", serve.stderr.String())
+		}
+	}
 	if got := w.desktop.notifier.Notifications(); len(got) != before {
 		t.Errorf("notifications during do-not-disturb: %+v", got[before:])
 	}
+	// Click once the menu shows the new session: a click on a menu that
+	// is being rebuilt goes to an item that is gone.
+	waitMenu(ctx, t, item, "Sessions (2)")
 	if err := item.ClickPath(ctx, "Do Not Disturb"); err != nil {
 		t.Fatal(err)
 	}
-	waitMenu(ctx, t, item, "Sessions (2)")
+	if err := fakedesktop.Eventually(ctx, 50*time.Millisecond, func() (bool, error) {
+		root, err := item.Layout(ctx)
+		if err != nil {
+			return false, err
+		}
+		dnd := root.Find("Do Not Disturb")
+		return dnd != nil && dnd.ToggleState == 0, nil
+	}); err != nil {
+		t.Fatalf("Do Not Disturb still on after the second click: %v", err)
+	}
 
 	// Quit with a request pending: the hook gets "no decision" and the
 	// runtime exits cleanly, its runtime.json gone.

@@ -220,7 +220,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 
 // handleStream follows the event stream (see Server.stream).
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
-	s.stream(w, r, s.bus, "kind", func() (*subscriber, [][]byte) {
-		return s.bus.subscribe(4096), nil
+	s.stream(w, r, "kind", func() (*subscription[streamLine], [][]byte) {
+		return s.events.subscribe(4096), nil
 	})
 }

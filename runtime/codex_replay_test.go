@@ -89,13 +89,13 @@ type timeline struct {
 }
 
 func follow(s *Server) func() timeline {
-	f := s.Subscribe(4096)
+	changes, cancel := s.Subscribe(4096)
 	return func() timeline {
-		defer f.Close()
+		defer cancel()
 		var tl timeline
 		for {
 			select {
-			case c := <-f.C:
+			case c := <-changes:
 				if c.Event == nil {
 					continue
 				}

@@ -1,95 +1,52 @@
 package runtime
 
 import (
-	"sync"
 	"time"
 
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
-// Change is one item of an in-process Feed: what just changed in the
-// runtime. Exactly one of Event, Permission, Settings or Display is set.
-type Change struct {
-	// Event is an agent event the runtime applied.
-	Event *client.EventRecord
-	// Permission is a permission request added or closed, or one left to
-	// the agent's own dialog without being shown (TypeUnshown).
-	Permission *client.PermissionChange
-	// Settings is set when do-not-disturb or the notification pause
-	// changed.
-	Settings bool
-	// Display is set when the clock changed a session or the display
-	// without an event: a one-shot state ran out, a session went stale or
-	// its agent process died.
-	Display bool
-	// Dropped counts the changes this feed lost before this one because
-	// its reader fell behind. A reader that cares (the tray does not: it
-	// rebuilds from a snapshot anyway) can resynchronize.
-	Dropped int
+// newFeedHub is the hub of the in-process feeds: a change after a loss
+// carries the count in Dropped.
+func newFeedHub() *hub[client.Change] {
+	return newHub(func(c client.Change, dropped int) client.Change {
+		c.Dropped = dropped
+		return c
+	})
 }
 
-// TypeUnshown is the PermissionChange type, on feeds only, of a request
-// the runtime answered "no decision" at once because permission handling
-// is off for its agent: the agent asks in its terminal.
-const TypeUnshown = "unshown"
-
-// Feed delivers the runtime's changes in process, in order, to one
-// reader: the tray and the notifier follow the runtime through it, as the
-// CLI follows the HTTP streams. Publishing never blocks the runtime: when
-// C is full, changes are dropped and counted on the next one delivered.
-type Feed struct {
-	C <-chan Change
-
-	ch      chan Change
-	hub     *feedHub
-	dropped int // guarded by hub.mu
+// Subscribe returns the runtime's changes from now on, in order, with room
+// for buf of them before the subscriber loses any (see client.Change's
+// Dropped), and cancel, which ends the subscription. The tray and the
+// notifier follow the runtime through it, as the CLI follows the HTTP
+// streams: publishing never waits for a reader. The channel is not closed:
+// a reader selects on its own end too.
+func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()) {
+	sub := s.feeds.subscribe(buf)
+	return sub.C, sub.close
 }
 
-// Close stops the feed. C is not closed: a reader selects on its own
-// context too.
-func (f *Feed) Close() {
-	f.hub.mu.Lock()
-	delete(f.hub.feeds, f)
-	f.hub.mu.Unlock()
-}
-
-type feedHub struct {
-	mu    sync.Mutex
-	feeds map[*Feed]struct{}
-}
-
-func newFeedHub() *feedHub { return &feedHub{feeds: map[*Feed]struct{}{}} }
-
-func (h *feedHub) publish(c Change) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for f := range h.feeds {
-		c := c
-		c.Dropped = f.dropped
-		select {
-		case f.ch <- c:
-			f.dropped = 0
-		default:
-			f.dropped++
+// View returns everything a UI shows, at one moment (see client.View). It
+// takes the broker's lock and then the sessions', the order in which a
+// request is registered: a request is listed only while its session has
+// it pending, so no reader sees a request before its session waits, nor
+// after the agent's own events closed it and before the broker caught up.
+func (s *Server) View() client.View {
+	b := s.perms
+	b.mu.Lock()
+	s.mu.Lock()
+	v := client.View{Snapshot: s.snapshotLocked(), Permissions: []client.PermissionView{}, DND: b.dnd}
+	for _, p := range b.pendingLocked() {
+		// A request whose session was never tracked (no room in the
+		// state machine) has no pending entry to agree with.
+		if p.pendingKey == "" || s.m.HasPending(p.key, p.pendingKey) {
+			v.Permissions = append(v.Permissions, p.view)
 		}
 	}
-}
-
-func (h *feedHub) active() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.feeds) > 0
-}
-
-// Subscribe returns a feed of every change from now on, with room for buf
-// changes before it drops.
-func (s *Server) Subscribe(buf int) *Feed {
-	ch := make(chan Change, max(buf, 1))
-	f := &Feed{C: ch, ch: ch, hub: s.feeds}
-	s.feeds.mu.Lock()
-	s.feeds.feeds[f] = struct{}{}
-	s.feeds.mu.Unlock()
-	return f
+	s.mu.Unlock()
+	b.mu.Unlock()
+	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
+	return v
 }
 
 // PauseNotifications pauses desktop notifications until the given time
@@ -100,7 +57,7 @@ func (s *Server) PauseNotifications(until time.Time) {
 	s.pausedUntil = until
 	s.settingsMu.Unlock()
 	s.log.Info("notifications paused", "until", until)
-	s.feeds.publish(Change{Settings: true})
+	s.feeds.publish(client.Change{Settings: true})
 }
 
 // NotificationsPausedUntil returns the end of the notification pause; it

@@ -9,14 +9,14 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
-func nextChange(t *testing.T, f *Feed) Change {
+func nextChange(t *testing.T, changes <-chan client.Change) client.Change {
 	t.Helper()
 	select {
-	case c := <-f.C:
+	case c := <-changes:
 		return c
 	case <-time.After(5 * time.Second):
 		t.Fatal("no change on the feed within 5s")
-		return Change{}
+		return client.Change{}
 	}
 }
 
@@ -24,8 +24,8 @@ func TestFeedCarriesEveryKindOfChange(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	s := New(Config{Home: t.TempDir(), Now: clock, Alive: func(int) bool { return true }})
-	f := s.Subscribe(16)
-	defer f.Close()
+	f, cancel := s.Subscribe(16)
+	defer cancel()
 
 	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindTurnEnd, SessionID: "s1", Time: now})
 	c := nextChange(t, f)
@@ -53,7 +53,7 @@ func TestFeedCarriesEveryKindOfChange(t *testing.T) {
 
 	// Nothing else happened: no stray change is queued.
 	select {
-	case c := <-f.C:
+	case c := <-f:
 		t.Fatalf("unexpected change %+v", c)
 	default:
 	}
@@ -61,14 +61,14 @@ func TestFeedCarriesEveryKindOfChange(t *testing.T) {
 
 func TestFeedPermissionChangesAndDecide(t *testing.T) {
 	env := startPerm(t, nil)
-	f := env.s.Subscribe(64)
-	defer f.Close()
+	f, cancel := env.s.Subscribe(64)
+	defer cancel()
 	res := env.hook(bashRequest("s1", "h1", "npm test"))
 
 	var added client.PermissionView
 	for added.ID == "" {
 		c := nextChange(t, f)
-		if c.Permission != nil && c.Permission.Type == "added" {
+		if c.Permission != nil && c.Permission.Type == client.ChangeAdded {
 			added = c.Permission.Permission
 		}
 	}
@@ -86,7 +86,7 @@ func TestFeedPermissionChangesAndDecide(t *testing.T) {
 		t.Fatalf("Decide(allow) = %+v, %v", v, err)
 	}
 	r := wait(t, res)
-	if r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Fatalf("hook got %+v, want allow", r.ans)
 	}
 	if _, err := env.s.Decide(added.ID, client.DecisionBody{Behavior: "deny"}); !errors.Is(err, ErrClosed) {
@@ -94,7 +94,7 @@ func TestFeedPermissionChangesAndDecide(t *testing.T) {
 	}
 	for {
 		c := nextChange(t, f)
-		if c.Permission != nil && c.Permission.Type == "closed" {
+		if c.Permission != nil && c.Permission.Type == client.ChangeClosed {
 			if c.Permission.Permission.ID != added.ID || c.Permission.Reason != reasonAnswered {
 				t.Fatalf("closed change = %+v, want %s answered", c.Permission, added.ID)
 			}
@@ -105,8 +105,8 @@ func TestFeedPermissionChangesAndDecide(t *testing.T) {
 
 func TestFeedDropsAndCounts(t *testing.T) {
 	s := New(Config{Home: t.TempDir(), Alive: func(int) bool { return true }})
-	f := s.Subscribe(1)
-	defer f.Close()
+	f, cancel := s.Subscribe(1)
+	defer cancel()
 	for i := range 4 {
 		s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "s", Time: time.Unix(int64(i), 0)})
 	}
@@ -117,10 +117,10 @@ func TestFeedDropsAndCounts(t *testing.T) {
 	if c := nextChange(t, f); c.Event == nil || c.Dropped != 3 {
 		t.Fatalf("after a full buffer: change = %+v, want Dropped 3", c)
 	}
-	f.Close()
+	cancel()
 	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "s", Time: time.Unix(10, 0)})
 	select {
-	case c := <-f.C:
+	case c := <-f:
 		t.Fatalf("closed feed got %+v", c)
 	default:
 	}
@@ -128,8 +128,8 @@ func TestFeedDropsAndCounts(t *testing.T) {
 
 func TestFeedUnshownRequest(t *testing.T) {
 	env := startPerm(t, func(c *Config) { c.PermissionsDisabled = map[string]bool{"claude": true} })
-	f := env.s.Subscribe(64)
-	defer f.Close()
+	f, cancel := env.s.Subscribe(64)
+	defer cancel()
 	r := wait(t, env.hook(bashRequest("s1", "h1", "npm test")))
 	if r.ans.Decision != nil || r.ans.Reason != client.ReasonDisabled {
 		t.Fatalf("answer with permissions off = %+v, want no decision (disabled)", r.ans)
@@ -144,7 +144,7 @@ func TestFeedUnshownRequest(t *testing.T) {
 		if c.Permission == nil {
 			continue
 		}
-		if c.Permission.Type != TypeUnshown || c.Permission.Reason != client.ReasonDisabled ||
+		if c.Permission.Type != client.ChangeUnshown || c.Permission.Reason != client.ReasonDisabled ||
 			c.Permission.Permission.Summary != "npm test" || !sawEvent {
 			t.Fatalf("change = %+v (event before it: %v), want the event, then unshown/disabled for npm test", c.Permission, sawEvent)
 		}

@@ -109,7 +109,7 @@ func TestBodyNeverFlood(t *testing.T) {
 	ev, _ := json.Marshal(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "real", Time: time.Now()})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := client.FastPost(ctx, sock, "/api/v1/events", ev); err != nil {
+	if err := client.PostEventInterruptible(ctx, sock, ev); err != nil {
 		t.Errorf("a hook's event during the flood: %v", err)
 	}
 	// Every flood connection is closed by the runtime within seconds.
@@ -167,7 +167,7 @@ func TestShutdownWithStuckBodies(t *testing.T) {
 	}
 	// Let the handlers start reading the bodies.
 	ev, _ := json.Marshal(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "x", Time: time.Now()})
-	if err := client.FastPost(context.Background(), sock, "/api/v1/events", ev); err != nil {
+	if err := client.PostEventInterruptible(context.Background(), sock, ev); err != nil {
 		t.Fatal(err)
 	}
 	took, err := stop()

@@ -408,11 +408,7 @@ func followStream(b *testing.B, s *Server, sock string) *streamCounter {
 		}
 	})
 	// The handler subscribes right after it answers.
-	for deadline := time.Now().Add(10 * time.Second); !s.bus.active(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			b.Fatal("event stream not subscribed after 10 s")
-		}
-	}
+	eventually(b, "the event stream subscribed", s.events.active)
 	return c
 }
 

@@ -300,14 +300,14 @@ func TestPermissionDecisions(t *testing.T) {
 		wantWaiting bool // the agent's own dialog is still open
 	}{
 		{"allow", client.DecisionBody{Behavior: "allow", Via: "test"},
-			client.Answer{Decision: &client.Decision{Behavior: client.Allow}}, false},
+			client.Answer{Decision: &agents.Decision{Allow: true}}, false},
 		{"allow with suggestion", client.DecisionBody{Behavior: "allow", Suggestion: 2},
-			client.Answer{Decision: &client.Decision{Behavior: client.Allow,
+			client.Answer{Decision: &agents.Decision{Allow: true,
 				UpdatedPermissions: []json.RawMessage{json.RawMessage(ruleSuggestion)}}}, false},
 		{"deny with message", client.DecisionBody{Behavior: "deny", Message: "not on main"},
-			client.Answer{Decision: &client.Decision{Behavior: client.Deny, Message: "not on main"}}, false},
+			client.Answer{Decision: &agents.Decision{Message: "not on main"}}, false},
 		{"deny with interrupt", client.DecisionBody{Behavior: "deny", Interrupt: true},
-			client.Answer{Decision: &client.Decision{Behavior: client.Deny, Interrupt: true}}, false},
+			client.Answer{Decision: &agents.Decision{Interrupt: true}}, false},
 		{"terminal", client.DecisionBody{Behavior: "terminal"},
 			client.Answer{Reason: client.ReasonTerminal}, true},
 	}
@@ -457,7 +457,7 @@ func TestPermissionSiblings(t *testing.T) {
 	if code, body := env.decide(t, a.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
 		t.Fatalf("decide = %d %s", code, body)
 	}
-	if r := wait(t, first); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r := wait(t, first); r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Errorf("first answer = %s", r.raw)
 	}
 	noAnswer(t, second)
@@ -470,7 +470,7 @@ func TestPermissionSiblings(t *testing.T) {
 	if code, body := env.decide(t, b.ID, client.DecisionBody{Behavior: "deny"}); code != http.StatusOK {
 		t.Fatalf("decide = %d %s", code, body)
 	}
-	if r := wait(t, second); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Deny {
+	if r := wait(t, second); r.ans.Decision == nil || r.ans.Decision.Allow {
 		t.Errorf("second answer = %s", r.raw)
 	}
 	if got := sessionState(t, env.s, "s1"); got == string(statemachine.Waiting) {
@@ -609,7 +609,7 @@ func TestPermissionKinds(t *testing.T) {
 	if d := env.detail(t, q.ID); string(d.ToolInput) != qin {
 		t.Errorf("question detail input = %s, want the options", d.ToolInput)
 	}
-	for _, b := range []string{"allow", "deny"} {
+	for _, b := range []client.Behavior{client.Allow, client.Deny} {
 		code, body := env.decide(t, q.ID, client.DecisionBody{Behavior: b})
 		if code != http.StatusBadRequest || !strings.Contains(string(body), "terminal") {
 			t.Errorf("%s on a question = %d %s, want 400 pointing at the terminal", b, code, body)
@@ -641,7 +641,7 @@ func TestPermissionKinds(t *testing.T) {
 	if code, body := env.decide(t, p.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
 		t.Errorf("allow on a plan = %d %s", code, body)
 	}
-	if r := wait(t, pres); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r := wait(t, pres); r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Errorf("plan answer = %s", r.raw)
 	}
 }
@@ -1061,7 +1061,7 @@ func TestPermissionAckAndHeartbeat(t *testing.T) {
 			continue
 		}
 		var a client.Answer
-		if err := json.Unmarshal([]byte(line), &a); err != nil || a.ID != p.ID || a.Decision == nil || a.Decision.Behavior != client.Allow {
+		if err := json.Unmarshal([]byte(line), &a); err != nil || a.ID != p.ID || a.Decision == nil || !a.Decision.Allow {
 			t.Fatalf("answer line %q: %+v, %v", line, a, err)
 		}
 		break
@@ -1105,7 +1105,7 @@ func TestSessionFloodSparesRequest(t *testing.T) {
 	if code, b := env.decide(t, p.ID, client.DecisionBody{Behavior: "allow"}); code != http.StatusOK {
 		t.Fatalf("decide after the flood = %d %s", code, b)
 	}
-	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r := wait(t, res); r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Errorf("the hook's answer after the flood = %+v, want allow", r.ans)
 	}
 }

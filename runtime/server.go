@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,10 +98,11 @@ type Server struct {
 	// streams counts the open event and permission streams.
 	streams atomic.Int32
 
-	bus   *bus
-	feeds *feedHub
-	wake  chan struct{}
-	done  chan struct{} // closed when shutting down: ends streams
+	// events is the event stream's hub, feeds the in-process feeds'.
+	events *hub[streamLine]
+	feeds  *hub[client.Change]
+	wake   chan struct{}
+	done   chan struct{} // closed when shutting down: ends streams
 
 	perms *broker
 
@@ -143,13 +143,13 @@ func New(cfg Config) *Server {
 	}
 	feeds := newFeedHub()
 	s := &Server{
-		cfg:   cfg,
-		log:   cfg.Logger,
-		m:     statemachine.New(cfg.Machine),
-		bus:   newBus(),
-		feeds: feeds,
-		wake:  make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		m:      statemachine.New(cfg.Machine),
+		events: newStreamHub(),
+		feeds:  feeds,
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
 
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
@@ -389,7 +389,7 @@ func (s *Server) tick(alive func(int) bool) {
 	}
 	s.mu.Unlock()
 	if len(res) > 0 {
-		s.feeds.publish(Change{Display: true})
+		s.feeds.publish(client.Change{Display: true})
 	}
 }
 
@@ -459,13 +459,17 @@ func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result,
 // publishLocked hands rec to the event stream's subscribers and the
 // in-process feeds. The caller holds pubMu, not mu.
 func (s *Server) publishLocked(rec client.EventRecord) {
-	if s.bus.active() {
-		if b, err := json.Marshal(rec); err == nil {
-			s.bus.publish(b)
-		}
-	}
+	publishJSON(s.events, rec)
 	if s.feeds.active() {
-		s.feeds.publish(Change{Event: &rec})
+		s.feeds.publish(client.Change{Event: &rec})
+	}
+}
+
+// nudge wakes the clock: the display may have changed.
+func (s *Server) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -473,6 +477,11 @@ func (s *Server) publishLocked(rec client.EventRecord) {
 func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is Snapshot; the caller holds mu.
+func (s *Server) snapshotLocked() client.Snapshot {
 	snap := client.Snapshot{DisplayState: string(s.m.Display()), Sessions: []client.SessionView{}}
 	for _, ss := range s.m.Sessions() {
 		snap.Sessions = append(snap.Sessions, client.SessionView{

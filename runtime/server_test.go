@@ -48,6 +48,17 @@ func startServer(t testing.TB) (*Server, int, string) {
 	return s, ln.Addr().(*net.TCPAddr).Port, sock
 }
 
+// eventually waits until cond holds, polling, and fails the test when it
+// has not within 10 s.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10 s: %s", what)
+		}
+	}
+}
+
 // rawRequest sends bytes as they are to the TCP port, so a test controls
 // every header (duplicates included), and returns the status code and
 // body.
@@ -328,9 +339,7 @@ func TestSSEStream(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q", ct)
 	}
-	for !s.bus.active() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually(t, "the stream subscribed", s.events.active)
 	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "sse", Time: time.Now()})
 	line, err := bufio.NewReader(resp.Body).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "data: {") || !strings.Contains(line, `"session_id":"sse"`) {

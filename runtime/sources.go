@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -196,7 +197,7 @@ func (s *Server) IngestSource(e agents.Event) {
 	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title)
 	s.mu.Unlock()
 	if changed {
-		s.feeds.publish(Change{Display: true})
+		s.feeds.publish(client.Change{Display: true})
 	}
 }
 

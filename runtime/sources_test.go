@@ -37,13 +37,13 @@ func (s *testSource) SessionKind(path string) (kind string, headless bool, ok bo
 func TestSourceEventsGiveWayToHooks(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }, Sources: []Source{&testSource{}}})
-	f := s.Subscribe(64)
-	defer f.Close()
+	changes, cancel := s.Subscribe(64)
+	defer cancel()
 	count := func() int {
 		n := 0
 		for {
 			select {
-			case c := <-f.C:
+			case c := <-changes:
 				if c.Event != nil {
 					n++
 				}
@@ -157,7 +157,7 @@ func TestSourceKinds(t *testing.T) {
 	if _, err := env.s.Decide(list[0].ID, client.DecisionBody{Behavior: "allow"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Behavior != client.Allow {
+	if r := wait(t, res); r.ans.Decision == nil || !r.ans.Decision.Allow {
 		t.Errorf("intercepted request: answer %+v, want allow", r.ans)
 	}
 }

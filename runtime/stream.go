@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // streamHeartbeat is how often an idle stream sends a heartbeat (an empty
@@ -28,7 +30,33 @@ const (
 	DefaultStreamWriteTimeout = 5 * time.Second
 )
 
-// stream writes the lines of one bus subscription to a client until it
+// streamLine is one JSON line of a stream, with how many lines its
+// subscriber lost just before it.
+type streamLine struct {
+	json    []byte
+	dropped int
+}
+
+// newStreamHub is the hub of one stream's subscribers.
+func newStreamHub() *hub[streamLine] {
+	return newHub(func(l streamLine, dropped int) streamLine {
+		l.dropped = dropped
+		return l
+	})
+}
+
+// publishJSON sends v as a line to h's subscribers; with none, v is not
+// even encoded.
+func publishJSON(h *hub[streamLine], v any) {
+	if !h.active() {
+		return
+	}
+	if b, err := json.Marshal(v); err == nil {
+		h.publish(streamLine{json: b})
+	}
+}
+
+// stream writes the lines of one hub subscription to a client until it
 // goes away or the runtime stops: newline-delimited JSON by default,
 // Server-Sent Events when the client accepts text/event-stream. initial
 // lines go out first. A subscriber that fell behind gets a line
@@ -36,13 +64,13 @@ const (
 //
 // subscribe runs after the response headers are out; it returns the
 // subscription and the initial lines, taken under whatever lock keeps them
-// consistent with the bus.
+// consistent with the hub.
 //
 // At most maxStreams run at once. Every write has Config.StreamWriteTimeout
 // to complete: a subscriber that stopped reading is dropped, its
-// connection closed; publishing never waits for it (see bus).
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey string,
-	subscribe func() (*subscriber, [][]byte)) {
+// connection closed; publishing never waits for it (see hub).
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, lagKey string,
+	subscribe func() (*subscription[streamLine], [][]byte)) {
 	if s.streams.Add(1) > maxStreams {
 		s.streams.Add(-1)
 		// Hang up too: a refused client would otherwise keep a
@@ -67,7 +95,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 	w.WriteHeader(http.StatusOK)
 
 	sub, initial := subscribe()
-	defer b.unsubscribe(sub)
+	defer sub.close()
 	// Writes go to net/http's buffer; when it fills, it goes out under
 	// the deadline set at the start of the batch.
 	deadline := func() { rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout)) }
@@ -79,6 +107,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 			_, err = fmt.Fprintf(w, "%s\n", line)
 		}
 		return err
+	}
+	// send writes l, after the lag line when lines were lost before it.
+	send := func(l streamLine) error {
+		if l.dropped > 0 {
+			lag, _ := json.Marshal(map[string]any{lagKey: client.StreamLagged, "dropped": l.dropped})
+			if err := write(lag); err != nil {
+				return err
+			}
+		}
+		return write(l.json)
 	}
 	dropped := func(err error) {
 		s.log.Info("stream subscriber dropped", "path", r.URL.Path, "err", err)
@@ -117,24 +155,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, b *bus, lagKey s
 				dropped(err)
 				return
 			}
-		case line := <-sub.ch:
+		case l := <-sub.C:
 			deadline()
-			if n := b.takeDropped(sub); n > 0 {
-				lag, _ := json.Marshal(map[string]any{lagKey: "stream.lagged", "dropped": n})
-				if err := write(lag); err != nil {
-					dropped(err)
-					return
-				}
-			}
-			if err := write(line); err != nil {
+			if err := send(l); err != nil {
 				dropped(err)
 				return
 			}
 			// Drain what is already queued before flushing once.
 			for more := true; more; {
 				select {
-				case line = <-sub.ch:
-					if err := write(line); err != nil {
+				case l = <-sub.C:
+					if err := send(l); err != nil {
 						dropped(err)
 						return
 					}

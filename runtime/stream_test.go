@@ -63,11 +63,7 @@ func TestStreamSubscriberCap(t *testing.T) {
 		}
 	}
 	conns[0].Close()
-	for deadline := time.Now().Add(10 * time.Second); s.streams.Load() >= maxStreams; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("a closed stream still counts after 10 s")
-		}
-	}
+	eventually(t, "a closed stream stops counting", func() bool { return s.streams.Load() < maxStreams })
 	if _, code := openStream(t, sock, "/api/v1/events"); code != http.StatusOK {
 		t.Errorf("stream after one ended = %d, want 200", code)
 	}
@@ -99,9 +95,7 @@ func TestStalledStreamDropped(t *testing.T) {
 		n, _ := io.Copy(io.Discard, reader)
 		read <- n
 	}()
-	for s.streams.Load() < 2 || !s.bus.active() {
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, "both streams subscribed", func() bool { return s.streams.Load() >= 2 && s.events.active() })
 	// Far more than the socket buffers hold: the stalled subscriber's
 	// writes block.
 	title := strings.Repeat("x", agents.MaxTitleLen)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/focus"
 )
 
@@ -35,6 +36,7 @@ type controller struct {
 	clicks <-chan string
 
 	menu Menu
+	view client.View    // what menu shows
 	wg   sync.WaitGroup // side effects started by clicks
 }
 
@@ -45,8 +47,8 @@ func newController(o Options, u ui, clicks <-chan string) *controller {
 
 // run shows the menu and keeps it current until ctx ends.
 func (c *controller) run(ctx context.Context) {
-	feed := c.o.Runtime.Subscribe(256)
-	defer feed.Close()
+	changes, cancel := c.o.Runtime.Subscribe(256)
+	defer cancel()
 	defer c.wg.Wait()
 	c.render()
 	refresh := time.NewTicker(refreshEvery)
@@ -66,7 +68,7 @@ func (c *controller) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-feed.C:
+		case <-changes:
 			if settleC == nil {
 				settleC = time.After(settle)
 			}
@@ -83,26 +85,16 @@ func (c *controller) run(ctx context.Context) {
 			c.render()
 		}
 		// The "paused until" label turns back into "Pause" on its own.
-		if until := c.o.Runtime.NotificationsPausedUntil(); pauseEnd == nil && until.After(c.o.Now()) {
+		if until := c.view.NotificationsPausedUntil; pauseEnd == nil && until.After(c.o.Now()) {
 			pauseEnd = time.NewTimer(until.Sub(c.o.Now()))
 		}
 	}
 }
 
-// view reads everything the menu shows from the runtime.
-func (c *controller) view() View {
-	rt := c.o.Runtime
-	return View{
-		Snapshot:    rt.Snapshot(),
-		Pending:     rt.Permissions(),
-		DND:         rt.DND(),
-		PausedUntil: rt.NotificationsPausedUntil(),
-		Now:         c.o.Now(),
-	}
-}
-
+// render shows the runtime as it is now: one View, taken at once.
 func (c *controller) render() {
-	c.menu = Build(c.view())
+	c.view = c.o.Runtime.View()
+	c.menu = Build(View{View: c.view, Now: c.o.Now()})
 	c.ui.Apply(c.menu)
 }
 
@@ -127,11 +119,12 @@ func (c *controller) click(ctx context.Context, key string) {
 			return
 		}
 		c.o.Log.Info("tray decision", "request", a.Request, "behavior", a.Decision.Behavior)
-		if a.Decision.Behavior == "terminal" {
+		if a.Decision.Behavior == client.Terminal {
 			c.focus(ctx, a.Session)
 		}
 	case ActDND:
-		rt.SetDND(!rt.DND())
+		// The box as the person saw it, not as it may be by now.
+		rt.SetDND(!it.Checked)
 	case ActPause:
 		rt.PauseNotifications(c.o.Now().Add(PauseFor))
 	case ActResume:

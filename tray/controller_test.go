@@ -167,7 +167,7 @@ func TestControllerFollowsTheRuntime(t *testing.T) {
 	env.click(t, "request:"+id+":allow")
 	select {
 	case a := <-ans:
-		if a.Decision == nil || a.Decision.Behavior != client.Allow {
+		if a.Decision == nil || !a.Decision.Allow {
 			t.Fatalf("answer after Allow in the tray = %+v, want allow", a)
 		}
 	case <-time.After(5 * time.Second):

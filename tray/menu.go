@@ -15,14 +15,11 @@ import (
 	"github.com/clawdhq/clawd/tray/icons"
 )
 
-// View is everything the tray shows, read from the runtime in one go. The
-// tray keeps nothing else: each change rebuilds the menu from a new View.
+// View is everything the menu shows: the runtime's View and the time
+// the ages are counted to. Each change rebuilds the menu from a new View.
 type View struct {
-	Snapshot    client.Snapshot
-	Pending     []client.PermissionView
-	DND         bool
-	PausedUntil time.Time
-	Now         time.Time
+	client.View
+	Now time.Time
 }
 
 // ActionKind is what clicking a menu item does.
@@ -94,7 +91,7 @@ const (
 
 // Build turns a View into the menu. It is pure: same View, same Menu.
 func Build(v View) Menu {
-	sessions := slices.Clone(v.Snapshot.Sessions)
+	sessions := slices.Clone(v.Sessions)
 	slices.SortFunc(sessions, func(a, b client.SessionView) int {
 		return cmp.Or(
 			cmp.Compare(urgency(a), urgency(b)),
@@ -112,13 +109,13 @@ func Build(v View) Menu {
 	m := Menu{Icon: iconFor(v), Tooltip: Tooltip(v)}
 	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
 
-	if len(v.Pending) > 0 {
+	if len(v.Permissions) > 0 {
 		m.Items = append(m.Items, sep("sep-pending"),
-			Item{Key: "pending-header", Label: fmt.Sprintf("Needs you (%d)", len(v.Pending))})
-		for i, p := range v.Pending {
+			Item{Key: "pending-header", Label: fmt.Sprintf("Needs you (%d)", len(v.Permissions))})
+		for i, p := range v.Permissions {
 			if i == MaxRequests {
 				m.Items = append(m.Items, Item{Key: "pending-more",
-					Label: fmt.Sprintf("… %d more: see clawd permissions", len(v.Pending)-MaxRequests)})
+					Label: fmt.Sprintf("… %d more: see clawd permissions", len(v.Permissions)-MaxRequests)})
 				break
 			}
 			m.Items = append(m.Items, requestItem(p, ref(byKey, p.Agent, p.SessionID, p.Cwd, p.Title)))
@@ -151,9 +148,9 @@ func Build(v View) Menu {
 		Item{Key: "dnd", Label: "Do Not Disturb", Enabled: true, Checkbox: true, Checked: v.DND,
 			Tooltip: "No notifications; permission requests are left to the agents' own prompts",
 			Action:  Action{Kind: ActDND}})
-	if v.PausedUntil.After(v.Now) {
+	if v.NotificationsPausedUntil.After(v.Now) {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActResume},
-			Label: "Resume notifications (paused until " + v.PausedUntil.Local().Format("15:04") + ")"})
+			Label: "Resume notifications (paused until " + v.NotificationsPausedUntil.Local().Format("15:04") + ")"})
 	} else {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
 			Label: "Pause notifications for 1 h"})
@@ -238,18 +235,18 @@ func requestItem(p client.PermissionView, r SessionRef) Item {
 			it.Children = append(it.Children, Item{Key: fmt.Sprintf("%s:option:%d", key, i), Label: clip("• " + o)})
 		}
 	case client.KindPlan:
-		it.Children = append(it.Children, decide("allow", "Approve plan", client.DecisionBody{Behavior: string(client.Allow)}))
+		it.Children = append(it.Children, decide("allow", "Approve plan", client.DecisionBody{Behavior: client.Allow}))
 	default:
 		it.Children = append(it.Children,
-			decide("allow", "Allow", client.DecisionBody{Behavior: string(client.Allow)}),
-			decide("deny", "Deny", client.DecisionBody{Behavior: string(client.Deny)}))
+			decide("allow", "Allow", client.DecisionBody{Behavior: client.Allow}),
+			decide("deny", "Deny", client.DecisionBody{Behavior: client.Deny}))
 		for i, s := range p.Suggestions {
 			it.Children = append(it.Children,
-				decide(fmt.Sprintf("always:%d", i+1), "Always: "+s, client.DecisionBody{Behavior: string(client.Allow), Suggestion: i + 1}))
+				decide(fmt.Sprintf("always:%d", i+1), "Always: "+s, client.DecisionBody{Behavior: client.Allow, Suggestion: i + 1}))
 		}
 	}
 	it.Children = append(it.Children,
-		decide("terminal", "Answer in terminal", client.DecisionBody{Behavior: "terminal"}))
+		decide("terminal", "Answer in terminal", client.DecisionBody{Behavior: client.Terminal}))
 	return it
 }
 
@@ -362,12 +359,12 @@ func clip(s string) string { return text.Line(s, maxLabel) }
 func Tooltip(v View) string {
 	var needs, questions, failed, working, done, idle int
 	asks := map[[2]string]bool{}
-	for _, p := range v.Pending {
+	for _, p := range v.Permissions {
 		if p.Kind == client.KindQuestion {
 			asks[[2]string{p.Agent, p.SessionID}] = true
 		}
 	}
-	for _, s := range v.Snapshot.Sessions {
+	for _, s := range v.Sessions {
 		if s.Headless && s.Pending == 0 {
 			continue
 		}
@@ -407,7 +404,7 @@ func Tooltip(v View) string {
 	s = "clawd: " + s
 	if v.DND {
 		s += " · do not disturb"
-	} else if v.PausedUntil.After(v.Now) {
+	} else if v.NotificationsPausedUntil.After(v.Now) {
 		s += " · notifications paused"
 	}
 	return s
@@ -428,14 +425,14 @@ func iconFor(v View) icons.Name {
 		return icons.DND
 	}
 	hasPermission, hasQuestion := false, false
-	for _, p := range v.Pending {
+	for _, p := range v.Permissions {
 		if p.Kind == client.KindQuestion {
 			hasQuestion = true
 		} else {
 			hasPermission = true
 		}
 	}
-	switch statemachine.State(v.Snapshot.DisplayState) {
+	switch statemachine.State(v.DisplayState) {
 	case statemachine.Waiting:
 		if hasQuestion && !hasPermission {
 			return icons.Question

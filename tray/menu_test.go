@@ -62,7 +62,7 @@ func TestBuild(t *testing.T) {
 		want []string
 	}{{
 		name: "nothing running",
-		view: View{Snapshot: client.Snapshot{DisplayState: "sleeping"}, Now: t0},
+		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "sleeping"}}},
 		icon: icons.Sleeping,
 		want: []string{
 			"clawd: no agents running (off)",
@@ -77,18 +77,18 @@ func TestBuild(t *testing.T) {
 		},
 	}, {
 		name: "most urgent first, headless after its peers",
-		view: View{Now: t0, Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
 			sess("claude", "idle1", "idle", 3*time.Hour),
 			sess("claude", "work", "working", 10*time.Second, func(s *client.SessionView) { s.Tool = "Bash"; s.Title = "fix login" }),
 			sess("claude", "ci", "working", time.Second, func(s *client.SessionView) { s.Headless = true }),
 			sess("claude", "wait", "waiting", 2*time.Minute, func(s *client.SessionView) { s.Pending = 1 }),
 			sess("claude", "boom", "error", 3*time.Second),
 			sess("claude", "sub", "juggling", time.Minute, func(s *client.SessionView) { s.Subagents = 2 }),
-		}}, Pending: []client.PermissionView{
+		}}, Permissions: []client.PermissionView{
 			perm("p1", "claude", "wait", client.KindPermission, func(p *client.PermissionView) {
 				p.Suggestions = []string{"Allow Bash(npm test:*) in this project"}
 			}),
-		}},
+		}}},
 		icon: icons.NeedsYou,
 		want: []string{
 			"clawd: 2 working, 1 needs you, 1 failed, 1 idle (off)",
@@ -116,14 +116,14 @@ func TestBuild(t *testing.T) {
 		},
 	}, {
 		name: "question and plan",
-		view: View{Now: t0, Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
 			sess("claude", "q", "waiting", 0, func(s *client.SessionView) { s.Pending = 1; s.Title = "pick a colour" }),
-		}}, Pending: []client.PermissionView{
+		}}, Permissions: []client.PermissionView{
 			perm("p2", "claude", "q", client.KindQuestion, func(p *client.PermissionView) {
 				p.Tool, p.Summary, p.Options, p.Title = "AskUserQuestion", "Which colour?", []string{"Red", "Blue"}, "pick a colour"
 			}),
 			perm("p3", "claude", "other", client.KindPlan),
-		}},
+		}}},
 		icon: icons.NeedsYou,
 		want: []string{
 			"clawd: 1 question (off)",
@@ -148,9 +148,9 @@ func TestBuild(t *testing.T) {
 		},
 	}, {
 		name: "do not disturb and paused",
-		view: View{Now: t0, DND: true, PausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
+		view: View{Now: t0, View: client.View{DND: true, NotificationsPausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
 			sess("claude", "d", "attention", 0),
-		}}},
+		}}}},
 		icon: icons.DND,
 		want: []string{
 			"clawd: 1 done · do not disturb (off)",
@@ -183,11 +183,11 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildActions(t *testing.T) {
-	v := View{Now: t0, Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+	v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
 		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.AgentPID = 4242; s.Pending = 1 }),
-	}}, Pending: []client.PermissionView{
+	}}, Permissions: []client.PermissionView{
 		perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) { p.Suggestions = []string{"a", "b"} }),
-	}}
+	}}}
 	m := Build(v)
 	find := func(key string) Item {
 		var walk func([]Item) (Item, bool)
@@ -242,12 +242,12 @@ func TestBuildActions(t *testing.T) {
 }
 
 func TestBuildLimits(t *testing.T) {
-	v := View{Now: t0, Snapshot: client.Snapshot{DisplayState: "idle"}}
+	v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "idle"}}}
 	for i := range MaxSessions + 3 {
 		v.Snapshot.Sessions = append(v.Snapshot.Sessions, sess("claude", fmt.Sprintf("s%02d", i), "idle", time.Duration(i)*time.Minute))
 	}
 	for i := range MaxRequests + 2 {
-		v.Pending = append(v.Pending, perm(fmt.Sprintf("p%d", i), "claude", "s00", client.KindPermission,
+		v.Permissions = append(v.Permissions, perm(fmt.Sprintf("p%d", i), "claude", "s00", client.KindPermission,
 			func(p *client.PermissionView) { p.Summary = strings.Repeat("x", 300) }))
 	}
 	m := Build(v)
@@ -302,7 +302,7 @@ func TestIconFor(t *testing.T) {
 		{"working", nil, true, icons.DND},
 	}
 	for _, tt := range tests {
-		v := View{Snapshot: client.Snapshot{DisplayState: tt.display}, Pending: tt.pending, DND: tt.dnd, Now: t0}
+		v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: tt.display}, Permissions: tt.pending, DND: tt.dnd}}
 		if got := iconFor(v); got != tt.want {
 			t.Errorf("iconFor(%s, %d pending, dnd %v) = %s, want %s", tt.display, len(tt.pending), tt.dnd, got, tt.want)
 		}
@@ -344,18 +344,16 @@ func TestRequestSummary(t *testing.T) {
 // without control or format characters.
 func TestBuildLabelsInert(t *testing.T) {
 	evil := "\u202eevil\u2066\x1b[2J\u200b\nline"
-	v := View{Now: t0,
-		Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
-			sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.Title, s.Tool, s.Pending = evil, evil, 1 }),
-			sess("codex", "s2", "working", 0, func(s *client.SessionView) { s.Cwd, s.Tool = "/tmp/"+evil, evil }),
-		}},
-		Pending: []client.PermissionView{
+	v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.Title, s.Tool, s.Pending = evil, evil, 1 }),
+		sess("codex", "s2", "working", 0, func(s *client.SessionView) { s.Cwd, s.Tool = "/tmp/"+evil, evil }),
+	}},
+		Permissions: []client.PermissionView{
 			perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) {
 				p.Tool, p.Summary, p.Suggestions = evil, evil, []string{evil}
 			}),
 			perm("q1", "claude", "s1", client.KindQuestion, func(p *client.PermissionView) { p.Summary, p.Options = evil, []string{evil} }),
-		},
-	}
+		}}}
 	var walk func([]Item)
 	walk = func(items []Item) {
 		for _, it := range items {

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
-	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/notify"
 )
@@ -20,37 +20,44 @@ type Sender interface {
 
 // NotifierOptions configure a Notifier.
 type NotifierOptions struct {
-	Runtime Runtime
+	Runtime Feed
 	Config  config.Notifications
 	Sender  Sender
 	Log     *slog.Logger
-	Now     func() time.Time
+	// Now and After are the clock and the timer (default time.Now and
+	// time.After); tests replace them.
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
 }
 
 // Notifier turns what needs the person into desktop notifications and
 // sounds, through notify.Policy's noise control. It runs with or without
 // the tray icon.
 type Notifier struct {
-	o    NotifierOptions
-	feed *runtime.Feed
+	o       NotifierOptions
+	changes <-chan client.Change
+	cancel  func()
 }
 
 // NewNotifier returns a notifier following the runtime from now on: it
 // subscribes at once, so nothing that happens before Run is missed.
 func NewNotifier(o NotifierOptions) *Notifier {
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.Log = cmp.Or(o.Log, discard)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Notifier{o: o, feed: o.Runtime.Subscribe(1024)}
+	if o.After == nil {
+		o.After = time.After
+	}
+	nt := &Notifier{o: o}
+	nt.changes, nt.cancel = o.Runtime.Subscribe(1024)
+	return nt
 }
 
 // Run notifies until ctx ends.
 func (nt *Notifier) Run(ctx context.Context) {
-	o, feed := nt.o, nt.feed
-	defer feed.Close()
+	o := nt.o
+	defer nt.cancel()
 	p := notify.NewPolicy(o.Config)
 	// One sender goroutine, so a slow notification daemon delays notes
 	// but never the feed; the queue is short and drops when full.
@@ -89,30 +96,38 @@ func (nt *Notifier) Run(ctx context.Context) {
 			}
 		}
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
 	for {
 		wake := time.Hour
 		if next := p.NextWake(); !next.IsZero() {
 			wake = max(next.Sub(o.Now()), 0)
 		}
-		timer.Reset(wake)
 		select {
 		case <-ctx.Done():
 			return
-		case c := <-feed.C:
-			gate := notify.Gate{DND: o.Runtime.DND(), PausedUntil: o.Runtime.NotificationsPausedUntil()}
+		case c := <-nt.changes:
 			now := o.Now()
-			if oc, ok := occurrence(c, o.Runtime); ok {
-				send(p.Observe(oc, gate, now))
+			if oc, ok := occurrence(c); ok {
+				// The gate and what the session knows, at this moment.
+				v := o.Runtime.View()
+				fromSession(&oc, v)
+				g := gate(v)
+				notes := p.Observe(oc, g, now)
+				// Why a popup did not come is a common question.
+				o.Log.Debug("occurrence", "kind", oc.Kind, "agent", oc.Agent, "session", oc.SessionID,
+					"notes", len(notes), "closed", g.Closed(now))
+				send(notes)
 			} else if c.Event != nil && activity(c.Event.Kind) {
 				p.Activity(c.Event.Agent, c.Event.SessionID, now)
 			}
-		case <-timer.C:
-			gate := notify.Gate{DND: o.Runtime.DND(), PausedUntil: o.Runtime.NotificationsPausedUntil()}
-			send(p.Due(gate, o.Now()))
+		case <-o.After(wake):
+			send(p.Due(gate(o.Runtime.View()), o.Now()))
 		}
 	}
+}
+
+// gate is what the runtime's settings let through.
+func gate(v client.View) notify.Gate {
+	return notify.Gate{DND: v.DND, PausedUntil: v.NotificationsPausedUntil}
 }
 
 // activity reports whether an event shows the session in use again, so a
@@ -128,9 +143,9 @@ func activity(k agents.Kind) bool {
 }
 
 // occurrence maps a change onto what may deserve a notification.
-func occurrence(c runtime.Change, rt Runtime) (notify.Occurrence, bool) {
+func occurrence(c client.Change) (notify.Occurrence, bool) {
 	switch {
-	case c.Permission != nil && (c.Permission.Type == "added" || c.Permission.Type == runtime.TypeUnshown):
+	case c.Permission != nil && (c.Permission.Type == client.ChangeAdded || c.Permission.Type == client.ChangeUnshown):
 		p := c.Permission.Permission
 		oc := notify.Occurrence{
 			Kind: notify.Permission, Agent: p.Agent, AgentName: AgentName(p.Agent),
@@ -158,24 +173,30 @@ func occurrence(c runtime.Change, rt Runtime) (notify.Occurrence, bool) {
 		default:
 			return notify.Occurrence{}, false
 		}
-		oc := notify.Occurrence{
+		return notify.Occurrence{
 			Kind: kind, Agent: e.Agent, AgentName: AgentName(e.Agent), SessionID: e.SessionID,
 			Title: e.Title, Cwd: e.Cwd, Detail: e.ErrorKind, Headless: e.Headless,
 			Subagent: e.SubagentID != "",
-		}
-		// The event carries what its payload had; the session knows its
-		// title and whether it is headless from earlier events.
-		for _, s := range rt.Snapshot().Sessions {
-			if s.Agent == e.Agent && s.SessionID == e.SessionID {
-				oc.Title = s.Title
-				if oc.Cwd == "" {
-					oc.Cwd = s.Cwd
-				}
-				oc.Headless = oc.Headless || s.Headless
-				break
-			}
-		}
-		return oc, true
+		}, true
 	}
 	return notify.Occurrence{}, false
+}
+
+// fromSession completes an event's occurrence with what its session knows
+// from earlier events: an event carries only what its payload had, the
+// session its title and whether it is headless.
+func fromSession(oc *notify.Occurrence, v client.View) {
+	if oc.Kind == notify.Permission || oc.Kind == notify.Question {
+		return // a request's view says it all
+	}
+	for _, s := range v.Sessions {
+		if s.Agent == oc.Agent && s.SessionID == oc.SessionID {
+			oc.Title = s.Title
+			if oc.Cwd == "" {
+				oc.Cwd = s.Cwd
+			}
+			oc.Headless = oc.Headless || s.Headless
+			return
+		}
+	}
 }

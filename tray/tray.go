@@ -1,7 +1,10 @@
-// Package tray is the tray icon and menu of `clawd serve`. Like the
-// CLI, it is a client of the runtime: one event loop follows the runtime's
-// change feed, rebuilds the menu from a fresh snapshot with the pure Build
-// and hands clicks back to the runtime. It holds no state of its own.
+// Package tray is the tray icon and menu of `clawd serve`, and its desktop
+// notifications. Like the CLI, it is a client of the runtime: one event
+// loop follows the runtime's change feed, rebuilds the menu from a fresh
+// View with the pure Build and hands clicks back to the runtime. It holds
+// no state of its own, and it knows the runtime only by the client types
+// of runtime/client and the small interfaces below, so it could as well
+// follow a runtime over its local API.
 //
 // The platform part is fyne.io/systray: D-Bus StatusNotifierItem with
 // com.canonical.dbusmenu on Linux, the notification area on Windows, and
@@ -10,26 +13,32 @@
 package tray
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"time"
 
-	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/focus"
 )
 
-// Runtime is what the tray needs of the runtime; *runtime.Server has it.
+// Feed is what the notifier follows of the runtime; *runtime.Server has
+// it.
+type Feed interface {
+	// View is everything the runtime shows, at one moment.
+	View() client.View
+	// Subscribe follows the runtime's changes until cancel.
+	Subscribe(buf int) (changes <-chan client.Change, cancel func())
+}
+
+// Runtime is what the tray needs of the runtime: its feed and the
+// person's answers; *runtime.Server has it.
 type Runtime interface {
-	Snapshot() client.Snapshot
-	Permissions() []client.PermissionView
+	Feed
 	Decide(id string, d client.DecisionBody) (client.PermissionView, error)
-	DND() bool
 	SetDND(on bool)
-	NotificationsPausedUntil() time.Time
 	PauseNotifications(until time.Time)
-	Subscribe(buf int) *runtime.Feed
 }
 
 // Options configure the tray.
@@ -50,10 +59,11 @@ type Options struct {
 // ErrUnavailable means this build has no tray.
 var ErrUnavailable = errors.New("this build of clawd has no tray (macOS builds need cgo)")
 
+// discard is the logger of a tray or a notifier given none.
+var discard = slog.New(slog.DiscardHandler)
+
 func (o *Options) defaults() {
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.Log = cmp.Or(o.Log, discard)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -1,9 +1,9 @@
 // Package text is clawd's one policy for strings that reach a person: the
-// CLI's human output (`clawd status`, `clawd events`, `clawd permissions`),
-// session titles, tray menu labels and tooltips, and desktop notifications.
-// Whatever an agent's payload, a prompt or another program put into a
-// string, a person sees one line that cannot move the cursor, recolour or
-// clear the screen, or reorder the text around it.
+// CLI's human output (`clawd status`, `clawd events`, `clawd permissions`,
+// `clawd agents`), session titles, tray menu labels and tooltips, and
+// desktop notifications. Whatever an agent's payload, a prompt or another
+// program put into a string, a person sees one line that cannot move the
+// cursor, recolour or clear the screen, or reorder the text around it.
 //
 // Line drops
 //

@@ -177,7 +177,7 @@ func (c *Client) PostEvent(ctx context.Context, e agents.Event) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.do(ctx, http.MethodPost, "/api/v1/events", b)
+	resp, err := c.do(ctx, http.MethodPost, eventsPath, b)
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (c *Client) Sessions(ctx context.Context) (Snapshot, error) {
 // event record, until ctx ends, the runtime closes the stream or fn returns
 // an error.
 func (c *Client) StreamEvents(ctx context.Context, fn func(raw []byte, rec EventRecord) error) error {
-	return c.follow(ctx, "/api/v1/events", func(line []byte) error {
+	return c.follow(ctx, eventsPath, func(line []byte) error {
 		var rec EventRecord
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("bad stream line: %w", err)

@@ -17,6 +17,9 @@ import (
 // The client side of the permission API (see permissions.go for the
 // routes).
 
+// permissionsPath is the route of the permission API.
+const permissionsPath = "/api/v1/permissions"
+
 // MaxAnswerBody caps what AskPermission reads of the runtime's answer. An
 // Answer is an id, a verdict and the suggestions the person chose: far
 // smaller than this.
@@ -58,17 +61,15 @@ var (
 // Answer, ErrNoAck or ErrHeartbeatLost for a runtime that stopped
 // answering, and context.DeadlineExceeded when ctx's deadline passed first.
 func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error) {
-	conn, err := dialSocket(ctx, sock)
+	conn, hangUp, err := dialFor(ctx, sock)
 	if err != nil {
 		return Answer{}, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	defer hangUp()
 	end, _ := ctx.Deadline()
 	dr := &deadlineReader{ctx: ctx, conn: conn, end: end, within: AckTimeout}
 	conn.SetWriteDeadline(dr.deadline())
-	if _, err := conn.Write(buildRequest("POST", "/api/v1/permissions", body)); err != nil {
+	if _, err := conn.Write(buildRequest(http.MethodPost, permissionsPath, body)); err != nil {
 		return Answer{}, waitErr(ctx, err, ErrNoAck)
 	}
 	resp, err := http.ReadResponse(bufio.NewReaderSize(dr, 4<<10), nil)
@@ -157,14 +158,14 @@ func errorMessage(b []byte) string {
 // Permissions lists the pending permission requests.
 func (c *Client) Permissions(ctx context.Context) ([]PermissionView, error) {
 	var out []PermissionView
-	err := c.getJSON(ctx, "/api/v1/permissions", &out)
+	err := c.getJSON(ctx, permissionsPath, &out)
 	return out, err
 }
 
 // Permission fetches one request with its full (or truncated) input.
 func (c *Client) Permission(ctx context.Context, id string) (PermissionDetail, error) {
 	var out PermissionDetail
-	err := c.getJSON(ctx, "/api/v1/permissions/"+url.PathEscape(id), &out)
+	err := c.getJSON(ctx, permissionsPath+"/"+url.PathEscape(id), &out)
 	return out, err
 }
 
@@ -176,7 +177,7 @@ func (c *Client) Decide(ctx context.Context, id string, d DecisionBody) (Permiss
 	if err != nil {
 		return out, err
 	}
-	resp, err := c.do(ctx, http.MethodPost, "/api/v1/permissions/"+url.PathEscape(id)+"/decision", b)
+	resp, err := c.do(ctx, http.MethodPost, permissionsPath+"/"+url.PathEscape(id)+"/decision", b)
 	if err != nil {
 		return out, err
 	}
@@ -189,7 +190,7 @@ func (c *Client) Decide(ctx context.Context, id string, d DecisionBody) (Permiss
 // each change, until ctx ends (it returns ctx's error), the runtime closes
 // the stream (nil) or fn returns an error (which it returns).
 func (c *Client) PermissionEvents(ctx context.Context, fn func(PermissionChange) error) error {
-	return c.follow(ctx, "/api/v1/permissions/events", func(line []byte) error {
+	return c.follow(ctx, permissionsPath+"/events", func(line []byte) error {
 		var ch PermissionChange
 		if err := json.Unmarshal(line, &ch); err != nil {
 			return fmt.Errorf("bad stream line: %w", err)

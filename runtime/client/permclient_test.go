@@ -37,14 +37,14 @@ func TestAskPermission(t *testing.T) {
 		{"allow", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
 			io.WriteString(w, `{"id":"p1","decision":{"behavior":"allow"}}`)
-		}, func(a Answer, err error) bool { return err == nil && a.ID == "p1" && a.Decision.Behavior == Allow }},
+		}, func(a Answer, err error) bool { return err == nil && a.ID == "p1" && a.Decision.Allow }},
 		{"chunked answer", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
 			io.WriteString(w, `{"decision":{"behavior":"deny",`)
 			w.(http.Flusher).Flush()
 			io.WriteString(w, `"message":"no"}}`)
 		}, func(a Answer, err error) bool {
-			return err == nil && a.Decision.Behavior == Deny && a.Decision.Message == "no"
+			return err == nil && !a.Decision.Allow && a.Decision.Message == "no"
 		}},
 		{"no decision", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
@@ -64,6 +64,10 @@ func TestAskPermission(t *testing.T) {
 		{"answer too large", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
 			io.WriteString(w, `{"reason":"`+strings.Repeat("x", MaxAnswerBody)+`"}`)
+		}, func(a Answer, err error) bool { return errors.Is(err, ErrBadAnswer) }},
+		{"unknown verdict", func(w http.ResponseWriter, r *http.Request) {
+			identify(w)
+			io.WriteString(w, `{"decision":{"behavior":"ask"}}`)
 		}, func(a Answer, err error) bool { return errors.Is(err, ErrBadAnswer) }},
 		{"not JSON", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
@@ -165,7 +169,7 @@ func TestAskPermissionHeartbeats(t *testing.T) {
 		io.WriteString(w, `{"id":"p1","decision":{"behavior":"allow"}}`+"\n")
 	})
 	a, err := AskPermission(context.Background(), sock, []byte(`{}`))
-	if err != nil || a.ID != "p1" || a.Decision == nil || a.Decision.Behavior != Allow {
+	if err != nil || a.ID != "p1" || a.Decision == nil || !a.Decision.Allow {
 		t.Errorf("AskPermission with heartbeats = %+v, %v; want p1 allowed", a, err)
 	}
 }

@@ -54,33 +54,25 @@ type RequestBody struct {
 	WaitSeconds int `json:"wait_seconds"`
 }
 
-// Behavior is a decision's verdict.
+// Behavior is what a client asks of a request (DecisionBody.Behavior).
 type Behavior string
 
 // Behaviors.
 const (
 	Allow Behavior = "allow"
 	Deny  Behavior = "deny"
+	// Terminal closes the request without a decision: the person answers
+	// in the agent's own terminal.
+	Terminal Behavior = "terminal"
 )
-
-// Decision is the person's answer, in agent-neutral form; each agent's
-// registry entry renders it in that agent's exact output format.
-type Decision struct {
-	Behavior Behavior `json:"behavior"`
-	// UpdatedPermissions are the suggestions the person chose to apply
-	// ("always allow"), verbatim.
-	UpdatedPermissions []json.RawMessage `json:"updated_permissions,omitempty"`
-	Message            string            `json:"message,omitempty"`
-	Interrupt          bool              `json:"interrupt,omitempty"`
-}
 
 // Answer is the runtime's reply to a RequestBody. Decision is nil for "no
 // decision": the agent then asks in its own terminal (or, headless, does
 // what it does by itself). Reason says why there is none.
 type Answer struct {
-	ID       string    `json:"id,omitempty"`
-	Decision *Decision `json:"decision"`
-	Reason   string    `json:"reason,omitempty"`
+	ID       string           `json:"id,omitempty"`
+	Decision *agents.Decision `json:"decision"`
+	Reason   string           `json:"reason,omitempty"`
 }
 
 // No-decision reasons.
@@ -130,9 +122,9 @@ type PermissionDetail struct {
 
 // DecisionBody is what a client (CLI, tray, dashboard) sends to answer.
 type DecisionBody struct {
-	// Behavior is "allow", "deny" or "terminal" (close it here, answer in
-	// the agent's terminal).
-	Behavior string `json:"behavior"`
+	// Behavior is Allow, Deny or Terminal (close it here, answer in the
+	// agent's terminal).
+	Behavior Behavior `json:"behavior"`
 	// Suggestion applies offered suggestion N (1-based) with an allow.
 	Suggestion int    `json:"suggestion,omitempty"`
 	Message    string `json:"message,omitempty"`
@@ -143,12 +135,30 @@ type DecisionBody struct {
 
 // PermissionChange is one line of the permission change stream.
 type PermissionChange struct {
-	// Type is "added" or "closed".
+	// Type is ChangeAdded or ChangeClosed (StreamLagged on the line that
+	// says how many a slow reader lost).
 	Type       string         `json:"type"`
 	Permission PermissionView `json:"permission"`
-	// Reason is set on "closed": answered, withdrawn, timeout, dnd, ...
+	// Reason is set on ChangeClosed: answered, withdrawn, timeout, dnd, ...
 	Reason string `json:"reason,omitempty"`
 }
+
+// PermissionChange types.
+const (
+	ChangeAdded  = "added"
+	ChangeClosed = "closed"
+	// ChangeUnshown, on the in-process feed only, is a request the
+	// runtime answered "no decision" at once because it leaves the
+	// agent's requests to the agent's own prompt (permission handling off,
+	// or permission_mode "native"): the person still wants to hear that a
+	// terminal waits for them.
+	ChangeUnshown = "unshown"
+)
+
+// StreamLagged is the type (permission stream) or kind (event stream) of
+// the line that tells a reader too slow for a stream how many lines it
+// lost: {"type": "stream.lagged", "dropped": N}.
+const StreamLagged = "stream.lagged"
 
 // DND is the do-not-disturb setting.
 type DND struct {

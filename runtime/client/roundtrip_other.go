@@ -12,12 +12,11 @@ import (
 func roundTrip(sock string, req []byte, deadline time.Time) ([]byte, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	conn, err := dialSocket(ctx, sock)
+	conn, hangUp, err := dialFor(ctx, sock)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
-	conn.SetDeadline(deadline)
+	defer hangUp()
 	if _, err := conn.Write(req); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/internal/peercred"
@@ -105,6 +106,26 @@ func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// dialFor connects to the runtime's socket at sock (see dialSocket) for
+// one exchange that lasts as long as ctx: ctx's deadline is the
+// connection's, and ending ctx cuts short any read or write under way.
+// hangUp closes the connection and lets go of ctx.
+func dialFor(ctx context.Context, sock string) (conn net.Conn, hangUp func(), err error) {
+	conn, err = dialSocket(ctx, sock)
+	if err != nil {
+		return nil, nil, err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	// A deadline in the past wakes every blocked read and write at once.
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	return conn, func() {
+		stop()
+		conn.Close()
+	}, nil
 }
 
 // notListening reports whether a connect failed because nothing listens

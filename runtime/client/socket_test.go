@@ -73,8 +73,8 @@ func TestDialRefusesForeignFolders(t *testing.T) {
 			t.Errorf("AskPermission in a %s = %v, want ErrNotOurs", name, err)
 		}
 		cancel()
-		if err := Quick("POST", sock, "/api/v1/events", []byte(`{"secret":1}`), time.Now().Add(time.Second)); !errors.Is(err, ErrNotOurs) {
-			t.Errorf("Quick in a %s = %v, want ErrNotOurs", name, err)
+		if err := PostEventBlocking(sock, []byte(`{"secret":1}`), time.Now().Add(time.Second)); !errors.Is(err, ErrNotOurs) {
+			t.Errorf("PostEventBlocking in a %s = %v, want ErrNotOurs", name, err)
 		}
 		if err := NewSocket(sock, Options{}).Ping(context.Background()); !errors.Is(err, ErrNotOurs) {
 			t.Errorf("Ping in a %s = %v, want ErrNotOurs", name, err)
@@ -90,12 +90,12 @@ func TestDialRefusesForeignFolders(t *testing.T) {
 func TestDialNothingListening(t *testing.T) {
 	home := t.TempDir()
 	sock := SocketPath(home)
-	if err := Quick("POST", sock, "/api/v1/events", []byte(`{}`), time.Now().Add(time.Second)); !errors.Is(err, ErrNotRunning) {
-		t.Errorf("Quick with no socket = %v, want ErrNotRunning", err)
+	if err := PostEventBlocking(sock, []byte(`{}`), time.Now().Add(time.Second)); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("PostEventBlocking with no socket = %v, want ErrNotRunning", err)
 	}
 	os.WriteFile(sock, nil, 0o600) // a leftover that nobody listens on
-	if err := Quick("POST", sock, "/api/v1/events", []byte(`{}`), time.Now().Add(time.Second)); !errors.Is(err, ErrNotRunning) {
-		t.Errorf("Quick with a dead socket file = %v, want ErrNotRunning", err)
+	if err := PostEventBlocking(sock, []byte(`{}`), time.Now().Add(time.Second)); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("PostEventBlocking with a dead socket file = %v, want ErrNotRunning", err)
 	}
 	if _, err := AskPermission(context.Background(), sock, []byte(`{}`)); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("AskPermission with a dead socket file = %v, want ErrNotRunning", err)

@@ -42,3 +42,40 @@ type EventRecord struct {
 	State        string `json:"state"`
 	DisplayState string `json:"display_state"`
 }
+
+// View is everything a UI shows of the runtime at one moment: the
+// sessions, the pending permission requests and the settings, taken
+// together, so that a request is listed only while its session shows it
+// pending.
+type View struct {
+	Snapshot
+	// Permissions are the pending requests, oldest first.
+	Permissions []PermissionView `json:"permissions"`
+	// DND is do-not-disturb.
+	DND bool `json:"dnd"`
+	// NotificationsPausedUntil is when the notification pause ends; in the
+	// past (or zero) when notifications are not paused.
+	NotificationsPausedUntil time.Time `json:"notifications_paused_until"`
+}
+
+// Change is one item of the runtime's change feed: what just changed.
+// Exactly one of Event, Permission, Settings or Display is set. A UI
+// follows the feed to know when to take a new View.
+type Change struct {
+	// Event is an agent event the runtime applied.
+	Event *EventRecord
+	// Permission is a permission request added or closed, or one left to
+	// the agent's own dialog without being shown (ChangeUnshown).
+	Permission *PermissionChange
+	// Settings is set when do-not-disturb or the notification pause
+	// changed.
+	Settings bool
+	// Display is set when the clock changed a session or the display
+	// without an event: a one-shot state ran out, a session went stale or
+	// its agent process died.
+	Display bool
+	// Dropped counts the changes this feed lost before this one because
+	// its reader fell behind. A reader that cares (the tray does not: it
+	// takes a new View anyway) can resynchronize.
+	Dropped int
+}

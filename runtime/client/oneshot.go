@@ -5,52 +5,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 )
 
-// The hook process talks to the runtime's socket with one hand-written
-// HTTP/1.1 request per event: a single request needs none of net/http's pooling,
-// and the hook's whole run is on the agent's critical path. Two flavours:
+// The hook process sends each event to the runtime's socket with one
+// hand-written HTTP/1.1 request: a single request needs none of net/http's
+// pooling, and the hook's whole run is on the agent's critical path. What
+// differs between the two ways is whether the wait can be interrupted:
 //
-//   - Quick: a plain blocking socket with a deadline. It never starts Go's
-//     network poller, which is the cheapest way for a process that sends
-//     one request and exits. Used for non-blocking events.
-//   - FastPost: the same request over package net, cancellable through
-//     ctx. Used where a signal must be able to cut a wait short.
+//   - PostEventBlocking: a plain blocking socket, bounded by a deadline and
+//     nothing else. It never starts Go's network poller, which is the
+//     cheapest way for a process that sends one request and exits. For
+//     non-blocking events.
+//   - PostEventInterruptible: the same request over package net, cut short
+//     when ctx ends. For a wait a signal must be able to end (the agent's
+//     SIGTERM).
 //
 // Both return an *APIError for a non-2xx answer and ErrNotClawd when the
 // server does not identify as clawd.
+
+// eventsPath is the route events are posted to.
+const eventsPath = "/api/v1/events"
 
 // maxResponseHead bounds what is read of an answer: its status line and
 // headers. The runtime's answers to these requests carry no body that
 // matters.
 const maxResponseHead = 4 << 10
 
-// Quick sends one request to the runtime's socket at sock and reads the
-// status line and headers, all before deadline.
-func Quick(method, sock, path string, body []byte, deadline time.Time) error {
-	head, err := roundTrip(sock, buildRequest(method, path, body), deadline)
+// PostEventBlocking posts one encoded event to the runtime's socket at
+// sock and reads the status line and headers, all before deadline.
+func PostEventBlocking(sock string, event []byte, deadline time.Time) error {
+	head, err := roundTrip(sock, buildRequest(http.MethodPost, eventsPath, event), deadline)
 	if err != nil {
 		return err
 	}
 	return checkResponseHead(head)
 }
 
-// FastPost sends one JSON POST to the runtime's socket at sock over a
-// fresh connection, cancellable by ctx.
-func FastPost(ctx context.Context, sock, path string, body []byte) error {
-	conn, err := dialSocket(ctx, sock)
+// PostEventInterruptible posts one encoded event to the runtime's socket
+// at sock over a fresh connection, given up when ctx ends.
+func PostEventInterruptible(ctx context.Context, sock string, event []byte) error {
+	conn, hangUp, err := dialFor(ctx, sock)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	if _, err := conn.Write(buildRequest("POST", path, body)); err != nil {
+	defer hangUp()
+	if _, err := conn.Write(buildRequest(http.MethodPost, eventsPath, event)); err != nil {
 		return ctxErr(ctx, err)
 	}
 	head, err := readHead(conn.Read)

@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUnknownCommand: a word that names no command is an error on stderr
+// with exit 2, naming the command it was probably meant to be when one is
+// close, never urfave's "No help topic".
+func TestUnknownCommand(t *testing.T) {
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"frobnicate"}, "clawd: unknown command \"frobnicate\": see `clawd help`\n"},
+		{[]string{"statu"}, "clawd: unknown command \"statu\": did you mean \"status\"?\n"},
+		{[]string{"unistall"}, "clawd: unknown command \"unistall\": did you mean \"uninstall\"?\n"},
+		{[]string{"sevre", "--headless"}, "clawd: unknown command \"sevre\": did you mean \"serve\"?\n"},
+		{[]string{"perm"}, "clawd: unknown command \"perm\": did you mean \"permissions\"?\n"},
+		{[]string{"hepl"}, "clawd: unknown command \"hepl\": did you mean \"help\"?\n"},
+		// One letter is close to too much to guess.
+		{[]string{"x"}, "clawd: unknown command \"x\": see `clawd help`\n"},
+		{[]string{"--bogus"}, "clawd: flag provided but not defined: -bogus\n"},
+		{[]string{"status", "--bogus"}, "clawd: flag provided but not defined: -bogus\n"},
+		{[]string{"permissions", "allow", "--bogus"}, "clawd: flag provided but not defined: -bogus\n"},
+		{[]string{"help", "frobnicate"}, "clawd: unknown command \"frobnicate\": see `clawd help`\n"},
+		{[]string{"help", "evnets"}, "clawd: unknown command \"evnets\": did you mean \"events\"?\n"},
+		// What a person reads of a word they did not type is inert.
+		{[]string{"\x1b[2J\u202e"}, "clawd: unknown command \"\\x1b[2J\\u202e\": see `clawd help`\n"},
+	}
+	for _, tt := range tests {
+		code, out, errb := runCLI(t, t.TempDir(), tt.args...)
+		if code != 2 || out != "" || errb != tt.stderr {
+			t.Errorf("clawd %q = exit %d, stdout %q, stderr %q; want exit 2, stderr %q", tt.args, code, out, errb, tt.stderr)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"help", "serve", "status", "events", "permissions", "dnd", "agents", "install", "uninstall", "hook", "version"}
+	tests := []struct{ typed, want string }{
+		{"status", "status"},
+		{"Status", "status"},
+		{"stauts", "status"},
+		{"instal", "install"},
+		{"dn", "dnd"},
+		{"agent", "agents"},
+		{"ver", "version"},
+		{"s", ""}, // too short to pick a prefix
+		{"st", "status"},
+		{"se", "serve"},
+		{"e", ""},
+		{"in", "install"}, // uninstall does not start with it
+		{"un", "uninstall"},
+		{"frobnicate", ""},
+		{"hoo", "hook"},
+	}
+	for _, tt := range tests {
+		if got := nearest(tt.typed, names); got != tt.want {
+			t.Errorf("nearest(%q) = %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+}
+
+// TestRootHelp: clawd alone, clawd help and clawd --help describe today's
+// clawd: the roles and what each command is for.
+func TestRootHelp(t *testing.T) {
+	for _, args := range [][]string{nil, {"help"}, {"--help"}, {"h"}} {
+		code, out, errb := runCLI(t, t.TempDir(), args...)
+		if code != 0 || errb != "" {
+			t.Errorf("clawd %q = exit %d, stderr %q; want 0", args, code, errb)
+		}
+		for _, want := range []string{"clawd install --all", "clawd serve", "tray", "clawd permissions",
+			"allow, deny, always or terminal", "clawd dnd", "clawd agents", "Claude Code", "Codex", "whoever answers first wins"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("clawd %q help lacks %q:\n%s", args, want, out)
+			}
+		}
+	}
+	// The hook never exits 2, which would block the agent.
+	if code, _, _ := runCLI(t, t.TempDir(), "hook", "claude", "--bogus"); code == 2 {
+		t.Errorf("clawd hook claude --bogus = exit 2, which blocks the agent")
+	}
+	// A command's own help still comes.
+	if code, out, _ := runCLI(t, t.TempDir(), "help", "status"); code != 0 || !strings.Contains(out, "clawd status") {
+		t.Errorf("clawd help status = %d %q", code, out)
+	}
+}

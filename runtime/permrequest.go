@@ -1,0 +1,186 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+)
+
+// Limits of the one-line texts lists show of a request.
+const (
+	maxSummary = 120
+	maxLabel   = 80
+	maxOptions = 32
+)
+
+// permRequest is one request registered by a hook.
+type permRequest struct {
+	seq            uint64
+	view           client.PermissionView
+	toolInput      json.RawMessage
+	inputTruncated bool
+	rawSuggestions []json.RawMessage
+	message        string
+
+	key        statemachine.Key
+	pendingKey string
+	closedAt   time.Time
+	// answer gets exactly one Answer, from whoever closes the request.
+	answer chan client.Answer
+}
+
+func (r *permRequest) detail() client.PermissionDetail {
+	return client.PermissionDetail{
+		PermissionView: r.view,
+		ToolInput:      r.toolInput,
+		InputTruncated: r.inputTruncated,
+		RawSuggestions: r.rawSuggestions,
+		Message:        r.message,
+	}
+}
+
+// newPermRequest is the request a hook registers with body, whose event
+// e the state machine applied with res.
+func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {
+	kind := client.KindPermission
+	switch {
+	case e.Kind == agents.KindQuestion || body.Kind == agents.RequestQuestion:
+		kind = client.KindQuestion
+	case body.Kind == agents.RequestPlan:
+		kind = client.KindPlan
+	}
+	return &permRequest{
+		view: client.PermissionView{
+			ID:          newPermID(),
+			Kind:        kind,
+			Agent:       e.Agent,
+			SessionID:   e.SessionID,
+			Title:       res.Session.Title,
+			Cwd:         res.Session.Cwd,
+			Tool:        e.ToolName,
+			Summary:     summarize(e, body),
+			Suggestions: labels(body.SuggestionLabels, len(body.Suggestions)),
+			Options:     options(body.Options),
+			Headless:    headless,
+			CreatedAt:   now.UTC(),
+			State:       statePending,
+		},
+		toolInput:      body.ToolInput,
+		inputTruncated: body.InputTruncated,
+		rawSuggestions: body.Suggestions,
+		message:        body.Message,
+		key:            res.Session.Key(),
+		pendingKey:     res.PendingKey,
+		answer:         make(chan client.Answer, 1),
+	}
+}
+
+var permIDEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// newPermID returns 10 random base32 characters (50 bits): short enough
+// to type in `clawd permissions allow ID`.
+func newPermID() string {
+	var b [7]byte
+	rand.Read(b[:]) // crypto/rand never fails on supported platforms
+	return permIDEncoding.EncodeToString(b[:])[:10]
+}
+
+// summarize is the one line a list shows for a request: the agent's own
+// summary, else a question's text, the first string of the tool input or
+// the hook's message.
+func summarize(e *agents.Event, body *client.RequestBody) string {
+	s := body.Summary
+	if s == "" && e.Kind == agents.KindQuestion {
+		s = body.Message // an MCP elicitation
+	}
+	if s == "" {
+		s = firstString(body.ToolInput)
+	}
+	if s == "" {
+		s = body.Message
+	}
+	return oneLine(s, maxSummary)
+}
+
+// options are a question's choices as a list shows them.
+func options(in []string) []string {
+	var out []string
+	for _, o := range in {
+		if l := oneLine(o, maxSummary); l != "" && len(out) < maxOptions {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// firstString returns the first top-level string value of a JSON object
+// in document order, or the value itself when in is a string (a truncated
+// preview may be one).
+func firstString(in json.RawMessage) string {
+	if len(in) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	tok, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	if s, ok := tok.(string); ok {
+		return s
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return ""
+	}
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // the key
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// oneLine is the one line a list shows of s: internal/text's policy, cut
+// to n runes.
+func oneLine(s string, n int) string { return text.Line(s, n) }
+
+// labels names each of n offered suggestions for a button or a menu, in
+// order: `clawd permissions always ID N` picks the Nth. A missing label
+// reads "Apply suggestion N"; equal labels get a number, never dropped, so
+// N keeps pointing at the raw suggestion.
+func labels(given []string, n int) []string {
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	seen := map[string]int{}
+	for i := range n {
+		l := ""
+		if i < len(given) {
+			l = oneLine(given[i], maxLabel)
+		}
+		if l == "" {
+			l = fmt.Sprintf("Apply suggestion %d", i+1)
+		}
+		if seen[l]++; seen[l] > 1 {
+			l = fmt.Sprintf("%s (%d)", l, seen[l])
+		}
+		out = append(out, l)
+	}
+	return out
+}
