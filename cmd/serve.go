@@ -100,6 +100,11 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	defer restoreGC()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	var d *notify.Desktop
+	if notifications {
+		d = notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
+			log, filepath.Join(e.home(), "cache"))
+	}
 	disabled := map[string]bool{}
 	for _, a := range agents.All() {
 		disabled[a.ID] = !cfg.PermissionsEnabled(a.ID)
@@ -118,6 +123,9 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The agents' own logs keep their sessions right when their hooks
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
+		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
+			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
+		},
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -139,22 +147,6 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
-	var d *notify.Desktop
-	if notifications {
-		d = notify.NewDesktop("clawd", func(k notify.Kind) []byte { return icons.Large(noteIcon(k)) },
-			log, filepath.Join(e.home(), "cache"))
-	}
-	// The automations' store is opened only now that the runtime holds the
-	// home: a second serve never touches it.
-	if auto, err := automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)}); err != nil {
-		log.Warn("automations off", "err", err)
-	} else {
-		srv.UseAutomations(auto)
-		wg.Go(func() {
-			auto.Run(ctx)
-			auto.Close()
-		})
-	}
 	if notifications {
 		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})
 		wg.Go(func() {

@@ -64,9 +64,16 @@ type Config struct {
 	// hooks (see Source); RunSources runs them.
 	Sources []Source
 	// Automations hears what the runtime records and the requests it
-	// shows, and is steered through /api/v1/automations; nil: none until
-	// UseAutomations.
+	// shows, and is steered through /api/v1/automations; nil: the one
+	// OpenAutomations opens, or none.
 	Automations *automations.Engine
+	// OpenAutomations opens the automations engine; Run calls it once it
+	// holds the home's lock and before it listens, so a second serve never
+	// touches the store (two engines on one store would each take the
+	// other's running actions for crashed ones) and no client ever finds
+	// the runtime without its engine. Run runs the engine while it serves
+	// and closes it after. An error leaves automations off, logged.
+	OpenAutomations func(context.Context) (*automations.Engine, error)
 	// After is the permission broker's timer; tests replace it.
 	After func(time.Duration) <-chan time.Time
 	// PermissionHeartbeat is how often a held permission request's
@@ -111,7 +118,7 @@ type Server struct {
 
 	sources *sources
 	// auto is the automations engine (Config.Automations, or the one
-	// UseAutomations gave once the runtime had its home to itself).
+	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
 }
 
@@ -158,6 +165,33 @@ func New(cfg Config) *Server {
 		s.auto.Store(cfg.Automations)
 	}
 	return s
+}
+
+// openAutomations opens Config.OpenAutomations's engine and runs it;
+// the function it returns stops it and closes its store.
+func (s *Server) openAutomations(ctx context.Context) (stop func()) {
+	if s.cfg.OpenAutomations == nil {
+		return nil
+	}
+	e, err := s.cfg.OpenAutomations(ctx)
+	if err != nil {
+		s.log.Warn("automations off", "err", err)
+		return nil
+	}
+	s.auto.Store(e)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+		if err := e.Close(); err != nil {
+			s.log.Warn("close automations", "err", err)
+		}
+	}
 }
 
 func newToken() string {
@@ -244,6 +278,9 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		return err
 	}
 	defer lock.release()
+	if stop := s.openAutomations(ctx); stop != nil {
+		defer stop()
+	}
 	sockPath := client.SocketPath(s.cfg.Home)
 	sock, err := ListenSocket(sockPath, s.log)
 	if err != nil {
@@ -392,11 +429,6 @@ func (s *Server) tick(alive func(int) bool) {
 		s.feeds.publish(client.Change{Display: true})
 	}
 }
-
-// UseAutomations gives the runtime its automations engine, which must be
-// opened only once the runtime holds its home (Run's lock): two engines on
-// one store would each take the other's running actions for crashed ones.
-func (s *Server) UseAutomations(e *automations.Engine) { s.auto.Store(e) }
 
 // Ingest applies one validated event and publishes it to the stream.
 func (s *Server) Ingest(e agents.Event) client.EventRecord {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/clawdhq/clawd/agents"
 )
 
 // Run states.
@@ -1174,13 +1176,14 @@ func (e *Engine) TestRun(ctx context.Context, id string, env *Envelope) (string,
 }
 
 // Sample is an envelope of event name with made-up values, for a preview
-// when no real event was seen yet.
+// when no real event was seen yet. Its agent is the first one clawd knows.
 func Sample(name EventName, now time.Time) *Envelope {
+	a := agents.All()[0]
 	env := &Envelope{
 		SchemaVersion: envelopeSchema, EventName: name, OccurredAt: now.UTC(), Source: envelopeSource,
 		Session:            SessionRef{ID: "sample-session", Title: "Sample session"},
 		Turn:               &TurnRef{ID: "sample-turn"},
-		Agent:              &AgentRef{ID: "claude", Name: "Claude Code"},
+		Agent:              &AgentRef{ID: a.ID, Name: a.Name},
 		Workspaces:         []Workspace{{ID: "/home/you/project", Name: "project"}},
 		PrimaryWorkspaceID: "/home/you/project",
 		Payload:            map[string]any{},
@@ -1197,7 +1200,7 @@ func Sample(name EventName, now time.Time) *Envelope {
 	case PermissionRequest:
 		env.Payload = map[string]any{"requestId": "sample", "tool": "Bash", "summary": "npm test", "kind": "permission"}
 	case QuestionRequested:
-		env.Payload = map[string]any{"requestId": "sample", "tool": "AskUserQuestion", "summary": "Which database?", "options": []any{"Postgres", "SQLite"}}
+		env.Payload = map[string]any{"requestId": "sample", "tool": "question", "summary": "Which database?", "options": []any{"Postgres", "SQLite"}}
 	}
 	env.EventID = EventID(name, "sample")
 	return env
