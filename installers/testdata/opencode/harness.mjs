@@ -14,6 +14,11 @@
 // clawd blocks them: FAKE_CLAWD_BLOCK=1). The client the plugin gets
 // records what it is asked.
 //
+// FIXTURES "-" hands it nothing; HARNESS_FLOOD=N first makes N
+// chat.message calls at once, HARNESS_DISPOSE=1 ends with a dispose,
+// HARNESS_NOWAIT=1 hands over every call at once and kills what still
+// runs at the end.
+//
 // It prints one JSON object: {"hooks": [{event, stdin, signal, code}],
 // "replies": [...], "timings": {...}}.
 import fs from "node:fs"
@@ -47,6 +52,7 @@ const client = {
 }
 
 const block = process.env.FAKE_CLAWD_BLOCK === "1"
+const noWait = process.env.HARNESS_NOWAIT === "1"
 // quiet resolves once no hook process runs but blocked permission hooks
 // and the plugin has nothing more to start.
 const quiet = async () => {
@@ -65,7 +71,16 @@ const quiet = async () => {
 const t0 = performance.now()
 const hooks = await ClawdPlugin({ client, directory: "/home/user/project", worktree: "/home/user/project" })
 const timings = { init: performance.now() - t0, event: 0, dispose: 0 }
-const files = fs.readdirSync(fixtures).filter((f) => /^\d+-.*\.json$/.test(f)).sort()
+const flood = Number(process.env.HARNESS_FLOOD || 0)
+if (flood > 0) {
+  // All at once: opencode does not wait for its plugins' event hooks.
+  const calls = []
+  for (let i = 0; i < flood; i++) {
+    calls.push(hooks["chat.message"]({ sessionID: "ses_flood" }, { message: { id: "msg_" + i }, parts: [{ type: "text", text: "prompt " + i }] }))
+  }
+  await Promise.all(calls)
+}
+const files = fixtures === "-" ? [] : fs.readdirSync(fixtures).filter((f) => /^\d+-.*\.json$/.test(f)).sort()
 for (const f of files) {
   const label = f.replace(/^\d+-/, "").replace(/\.json$/, "")
   const data = JSON.parse(fs.readFileSync(path.join(fixtures, f), "utf8"))
@@ -82,14 +97,14 @@ for (const f of files) {
   } else {
     continue
   }
-  await quiet()
+  if (!noWait) await quiet()
 }
 if (process.env.HARNESS_DISPOSE === "1") {
   const t = performance.now()
   await hooks.dispose()
   timings.dispose = performance.now() - t
 }
-await quiet()
+if (!noWait) await quiet()
 
 const hooksOut = spawns.map((s) => {
   let stdin = s.stdin
@@ -97,8 +112,10 @@ const hooksOut = spawns.map((s) => {
     stdin = JSON.parse(s.stdin)
     if (stdin?.clawd?.pid === process.pid) stdin.clawd.pid = 4242
   } catch {}
-  return { argv: s.argv, event: s.event, stdin, signal: s.signal, code: s.code, output: s.output }
+  return { argv: s.argv, event: s.event, stdin, signal: s.signal, code: s.code, output: s.output, error: s.error }
 })
-process.stdout.write(JSON.stringify({ hooks: hooksOut, replies, timings }) + "\n")
+for (const s of spawns) {
+  if (!s.done) s.child.kill("SIGKILL")
+}
 fs.rmSync(work, { recursive: true, force: true })
-process.exit(0)
+process.stdout.write(JSON.stringify({ hooks: hooksOut, replies, timings }) + "\n", () => process.exit(0))

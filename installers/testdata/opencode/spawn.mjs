@@ -9,6 +9,7 @@ export function spawn(cmd, args, opts) {
   const rec = { argv: [cmd, ...args], event: args[2], stdin: "", output: "", done: false, code: null, signal: null }
   spawns.push(rec)
   const child = realSpawn(cmd, args, opts)
+  Object.defineProperty(rec, "child", { value: child, enumerable: false })
   const end = child.stdin.end.bind(child.stdin)
   child.stdin.end = (data, ...rest) => {
     if (typeof data === "string") rec.stdin += data
