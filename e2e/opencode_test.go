@@ -614,3 +614,67 @@ func TestOpencodeTUIPermissions(t *testing.T) {
 	serve.shutdown()
 	t.Logf("TestOpencodeTUIPermissions took %v", time.Since(started).Round(time.Millisecond))
 }
+
+// TestOpencodeRuntimeDown: with clawd's plugin installed and no `clawd
+// serve`, opencode runs as without it: every hook the plugin runs finds no
+// runtime and gives up at once (hook.log says so for each event), and
+// `opencode run` takes about as long as without the plugin. The runs
+// alternate, and the fastest of each kind are compared, with a generous
+// bound: the plugin can add at most its 1.5 s wait at exit, and the
+// machine is shared.
+func TestOpencodeRuntimeDown(t *testing.T) {
+	t.Parallel()
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	defer cancel()
+	const marker, final = "E2E_OPENCODE_DOWN", "Listed the folder."
+	w := newOpencodeWorld(t)
+	w.startOpencodeAPI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{{Match: marker, Steps: []fakeopenai.Step{
+		fakeopenai.Tool("bash", map[string]any{"command": "ls", "description": "list the folder"}),
+		fakeopenai.Text(final),
+	}}}}, nil)
+	var with, without []time.Duration
+	for i := range 4 {
+		plugin := i%2 == 1
+		if plugin {
+			w.installOpencode(ctx)
+		}
+		res := w.runOpencode(ctx, "Please "+marker+" now")
+		if res.code != 0 || !strings.Contains(res.stdout, final) {
+			t.Fatalf("opencode run (plugin %v): %s", plugin, res.result)
+		}
+		if plugin {
+			with = append(with, res.dur)
+			w.uninstallOpencode(ctx)
+		} else {
+			without = append(without, res.dur)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(w.clawdHome, "logs", "hook.log"))
+	if err != nil {
+		t.Fatalf("hook.log: %v (the plugin ran no hook?)", err)
+	}
+	dropped := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "runtime not reachable; event dropped") && strings.Contains(line, "agent=opencode") {
+			if _, ev, ok := strings.Cut(line, " event="); ok {
+				ev, _, _ = strings.Cut(ev, " ")
+				dropped[ev]++
+			}
+		}
+	}
+	t.Logf("hooks that found no runtime: %v", dropped)
+	for _, ev := range []string{"session.created", "chat.message", "message.part.updated", "session.status", "dispose"} {
+		if dropped[ev] < 2 {
+			t.Errorf("hook.log shows %d dropped %s events, want one a run at least:\n%s", dropped[ev], ev, data)
+		}
+	}
+	w.checkHookLog(t)
+	fastest := func(ds []time.Duration) time.Duration { return slices.Min(ds) }
+	t.Logf("opencode run without the plugin: %v; with it, clawd not running: %v", without, with)
+	if fastest(with) > 2*fastest(without)+5*time.Second {
+		t.Errorf("opencode run took %v with the plugin and no runtime, %v without the plugin: the plugin slows it down", fastest(with), fastest(without))
+	}
+	checkOpenAIOffline(t, "opencode", w.api, opencodeAPIKey)
+	t.Logf("TestOpencodeRuntimeDown took %v", time.Since(started).Round(time.Millisecond))
+}
