@@ -150,7 +150,7 @@ func opencodeConfigDir(getenv Env) (string, error) {
 	}
 	home := UserHome(getenv)
 	if home == "" {
-		return "", fmt.Errorf("cannot find opencode's settings: neither HOME nor OPENCODE_CONFIG_DIR nor XDG_CONFIG_HOME is set")
+		return "", errors.New("cannot find opencode's settings: neither HOME nor OPENCODE_CONFIG_DIR nor XDG_CONFIG_HOME is set")
 	}
 	return filepath.Join(home, ".config", "opencode"), nil
 }
