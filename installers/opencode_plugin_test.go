@@ -98,10 +98,12 @@ func writePlugin(t *testing.T, dir string, edit func(string) string) (plugin, cl
 }
 
 // runPlugin hands the plugin the recorded calls of fixtures under node,
-// as `opencode <mode>` would, with env for the fake clawd.
+// as `opencode <mode>` would (mode: its arguments), with env for the fake
+// clawd.
 func runPlugin(t *testing.T, plugin, mode, fixtures string, env ...string) pluginRun {
 	t.Helper()
-	cmd := exec.Command(nodePath(t), filepath.Join("testdata", "opencode", "harness.mjs"), mode, plugin, fixtures)
+	args := append([]string{filepath.Join("testdata", "opencode", "harness.mjs")}, strings.Fields(mode)...)
+	cmd := exec.Command(nodePath(t), append(args, plugin, fixtures)...)
 	cmd.Env = append(os.Environ(), "HARNESS_TMP="+t.TempDir())
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
@@ -393,5 +395,42 @@ func TestOpencodePluginQueueBound(t *testing.T) {
 	r := runPlugin(t, plugin, "tui", "-", "HARNESS_FLOOD=300")
 	if n := len(ofEvent(r.Hooks, "chat.message")); n != 256 {
 		t.Errorf("300 events at once ran %d hooks, want the queue's 256", n)
+	}
+}
+
+// TestOpencodePluginHeadless: the plugin tells `opencode run` (whatever
+// options come before the subcommand) from the TUI and `opencode serve`.
+func TestOpencodePluginHeadless(t *testing.T) {
+	t.Parallel()
+	plugin, _ := writePlugin(t, t.TempDir(), nil)
+	fixtures := filepath.Join("..", "testdata", "opencode", "run-api-error-400")
+	for _, c := range []struct {
+		args     string
+		headless bool
+	}{
+		{"run", true},
+		{"--print-logs --log-level INFO run", true},
+		{"--log-level run", false}, // "run" is the level here
+		{"tui", false},
+		{"serve --port 4096", false},
+		{"/home/user/project", false},
+	} {
+		t.Run(c.args, func(t *testing.T) {
+			t.Parallel()
+			r := runPlugin(t, plugin, c.args, fixtures, "FAKE_CLAWD_ANSWER={}")
+			if len(r.Hooks) == 0 {
+				t.Fatal("the plugin ran no hook")
+			}
+			for _, h := range r.Hooks {
+				var p struct {
+					Clawd struct {
+						Headless bool `json:"headless"`
+					} `json:"clawd"`
+				}
+				if err := json.Unmarshal(h.Stdin, &p); err != nil || p.Clawd.Headless != c.headless {
+					t.Errorf("opencode %s: %s says headless %v (%v), want %v", c.args, h.Event, p.Clawd.Headless, err, c.headless)
+				}
+			}
+		})
 	}
 }

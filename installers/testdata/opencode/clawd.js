@@ -30,9 +30,19 @@ const MAX_IDS = 1024
 // opencode's placeholder titles (its own isDefaultTitle).
 const DEFAULT_TITLE = /^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
+// command is opencode's subcommand in its arguments: the first that is
+// not an option (nor --log-level's value).
+const command = (args) => {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--log-level") i++
+    else if (!String(args[i]).startsWith("-")) return args[i]
+  }
+  return ""
+}
+
 export const ClawdPlugin = async ({ client, directory }) => {
   // `opencode run` rejects permission requests by itself: nobody watches.
-  const headless = process.argv[2] === "run"
+  const headless = command(process.argv.slice(2)) === "run"
   const sessions = new Map() // id → { parent, agent, busy, errored, title, sent }
   const started = new Set() // tool parts sent as running
   const finished = new Set() // tool parts sent as ended

@@ -1,10 +1,10 @@
 // harness.mjs runs clawd's opencode plugin under node the way opencode
 // would, for installers/opencode_plugin_test.go:
 //
-//   node harness.mjs MODE PLUGIN FIXTURES
+//   node harness.mjs ARGS... PLUGIN FIXTURES
 //
-// MODE is what the plugin sees as process.argv[2] ("run" for `opencode
-// run`, "tui" for the TUI). PLUGIN is the rendered plugin; its one import
+// ARGS are opencode's arguments as the plugin sees them from
+// process.argv[2] on ("run" for `opencode run`, "tui" for the TUI). PLUGIN is the rendered plugin; its one import
 // of node:child_process is pointed at a wrapper that notes every hook
 // process it starts (argv, stdin, how it ended) and lets the harness wait
 // until the plugin is quiet. FIXTURES is a folder of recorded calls
@@ -25,7 +25,7 @@ import fs from "node:fs"
 import path from "node:path"
 import url from "node:url"
 
-const [mode, pluginPath, fixtures] = process.argv.slice(2)
+const [pluginPath, fixtures] = process.argv.slice(-2)
 const here = path.dirname(url.fileURLToPath(import.meta.url))
 const work = fs.mkdtempSync(path.join(process.env.HARNESS_TMP || "/tmp", "clawd-plugin-"))
 
