@@ -16,9 +16,12 @@ type Kind string
 
 // The normalized event kinds.
 const (
-	KindSessionStart      Kind = "session.start"
-	KindSessionEnd        Kind = "session.end"
-	KindSetup             Kind = "session.setup"
+	KindSessionStart Kind = "session.start"
+	KindSessionEnd   Kind = "session.end"
+	KindSetup        Kind = "session.setup"
+	// KindSessionUpdate is the agent changing what it knows of a session
+	// (its title): the state stays as it was.
+	KindSessionUpdate     Kind = "session.update"
 	KindPromptSubmit      Kind = "prompt.submit"
 	KindPromptExpansion   Kind = "prompt.expansion"
 	KindToolStart         Kind = "tool.start"
@@ -27,6 +30,10 @@ const (
 	KindToolBatch         Kind = "tool.batch"
 	KindPermissionRequest Kind = "permission.request"
 	KindPermissionDenied  Kind = "permission.denied"
+	// KindPermissionGranted is the person allowing a call in the agent's
+	// own dialog, where the agent reports it (opencode's
+	// permission.replied): the request is settled and the call goes on.
+	KindPermissionGranted Kind = "permission.granted"
 	KindQuestion          Kind = "question.asked"
 	KindQuestionAnswered  Kind = "question.answered"
 	KindNotification      Kind = "notification"
@@ -66,9 +73,9 @@ const (
 var kinds = map[Kind]bool{}
 
 func init() {
-	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindPromptSubmit,
+	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindSessionUpdate, KindPromptSubmit,
 		KindPromptExpansion, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
-		KindPermissionRequest, KindPermissionDenied, KindQuestion, KindQuestionAnswered,
+		KindPermissionRequest, KindPermissionDenied, KindPermissionGranted, KindQuestion, KindQuestionAnswered,
 		KindNotification, KindSubagentStart, KindSubagentStop, KindCompactStart,
 		KindCompactEnd, KindTurnEnd, KindTurnFailure, KindCwdChange, KindModelSwitch,
 		KindModelSwitched, KindConfigChange, KindFileChange, KindDirectoryAdd,

@@ -61,9 +61,10 @@ var ErrUnsupported = errors.New("clawd cannot install into this agent")
 
 // constructors makes each agent's installer for an environment.
 var constructors = map[string]func(getenv func(string) string) (Installer, error){
-	agents.Claude.ID: func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
-	agents.Codex.ID:  func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
-	agents.Gemini.ID: func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
+	agents.Claude.ID:   func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
+	agents.Codex.ID:    func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
+	agents.Gemini.ID:   func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
+	agents.Opencode.ID: func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv

@@ -335,7 +335,9 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		// notification opened for a dialog clawd had not heard of.
 		s.removePending(notifyPermission)
 		s.addPending(res.PendingKey)
-	case agents.KindPermissionDenied:
+	case agents.KindPermissionDenied, agents.KindPermissionGranted:
+		// The agent reports how its own dialog was answered: the
+		// request is settled either way, and the turn goes on.
 		s.closeCall(&e)
 		s.base = s.busy(Working)
 	case agents.KindToolEnd, agents.KindToolFailure:

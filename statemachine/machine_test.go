@@ -261,6 +261,13 @@ func TestApply(t *testing.T) {
 			at(1*sec, ev(agents.KindPermissionRequest, tool("Bash", "", "h2")), Waiting).pend(2),
 			at(2*sec, ev(agents.KindPermissionDenied, tool("Bash", "t1", "h1")), Waiting).pend(1).baseIs(Working),
 		}},
+		{"permission granted in the agent's dialog closes its request", []step{
+			at(0, ev(agents.KindToolStart, tool("bash", "t1", "")), Working),
+			at(1*sec, ev(agents.KindPermissionRequest, tool("bash", "t1", "")), Waiting).pend(1),
+			at(1*sec, ev(agents.KindPermissionRequest, tool("bash", "t2", "")), Waiting).pend(2),
+			at(2*sec, ev(agents.KindPermissionGranted, tool("bash", "t1", "")), Waiting).pend(1).baseIs(Working),
+			at(3*sec, ev(agents.KindPermissionGranted, tool("bash", "t2", "")), Working).pend(0),
+		}},
 		{"tool end works", []step{
 			at(0, ev(agents.KindPromptSubmit), Thinking),
 			at(1*sec, ev(agents.KindToolEnd, tool("Bash", "t1", "h1")), Working),

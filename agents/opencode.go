@@ -1,0 +1,459 @@
+package agents
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// opencode (npm opencode-ai, verified against 1.18.33).
+//
+// opencode has no command hooks. clawd hooks it with a plugin, a JS file
+// opencode loads from the plugin/ folder of its config (installers
+// writes it): opencode hands the plugin every bus event and a few hook
+// calls, and the plugin runs `clawd hook opencode <event>` with the event
+// as JSON on stdin, one process at a time, in order. The plugin picks and
+// slims what it sends and adds a "clawd" object of its own: the project
+// folder, opencode's pid, whether it runs as `opencode run` (headless),
+// the root session of a subagent's and its agent name, and the tool
+// call a permission belongs to.
+//
+// Events the plugin sends and what they become (the display state is the
+// state machine's):
+//
+//	session.created       session.start        idle; a child session (the task
+//	                                           tool's): subagent.start, juggling
+//	session.updated       session.update       the title opencode gave the session
+//	chat.message          prompt.submit        thinking; title from the prompt
+//	                                           (a subagent's prompt: juggling)
+//	message.part.updated  tool.start           a tool part running: working
+//	                      tool.end             completed: working
+//	                      tool.failure         error: error flash, then working
+//	                      permission.denied    error because the person rejected it
+//	permission.asked      permission.request   waiting (blocking: the person's answer
+//	                                           goes back as once, always or reject)
+//	permission.replied    permission.granted   working (once, always)
+//	                      permission.denied    working (reject)
+//	session.status        turn.end             idle: attention flash, then idle;
+//	                                           a subagent's: subagent.stop
+//	                      notification         retry: the model API failed, opencode retries
+//	session.idle          turn.end             as session.status idle (the plugin sends one)
+//	session.error         turn.failure         error flash, then idle; an abort
+//	                                           (Esc): turn.end, reason interrupt
+//	session.deleted       session.end          removed; a child's: subagent.stop
+//	dispose               session.end          opencode exits: every session it ran
+//
+// A child session's events carry the child's id; the decoder files them
+// under the root session with SubagentID set, as Codex's sub-agents are.
+var Opencode = &Agent{
+	ID:       opencodeID,
+	Name:     "opencode",
+	Command:  "opencode",
+	Package:  "opencode-ai",
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Notes: []string{
+		"clawd hooks opencode with a plugin (plugin/clawd.js in its config folder): opencode loads plugins when it starts, so restart a running opencode after installing",
+		"opencode run rejects every permission request by itself at once (unless --auto): clawd shows those sessions as headless and answers nothing there; the TUI and opencode serve wait for clawd's answer",
+		"an answer from clawd reaches opencode as once, always (the patterns opencode itself offers) or reject; a deny with a message rejects with that feedback to the model, a plain deny ends the turn",
+		"opencode's question tool is not shown: answer its questions in opencode",
+	},
+	Settings: "plugin/clawd.js in $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode or ~/.config/opencode",
+	// $OPENCODE_CONFIG_DIR (a config folder opencode reads besides the
+	// global one), else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
+	ConfigDir: opencodeConfigDir,
+	// The events the plugin sends, in the order they usually come; the
+	// timeouts are the plugin's, after which it kills the hook process.
+	Hooks: []HookSpec{
+		{Event: "session.created", Timeout: opencodeStateTimeout},
+		{Event: "session.updated", Timeout: opencodeStateTimeout},
+		{Event: "chat.message", Timeout: opencodeStateTimeout},
+		{Event: "message.part.updated", Timeout: opencodeStateTimeout},
+		{Event: "permission.asked", Timeout: OpencodePermissionTimeout, Blocking: true},
+		{Event: "permission.replied", Timeout: opencodeStateTimeout},
+		{Event: "session.status", Timeout: opencodeStateTimeout},
+		{Event: "session.idle", Timeout: opencodeStateTimeout},
+		{Event: "session.error", Timeout: opencodeStateTimeout},
+		{Event: "session.deleted", Timeout: opencodeStateTimeout},
+		{Event: "dispose", Timeout: opencodeStateTimeout},
+	},
+	Kinds:           opencodeKinds,
+	Decode:          decodeOpencode,
+	DecodeTruncated: decodeOpencodeTruncated,
+	Describe:        opencodeDescribe,
+	NoDecision:      opencodeNoDecision,
+	Render:          opencodeRender,
+}
+
+const opencodeID = "opencode"
+
+// opencodeStateTimeout bounds a non-blocking hook process in the plugin,
+// in seconds. The hook bounds itself far tighter; this is the backstop.
+const opencodeStateTimeout = 10
+
+// OpencodePermissionTimeout is how long, in seconds, the plugin lets
+// the hook of a permission request wait before it kills it. opencode's
+// own prompt waits for ever; the hook gives up PermissionWaitMargin
+// sooner, and the runtime's own permission timeout usually well before.
+const OpencodePermissionTimeout = 3600
+
+// opencodeKinds maps the events the plugin sends to their usual kind;
+// the decoder picks another where the payload says so (a child session,
+// a tool part's status, a reply, a status type).
+var opencodeKinds = map[string]Kind{
+	"session.created":      KindSessionStart,
+	"session.updated":      KindSessionUpdate,
+	"chat.message":         KindPromptSubmit,
+	"message.part.updated": KindToolStart,
+	"permission.asked":     KindPermissionRequest,
+	"permission.replied":   KindPermissionGranted,
+	"session.status":       KindTurnEnd,
+	"session.idle":         KindTurnEnd,
+	"session.error":        KindTurnFailure,
+	"session.deleted":      KindSessionEnd,
+	"dispose":              KindSessionEnd,
+}
+
+// ErrNothingToShow reports an event of a kind clawd decodes that carries
+// nothing it shows: a text part, a busy status, a subagent's error. The
+// plugin does not send such events; the hook drops them.
+var ErrNothingToShow = errors.New("event carries nothing clawd shows")
+
+// opencodeDefaultTitle matches the titles opencode gives a session before
+// it has one (its own isDefaultTitle).
+var opencodeDefaultTitle = regexp.MustCompile(`^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+
+// opencodeRejected starts the error of a tool call the person rejected
+// (opencode's PermissionRejectedError and PermissionCorrectedError).
+const opencodeRejected = "The user rejected permission"
+
+// opencodeAborted is the name of the error of a turn the person cut
+// short (Esc).
+const opencodeAborted = "MessageAbortedError"
+
+// ReasonExit is the Reason of a session.end because the agent's process
+// ended (opencode's dispose).
+const ReasonExit = "exit"
+
+func opencodeConfigDir(getenv Env) (string, error) {
+	if d := getenv("OPENCODE_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	// As xdg-basedir, which opencode uses: the variable as it is set.
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "opencode"), nil
+	}
+	home := UserHome(getenv)
+	if home == "" {
+		return "", errors.New("cannot find opencode's settings: neither HOME nor OPENCODE_CONFIG_DIR nor XDG_CONFIG_HOME is set")
+	}
+	return filepath.Join(home, ".config", "opencode"), nil
+}
+
+func decodeOpencode(payload []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+	return decodeOpencodeOpts(payload, hookEvent, now, false)
+}
+
+// decodeOpencodeTruncated decodes the start of a payload cut at the
+// hook's stdin cap: in practice a permission request for an edit whose
+// diff is megabytes. The plugin writes its "clawd" object first, and
+// opencode the session id and the permission before the metadata.
+func decodeOpencodeTruncated(prefix []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+	return decodeOpencodeOpts(prefix, hookEvent, now, true)
+}
+
+func decodeOpencodeOpts(b []byte, hookEvent string, now time.Time, truncated bool) (Event, error) {
+	p, err := openPayload(b, truncated)
+	if err != nil {
+		return Event{}, err
+	}
+	name := hookEvent
+	if name == "" {
+		name = p.str("type", MaxWordLen)
+	}
+	if name == "" && p.get("input").Exists() && p.get("output").Exists() {
+		name = "chat.message" // the recorded form of the hook call
+	}
+	kind, ok := opencodeKinds[name]
+	if !ok {
+		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
+	}
+	props := p.get("properties")
+	ctx := p.get("clawd")
+	str := func(r gjson.Result, path string, max int) string {
+		v := r.Get(path)
+		if v.Type != gjson.String {
+			return ""
+		}
+		return clip(v.String(), max)
+	}
+
+	// The session the event is about: a child session's events go to
+	// its root, as a subagent's.
+	sid := str(props, "sessionID", MaxIDLen)
+	info := props.Get("info")
+	switch name {
+	case "session.created", "session.updated", "session.deleted":
+		if id := str(info, "id", MaxIDLen); id != "" {
+			sid = id
+		}
+	case "chat.message":
+		sid = str(p.get("input"), "sessionID", MaxIDLen)
+	case "message.part.updated":
+		if sid == "" {
+			sid = str(props, "part.sessionID", MaxIDLen)
+		}
+	}
+	if sid == "" {
+		return Event{}, ErrNoSession
+	}
+	root := str(ctx, "root", MaxIDLen)
+	if root == "" {
+		root = str(info, "parentID", MaxIDLen)
+	}
+	e := Event{
+		Agent:     opencodeID,
+		Kind:      kind,
+		SessionID: sid,
+		Time:      now.UTC(),
+		HookEvent: name,
+		Cwd:       str(info, "directory", MaxPathLen),
+		Headless:  ctx.Get("headless").Bool(),
+		Truncated: truncated,
+	}
+	if e.Cwd == "" {
+		e.Cwd = str(ctx, "directory", MaxPathLen)
+	}
+	if pid := ctx.Get("pid").Int(); pid > 0 && pid < 1<<31 {
+		e.AgentPID = int(pid)
+	}
+	child := root != "" && root != sid
+	if child {
+		e.SessionID, e.SubagentID = root, sid
+		e.SubagentType = str(ctx, "agent", MaxIDLen)
+		if e.SubagentType == "" {
+			e.SubagentType = str(info, "agent", MaxIDLen)
+		}
+		if e.SubagentType == "" {
+			// opencode's subagents all have an agent; an empty type
+			// would read as Claude's internal compaction agent.
+			e.SubagentType = "subagent"
+		}
+	}
+
+	switch name {
+	case "session.created":
+		if child {
+			e.Kind = KindSubagentStart
+		} else {
+			e.Title, e.TitleSource = opencodeTitle(str(info, "title", 1024))
+		}
+	case "session.updated":
+		if !child {
+			e.Title, e.TitleSource = opencodeTitle(str(info, "title", 1024))
+		}
+	case "session.deleted":
+		if child {
+			e.Kind = KindSubagentStop
+		} else {
+			e.Reason = "deleted"
+		}
+	case "dispose":
+		e.Reason = ReasonExit
+	case "chat.message":
+		if !child {
+			if t := PromptTitle(opencodePrompt(p.get("output").Get("parts"))); t != "" {
+				e.Title, e.TitleSource = t, TitleFromPrompt
+			}
+		}
+	case "message.part.updated":
+		part := props.Get("part")
+		if part.Get("type").String() != "tool" {
+			return Event{}, fmt.Errorf("%w: a %s part", ErrNothingToShow, clip(part.Get("type").String(), MaxWordLen))
+		}
+		e.ToolName = str(part, "tool", MaxIDLen)
+		e.ToolUseID = str(part, "callID", MaxIDLen)
+		switch status := part.Get("state.status").String(); status {
+		case "running":
+			e.Kind = KindToolStart
+		case "completed":
+			e.Kind = KindToolEnd
+		case "error":
+			e.Kind = KindToolFailure
+			if strings.HasPrefix(part.Get("state.error").String(), opencodeRejected) {
+				e.Kind = KindPermissionDenied
+			}
+		default:
+			return Event{}, fmt.Errorf("%w: a %s tool part", ErrNothingToShow, clip(status, MaxWordLen))
+		}
+	case "permission.asked":
+		e.ToolName = str(props, "permission", MaxIDLen)
+		e.ToolUseID = opencodeCallID(ctx, props.Get("tool.callID"), str(props, "id", MaxIDLen))
+	case "permission.replied":
+		e.Action = str(props, "reply", MaxWordLen)
+		e.ToolUseID = opencodeCallID(ctx, gjson.Result{}, str(props, "requestID", MaxIDLen))
+		switch e.Action {
+		case "once", "always":
+			e.Kind = KindPermissionGranted
+		case "reject":
+			e.Kind = KindPermissionDenied
+		default:
+			return Event{}, fmt.Errorf("%w: reply %q", ErrNothingToShow, e.Action)
+		}
+	case "session.status", "session.idle":
+		typ := "idle"
+		if name == "session.status" {
+			typ = props.Get("status.type").String()
+		}
+		switch {
+		case typ == "idle" && child:
+			e.Kind = KindSubagentStop
+		case typ == "idle":
+			e.Kind = KindTurnEnd
+		case typ == "retry" && !child:
+			e.Kind, e.NotificationType, e.Notice = KindNotification, "retry", NoticeOther
+		default:
+			return Event{}, fmt.Errorf("%w: status %q", ErrNothingToShow, clip(typ, MaxWordLen))
+		}
+	case "session.error":
+		if child {
+			// The task tool hands a subagent's failure to the parent's
+			// model; its session.idle follows.
+			return Event{}, fmt.Errorf("%w: a subagent's error", ErrNothingToShow)
+		}
+		e.ErrorKind = str(props, "error.name", MaxWordLen)
+		if e.ErrorKind == opencodeAborted {
+			e.Kind, e.Reason = KindTurnEnd, ReasonInterrupt
+		}
+	}
+	return e, nil
+}
+
+// opencodeCallID is the id a permission is keyed by: the tool call it
+// belongs to (the plugin's note of it, else the request's own field),
+// else the request's id.
+func opencodeCallID(ctx, field gjson.Result, requestID string) string {
+	if c := ctx.Get("callID"); c.Type == gjson.String && c.String() != "" {
+		return clip(c.String(), MaxIDLen)
+	}
+	if field.Type == gjson.String && field.String() != "" {
+		return clip(field.String(), MaxIDLen)
+	}
+	return requestID
+}
+
+// opencodeTitle cleans a title opencode gave a session; its placeholder
+// ("New session - <time>") is none.
+func opencodeTitle(t string) (string, TitleSource) {
+	if opencodeDefaultTitle.MatchString(t) {
+		return "", ""
+	}
+	if t = AgentTitle(t); t == "" {
+		return "", ""
+	}
+	return t, TitleFromAgent
+}
+
+// opencodePrompt is the text of the first text part of a user message.
+// `opencode run` hands over a message with spaces wrapped in double
+// quotes: one pair around the whole text is taken off.
+func opencodePrompt(parts gjson.Result) string {
+	var text string
+	parts.ForEach(func(_, part gjson.Result) bool {
+		if part.Get("type").String() == "text" && !part.Get("synthetic").Bool() {
+			text = part.Get("text").String()
+			return false
+		}
+		return true
+	})
+	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+		text = text[1 : len(text)-1]
+	}
+	return text
+}
+
+// opencodeDescribe says what a permission.asked asks: the command, file
+// or pattern, and opencode's own "always" offer (the patterns it would
+// allow from then on) as the one suggestion.
+func opencodeDescribe(ev Event, payload []byte, cut bool) Request {
+	r := Request{Kind: RequestPermission}
+	props := gjson.GetBytes(payload, "properties")
+	if m := props.Get("metadata"); m.Exists() {
+		r.ToolInput, r.InputTruncated = inputPreview(m.Raw, cut)
+	}
+	for _, f := range []string{"command", "filepath", "filePath", "path", "url", "pattern", "query"} {
+		if s := props.Get("metadata." + f); s.Type == gjson.String && s.String() != "" {
+			r.Summary = s.String()
+			break
+		}
+	}
+	var patterns []string
+	props.Get("patterns").ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String {
+			patterns = append(patterns, v.String())
+		}
+		return true
+	})
+	if r.Summary == "" {
+		r.Summary = strings.Join(patterns, ", ")
+	}
+	var always []string
+	props.Get("always").ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String && v.String() != "" {
+			always = append(always, v.String())
+		}
+		return true
+	})
+	if len(always) > 0 && !cut {
+		s, err := json.Marshal(map[string]any{"reply": "always", "patterns": always})
+		if err == nil {
+			r.Suggestions = []json.RawMessage{s}
+			r.SuggestionLabels = []string{"Always allow " + ev.ToolName + ": " + strings.Join(always, ", ")}
+		}
+	}
+	return r
+}
+
+// opencodeNoDecision: `{}` for a permission request, which the plugin
+// reads as "no answer" (opencode's own prompt stays); nothing for the
+// other events, whose output the plugin does not read.
+func opencodeNoDecision(hookEvent string) []byte {
+	if hookEvent == "permission.asked" {
+		return []byte("{}\n")
+	}
+	return nil
+}
+
+// opencodeRender prints d as the plugin's answer to a permission.asked,
+// one line: {"reply":"once"}, {"reply":"always"} (an allow with the
+// offered suggestion), {"reply":"reject"} or, with the person's message,
+// {"reply":"reject","message":"..."}. The plugin sends the reply to
+// opencode through its client; a message goes with it as feedback the
+// model reads (and the turn goes on), a plain reject ends the turn.
+func opencodeRender(hookEvent string, d *Decision) []byte {
+	if d == nil || hookEvent != "permission.asked" {
+		return opencodeNoDecision(hookEvent)
+	}
+	var out struct {
+		Reply   string `json:"reply"`
+		Message string `json:"message,omitempty"`
+	}
+	switch {
+	case d.Allow && len(d.UpdatedPermissions) > 0:
+		out.Reply = "always"
+	case d.Allow:
+		out.Reply = "once"
+	default:
+		out.Reply, out.Message = "reject", strings.TrimSpace(d.Message)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return opencodeNoDecision(hookEvent)
+	}
+	return append(b, '\n')
+}
