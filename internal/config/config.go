@@ -51,6 +51,14 @@
 //	# IDE clients name their own). Kinds not listed use permission_mode.
 //	permission_modes = { "codex-tui" = "intercept" }
 //
+//	[ui]
+//	# The language of the tray, notifications and the CLI's text: "auto"
+//	# follows the locale (LC_ALL, LC_MESSAGES, LANG; the Windows UI
+//	# language; macOS's AppleLanguages), "en" is English, "zh-CN"
+//	# Simplified Chinese. Machine-readable output (--json) is never
+//	# translated.
+//	language = "auto"
+//
 // An agent table is named by the agent's id or one of its aliases (see
 // agents.Lookup). Unknown keys and bad values are errors that name the key,
 // its line and what is accepted, so a typo never silently falls back to a
@@ -73,6 +81,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/tomlpos"
 )
 
@@ -119,6 +128,14 @@ type Config struct {
 	// Agents holds the per-agent settings by agent id (agents.Agent.ID),
 	// for the agents the file has a table for.
 	Agents map[string]Agent
+	UI     UI
+}
+
+// UI is the [ui] table.
+type UI struct {
+	// Language is the language setting as written ("auto", "en",
+	// "zh-CN", ...; "" when unset), for i18n.Detect.
+	Language string
 }
 
 // Permissions is the [permissions] table.
@@ -330,6 +347,9 @@ type file struct {
 		PermissionMode  *string           `toml:"permission_mode"`
 		PermissionModes map[string]string `toml:"permission_modes"`
 	} `toml:"agents"`
+	UI struct {
+		Language *string `toml:"language"`
+	} `toml:"ui"`
 }
 
 // notificationsFile is the [notifications] table as written.
@@ -403,6 +423,13 @@ func Parse(path string, data []byte) (Config, error) {
 		}
 	}
 	c.Notifications = p.notifications(f.Notifications, c.Notifications)
+	if s := f.UI.Language; s != nil {
+		if err := i18n.CheckSetting(*s); err != nil {
+			p.add(toml.Key{"ui", "language"}, "ui.language = %q is %v", *s, err)
+		} else {
+			c.UI.Language = *s
+		}
+	}
 	names := make([]string, 0, len(f.Agents))
 	for name := range f.Agents {
 		names = append(names, name)
@@ -547,6 +574,10 @@ func wantType(key string) string {
 		return `a quoted duration like "60s"`
 	case k[0] == "notifications" && len(k) == 2:
 		return "true or false"
+	case key == "ui":
+		return "a table: [ui]"
+	case key == "ui.language":
+		return `a quoted language like "auto", "en" or "zh-CN"`
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
@@ -567,11 +598,13 @@ func wantType(key string) string {
 func knownKeys(k toml.Key) string {
 	switch {
 	case len(k) == 1:
-		return "known tables: [permissions], [notifications], [agents.<id>]"
+		return "known tables: [permissions], [notifications], [agents.<id>], [ui]"
 	case k[0] == "permissions" && len(k) == 2:
 		return "known keys in [permissions]: timeout, headless"
 	case k[0] == "notifications" && len(k) == 2:
 		return "known keys in [notifications]: enabled, done, permission, question, error, cooldown, done_grace, quiet_hours, sound, sound_cooldown"
+	case k[0] == "ui" && len(k) == 2:
+		return "known keys in [ui]: language"
 	case k[0] == "agents" && len(k) == 3:
 		return "known keys in [agents.<id>]: permissions, permission_mode, permission_modes"
 	case k[0] == "agents" && len(k) == 2:
