@@ -27,7 +27,7 @@ func newAgentsCmd(e *env) *cli.Command {
 	o := &agentsOptions{}
 	return &cli.Command{
 		Name:  "agents",
-		Usage: "list the agents clawd knows: found here, hooked up, and what clawd does for each",
+		Usage: e.t("help.agents"),
 		Description: "For every agent clawd supports: whether it is on this machine (its settings folder or\n" +
 			"its command on PATH), whether clawd's hooks are installed and run this clawd binary,\n" +
 			"its version where its npm package says it, where its settings are, what clawd shows\n" +
@@ -70,14 +70,20 @@ func runAgents(e *env, o *agentsOptions) error {
 	// The version comes from a package.json on disk, the paths from the
 	// environment, a note may quote an error: each is one inert line.
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tFOUND\tHOOKS\tVERSION\tSETTINGS")
+	fmt.Fprintln(tw, e.t("agents.header"))
+	yesNo := func(b bool) string {
+		if b {
+			return e.t("agents.yes")
+		}
+		return e.t("agents.no")
+	}
 	for _, ai := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
 			orDash(text.Line(ai.Version, 40)), orDash(text.Line(ai.ConfigPath, 0)))
 	}
 	tw.Flush()
 	for _, ai := range list {
-		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), supportText(ai.Supports))
+		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), supportText(e, ai.Supports))
 		for _, n := range ai.Notes {
 			fmt.Fprintf(e.stdout, "  - %s\n", text.Line(n, 0))
 		}
@@ -173,13 +179,6 @@ func npmVersion(cmd, pkg string) string {
 	return ""
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -188,22 +187,22 @@ func orDash(s string) string {
 }
 
 // supportText says in words what clawd does for an agent.
-func supportText(s agents.Supports) string {
+func supportText(e *env, s agents.Supports) string {
 	var parts []string
 	if s.States {
-		parts = append(parts, "states")
+		parts = append(parts, e.t("agents.states"))
 	}
 	if s.Permissions {
-		parts = append(parts, "permission answers")
+		parts = append(parts, e.t("agents.permissions"))
 	}
 	if s.Titles {
-		parts = append(parts, "titles")
+		parts = append(parts, e.t("agents.titles"))
 	}
 	if s.Subagents {
-		parts = append(parts, "subagents")
+		parts = append(parts, e.t("agents.subagents"))
 	}
 	if len(parts) == 0 {
-		return "nothing yet"
+		return e.t("agents.nothing")
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, e.t("list.sep"))
 }

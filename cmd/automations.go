@@ -42,7 +42,7 @@ func newAutomationsCmd(e *env) *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "automations",
-		Usage: "your own reactions to the agents' lifecycle events: notifications, sounds, webhooks, commands",
+		Usage: e.t("help.automations"),
 		Description: "Definitions live in automations.toml in the clawd home (see README, Automations). Each\n" +
 			"acts only once you trusted it for what it does now: any change of its event, condition,\n" +
 			"action, input or policy needs `clawd automations trust ID` again. `clawd serve` runs them.",

@@ -17,7 +17,7 @@ func newDNDCmd(e *env) *cli.Command {
 	o := &dndOptions{}
 	return &cli.Command{
 		Name:      "dnd",
-		Usage:     "show or set do-not-disturb: no permission requests are shown while it is on",
+		Usage:     e.t("help.dnd"),
 		ArgsUsage: "[on|off]",
 		Description: "While do-not-disturb is on, every permission request gets \"no decision\" at once,\n" +
 			"so the agent asks in its own terminal. Turning it on hands back the requests pending now.",

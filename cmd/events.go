@@ -22,7 +22,7 @@ func newEventsCmd(e *env) *cli.Command {
 	o := &eventsOptions{}
 	return &cli.Command{
 		Name:  "events",
-		Usage: "follow the live stream of normalized agent events",
+		Usage: e.t("help.events"),
 		Description: "Prints one event per line as it happens, with the state it put its session in.\n" +
 			"Events carry ids, tool names, paths and the derived session title: never prompt\n" +
 			"text, tool output or file contents.",

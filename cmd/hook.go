@@ -50,7 +50,7 @@ func newHookCmd(e *env) *cli.Command {
 	o := &hookOptions{}
 	return &cli.Command{
 		Name:      "hook",
-		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
+		Usage:     e.t("help.hook"),
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
 			"over the socket in the clawd home, and nowhere else, and prints the agent's answer. For a\n" +

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -23,7 +22,7 @@ func newInstallCmd(e *env) *cli.Command {
 	o := &installOptions{}
 	return &cli.Command{
 		Name:      "install",
-		Usage:     "make an agent run clawd's hooks (edits the agent's own settings)",
+		Usage:     e.t("help.install"),
 		ArgsUsage: "AGENT...",
 		Description: "Registers `<path of this clawd> hook AGENT` for every event clawd listens to in the\n" +
 			"agent's user settings. Only clawd's own entries are added, repaired or removed; each\n" +
@@ -72,7 +71,7 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 	fail := func(a *agents.Agent, err error) {
 		failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 		if all {
-			fmt.Fprintf(e.stdout, "%s: failed: %v\n", a.ID, err)
+			fmt.Fprintln(e.stdout, e.t("install.failed", a.ID, err))
 		}
 	}
 	for _, a := range list {
@@ -80,13 +79,13 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 			// --all: the agents found here, each in one line.
 			dir, err := a.ConfigDir(e.getenv)
 			if err == nil && !isDir(dir) {
-				fmt.Fprintf(e.stdout, "%s: skipped: not found (%s does not exist)\n", a.ID, dir)
+				fmt.Fprintln(e.stdout, e.t("install.skipped_missing", a.ID, dir))
 				continue
 			}
 		}
 		inst, err := installers.For(a, e.getenv)
 		if errors.Is(err, installers.ErrUnsupported) && all {
-			fmt.Fprintf(e.stdout, "%s: skipped: clawd cannot %s %s\n", a.ID, verb, a.Name)
+			fmt.Fprintln(e.stdout, e.t("install.skipped_"+verb, a.ID, a.Name))
 			continue
 		}
 		if err != nil {
@@ -128,21 +127,26 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 // summarize prints what an install or uninstall of --all did to one
 // agent, in one line (warnings aside, on stderr).
 func summarize(e *env, rep *installers.Report, install, dryRun bool) {
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "%s: warning: %s\n", rep.Agent, w)
-	}
-	var what string
+	warn(e, rep)
+	var key string
 	switch {
 	case !rep.Any() && install:
-		what = "already installed in"
+		key = "install.sum_already"
 	case !rep.Any():
-		what = "not installed in"
+		key = "install.sum_not"
 	case install:
-		what = dryRunVerb(dryRun, "installed", "would install") + " in"
+		key = dryRunVerb(dryRun, "install.sum_installed", "install.sum_would_install")
 	default:
-		what = dryRunVerb(dryRun, "removed", "would remove") + " from"
+		key = dryRunVerb(dryRun, "install.sum_removed", "install.sum_would_remove")
 	}
-	fmt.Fprintf(e.stdout, "%s: %s %s\n", rep.Agent, what, rep.Handlers)
+	fmt.Fprintln(e.stdout, e.t(key, rep.Agent, rep.Handlers))
+}
+
+// warn prints the report's warnings on stderr.
+func warn(e *env, rep *installers.Report) {
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(e.stderr, e.t("install.warning", rep.Agent, w))
+	}
 }
 
 // isDir reports whether path is a folder.
@@ -155,104 +159,96 @@ func isDir(path string) bool {
 // then one line per file that changes (after its diff, in a dry run), or
 // one line saying there was nothing to do.
 func report(e *env, rep *installers.Report, install, dryRun bool) {
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "%s: warning: %s\n", rep.Agent, w)
-	}
+	warn(e, rep)
 	if !rep.Any() {
-		state := "not installed"
+		key := "install.not_installed"
 		if install {
-			state = "already installed"
+			key = "install.already"
 		}
-		fmt.Fprintf(e.stdout, "%s: %s in %s\n", rep.Agent, state, rep.Handlers)
+		fmt.Fprintln(e.stdout, e.t(key, rep.Agent, rep.Handlers))
 		for _, f := range rep.Files {
 			if f.BackupRemoved != "" {
-				fmt.Fprintf(e.stdout, "%s: removed %s, which holds what %s holds\n", rep.Agent, f.BackupRemoved, f.Path)
+				fmt.Fprintln(e.stdout, e.t("install.backup_same", rep.Agent, f.BackupRemoved, f.Path))
 			}
 		}
 		return
 	}
-	verb := func(past, base string) string { return dryRunVerb(dryRun, past, base) }
+	// A change is a verb and what it acted on: "installed" "12 hooks".
+	type change struct{ verb, object string }
+	verb := func(v string) string { return e.t("install.v." + dryRunVerb(dryRun, v, v+"_base")) }
 	for _, f := range rep.Files {
 		if !f.Changed {
 			continue
 		}
-		var parts []string
-		if n := f.Added; n > 0 {
-			parts = append(parts, verb("installed", "install")+" "+hookCount(n))
-		}
-		if n := f.Repaired; n > 0 {
-			parts = append(parts, verb("repaired", "repair")+" "+hookCount(n))
-		}
-		if n := f.Removed; n > 0 {
-			what := "stale hook"
-			if !install {
-				what = "hook"
+		var parts []change
+		add := func(n int, v, object string) {
+			if n > 0 {
+				parts = append(parts, change{verb(v), e.n("install.n."+object, n)})
 			}
-			parts = append(parts, verb("removed", "remove")+" "+countOf(n, what))
 		}
-		if n := f.Trust.Added; n > 0 {
-			parts = append(parts, verb("trusted", "trust")+" "+hookCount(n))
+		add(f.Added, "installed", "hooks")
+		add(f.Repaired, "repaired", "hooks")
+		if install {
+			add(f.Removed, "removed", "stale_hooks")
+		} else {
+			add(f.Removed, "removed", "hooks")
 		}
-		if n := f.Trust.Updated; n > 0 {
-			parts = append(parts, verb("re-trusted", "re-trust")+" "+countOf(n, "changed hook"))
-		}
-		if n := f.Trust.Removed; n > 0 {
-			parts = append(parts, verb("removed", "remove")+" "+trustEntries(n))
-		}
-		if n := f.Trust.Moved; n > 0 {
-			parts = append(parts, verb("moved", "move")+" "+trustEntries(n)+" of other hooks")
-		}
+		add(f.Trust.Added, "trusted", "hooks")
+		add(f.Trust.Updated, "retrusted", "changed_hooks")
+		add(f.Trust.Removed, "removed", "trust_entries")
+		add(f.Trust.Moved, "moved", "other_trust_entries")
 		// "removed 12 hooks, removed 12 trust entries" reads better as
 		// "removed 12 hooks and 12 trust entries".
-		removed := verb("removed", "remove") + " "
+		removed := verb("removed")
 		onlyRemoved := len(parts) > 0
-		var objects []string
+		var objects, phrases []string
 		for _, p := range parts {
-			onlyRemoved = onlyRemoved && strings.HasPrefix(p, removed)
-			objects = append(objects, strings.TrimPrefix(p, removed))
+			onlyRemoved = onlyRemoved && p.verb == removed
+			objects = append(objects, p.object)
+			phrases = append(phrases, e.t("install.phrase", p.verb, p.object))
 		}
-		what := strings.Join(parts, ", ")
+		what := strings.Join(phrases, e.t("list.sep"))
 		switch {
 		case onlyRemoved:
-			what = removed + strings.Join(objects, " and ")
+			what = e.t("install.phrase", removed, strings.Join(objects, e.t("list.and")))
 		case what == "":
-			what = verb("updated", "update")
+			what = verb("updated")
 		}
-		if onlyRemoved || f.Deleted {
-			what += " from"
-		} else {
-			what += " in"
-		}
-		reportChange(e.stdout, &f, what, dryRun)
+		reportChange(e, &f, what, onlyRemoved || f.Deleted, dryRun)
 	}
 }
 
-// reportChange prints the diff of a dry run, then one line about res.
-func reportChange(w io.Writer, res *installers.Result, what string, dryRun bool) {
+// reportChange prints the diff of a dry run, then one line about res:
+// what happened (what) in the file, or from it.
+func reportChange(e *env, res *installers.Result, what string, from, dryRun bool) {
 	var notes []string
 	switch {
 	case dryRun:
-		fmt.Fprint(w, res.Diff)
-		notes = append(notes, "dry run, nothing written")
+		fmt.Fprint(e.stdout, res.Diff)
+		notes = append(notes, e.t("install.note.dry_run"))
 	case res.Backup != "":
-		notes = append(notes, "backup: "+res.Backup)
+		notes = append(notes, e.t("install.note.backup", res.Backup))
 	case !res.Existed:
-		notes = append(notes, "new file")
+		notes = append(notes, e.t("install.note.new_file"))
 	}
 	if res.BackupRemoved != "" {
-		notes = append(notes, "as before clawd; backup removed")
+		notes = append(notes, e.t("install.note.restored"))
 	}
 	if dryRun {
-		what = "would " + what
+		what = e.t("install.would", what)
 	}
-	line := res.Agent + ": " + what + " " + res.Path
+	key := "install.in"
+	if from {
+		key = "install.from"
+	}
+	line := e.t(key, res.Agent, what, res.Path)
 	if res.Deleted {
-		line += " and " + dryRunVerb(dryRun, "deleted", "delete") + " it, as clawd had created it"
+		line += e.t(dryRunVerb(dryRun, "install.deleted_too", "install.would_delete_too"))
 	}
 	if len(notes) > 0 {
-		line += " (" + strings.Join(notes, "; ") + ")"
+		line += e.t("install.notes", strings.Join(notes, e.t("install.note.sep")))
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(e.stdout, line)
 }
 
 func dryRunVerb(dryRun bool, past, base string) string {
@@ -260,22 +256,6 @@ func dryRunVerb(dryRun bool, past, base string) string {
 		return base
 	}
 	return past
-}
-
-func hookCount(n int) string { return countOf(n, "hook") }
-
-func countOf(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func trustEntries(n int) string {
-	if n == 1 {
-		return "1 trust entry"
-	}
-	return fmt.Sprintf("%d trust entries", n)
 }
 
 // selectAgents resolves the AGENT arguments of install and uninstall (ids

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -27,7 +28,7 @@ func newPermissionsCmd(e *env) *cli.Command {
 	o := &permissionsOptions{}
 	return &cli.Command{
 		Name:  "permissions",
-		Usage: "list the agents' pending permission requests and answer them",
+		Usage: e.t("help.permissions"),
 		Description: "Without a subcommand, lists the pending requests. The agent's own dialog stays\n" +
 			"open meanwhile: whoever answers first wins.\n\n" +
 			"  clawd permissions allow ID             run the call\n" +
@@ -141,7 +142,7 @@ func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time,
 			offers = cell("options: " + strings.Join(opts, " | "))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(p.ID), agent, cell(session), tool, cell(p.Summary),
-			age(now, p.CreatedAt), offers)
+			age(i18n.Printer{}, now, p.CreatedAt), offers)
 	}
 	tw.Flush()
 }

@@ -11,12 +11,14 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // env is what every subcommand gets instead of globals: the process's
@@ -29,6 +31,9 @@ type env struct {
 	// executable returns the absolute path of the running clawd binary,
 	// which installers write into agent settings.
 	executable func() (string, error)
+
+	langOnce sync.Once
+	lang     i18n.Printer // see printer
 }
 
 // home returns the clawd home folder.
@@ -128,19 +133,8 @@ func agentNames() string {
 func newRootCmd(e *env) *cli.Command {
 	root := &cli.Command{
 		Name:  "clawd",
-		Usage: "see and answer every AI coding agent on this machine",
-		Description: "clawd shows what every AI coding agent here is doing (thinking, running a tool, waiting\n" +
-			"for you, done) and lets you answer its permission requests from one place. It plugs into\n" +
-			"the agents' own hooks (" + agentNames() + "); nothing is patched or wrapped.\n\n" +
-			"  clawd install --all      hook up every agent found here (or name one); clawd agents lists them\n" +
-			"  clawd serve              the runtime: keep it running; on a desktop it lives in the tray and\n" +
-			"                           notifies you when an agent needs you\n" +
-			"  clawd status, events     every live session, and the live stream of what they do\n" +
-			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
-			"  clawd dnd on|off         hand every request back to the agents' own prompts\n\n" +
-			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
-			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
-			"~/.clawd) that only this user can reach.",
+		Usage: e.t("help.root"),
+		Description:    e.t("help.root_description", agentNames()),
 		Version:        versionString(),
 		Reader:         e.stdin,
 		Writer:         e.stdout,

@@ -36,7 +36,7 @@ func newServeCmd(e *env) *cli.Command {
 	o := &serveOptions{}
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "run the clawd runtime: socket and loopback server, session states, event stream",
+		Usage: e.t("help.serve"),
 		Description: "Hooks and the CLI talk to it over a Unix socket in the clawd home ($CLAWD_HOME or\n" +
 			"~/.clawd, made 0700): clawd.sock, or a short path in /tmp/clawd-<uid>/ when that one\n" +
 			"is too long. Only processes of the same user get through; hooks send nothing anywhere\n" +
@@ -148,7 +148,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
 	if notifications {
-		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})
+		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Printer: e.printer(), Sender: d, Log: log, Now: e.now})
 		wg.Go(func() {
 			n.Run(ctx)
 			// A popup or a chime still under way finishes, briefly.
@@ -162,7 +162,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if showTray {
 		// systray.Run wants the main goroutine, which urfave/cli runs
 		// actions on; it returns when ctx ends.
-		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now}); err != nil {
+		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now, Printer: e.printer()}); err != nil {
 			log.Warn("tray", "err", err)
 		}
 	}

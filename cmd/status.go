@@ -16,8 +16,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray"
 )
 
 type statusOptions struct {
@@ -29,7 +31,7 @@ func newStatusCmd(e *env) *cli.Command {
 	o := &statusOptions{}
 	return &cli.Command{
 		Name:  "status",
-		Usage: "show every live agent session: agent, title, folder, state, age",
+		Usage: e.t("help.status"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the snapshot as JSON", Destination: &o.json},
 			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing changes until interrupted", Destination: &o.watch},
@@ -53,7 +55,7 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 		if o.json {
 			return printJSON(e.stdout, snap, true)
 		}
-		renderStatus(e.stdout, snap, e.now(), e.getenv("HOME"))
+		renderStatus(e, snap)
 		return nil
 	}
 
@@ -80,10 +82,10 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 		case tty:
 			// Redraw every tick: the ages move on.
 			fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
-			renderStatus(e.stdout, snap, e.now(), e.getenv("HOME"))
+			renderStatus(e, snap)
 		case string(cur) != string(last):
 			fmt.Fprintf(e.stdout, "--- %s\n", e.now().Format("15:04:05"))
-			renderStatus(e.stdout, snap, e.now(), e.getenv("HOME"))
+			renderStatus(e, snap)
 		}
 		last = cur
 		select {
@@ -111,25 +113,29 @@ func printJSON(w io.Writer, v any, indent bool) error {
 	return err
 }
 
-func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string) {
-	fmt.Fprintf(w, "display: %s\n", text.Line(snap.DisplayState, 0))
+// renderStatus prints the sessions as a table for people, in their
+// language; the states in it are words, --json keeps the state ids.
+func renderStatus(e *env, snap client.Snapshot) {
+	w, now, home, p := e.stdout, e.now(), e.getenv("HOME"), e.printer()
+	display := text.Line(snap.DisplayState, 0)
+	fmt.Fprintln(w, e.t("status.display", tray.StateLabel(p, client.SessionView{State: display})))
 	if len(snap.Sessions) == 0 {
-		fmt.Fprintln(w, "no sessions")
+		fmt.Fprintln(w, e.t("status.none"))
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tSTATE\tTITLE\tFOLDER\tAGE")
+	fmt.Fprintln(tw, e.t("status.header"))
 	for _, s := range snap.Sessions {
-		state := text.Line(s.State, 0)
+		state := tray.StateLabel(p, s)
 		if s.Headless {
-			state += " (headless)"
+			state += p.T("tray.headless")
 		}
 		title := text.Line(s.Title, 0)
 		if title == "" {
 			title = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(s.Agent, 0), state, title,
-			text.Line(shortPath(s.Cwd, home), 0), age(now, s.UpdatedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(s.Agent, 0), text.Line(state, 0), title,
+			text.Line(shortPath(s.Cwd, home), 0), age(p, now, s.UpdatedAt))
 	}
 	tw.Flush()
 }
@@ -150,20 +156,14 @@ func shortPath(p, home string) string {
 	return p
 }
 
-// age says how long ago t was, coarsely.
-func age(now, t time.Time) string {
+// age says how long ago t was, coarsely: the tray's ages, with "just
+// now" for the newest.
+func age(p i18n.Printer, now, t time.Time) string {
 	d := now.Sub(t)
-	switch {
-	case d < 5*time.Second:
-		return "just now"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
+	if d < 5*time.Second {
+		return p.T("status.just_now")
 	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
+	return tray.Age(p, d)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

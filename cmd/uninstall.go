@@ -15,7 +15,7 @@ func newUninstallCmd(e *env) *cli.Command {
 	o := &uninstallOptions{}
 	return &cli.Command{
 		Name:      "uninstall",
-		Usage:     "remove clawd's hooks from an agent's settings",
+		Usage:     e.t("help.uninstall"),
 		ArgsUsage: "AGENT...",
 		Description: "Removes every clawd hook entry from the agent's user settings and nothing else\n" +
 			"(and what clawd added with them, such as trust entries): other tools' hooks stay. A file\n" +

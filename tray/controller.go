@@ -94,7 +94,7 @@ func (c *controller) run(ctx context.Context) {
 // render shows the runtime as it is now: one View, taken at once.
 func (c *controller) render() {
 	c.view = c.o.Runtime.View()
-	c.menu = Build(View{View: c.view, Now: c.o.Now()})
+	c.menu = Build(View{View: c.view, Now: c.o.Now(), Printer: c.o.Printer})
 	c.ui.Apply(c.menu)
 }
 

@@ -9,17 +9,20 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/icons"
 )
 
-// View is everything the menu shows: the runtime's View and the time
-// the ages are counted to. Each change rebuilds the menu from a new View.
+// View is everything the menu shows: the runtime's View, the time the
+// ages are counted to and the language of the labels (the zero Printer is
+// English). Each change rebuilds the menu from a new View.
 type View struct {
 	client.View
-	Now time.Time
+	Now     time.Time
+	Printer i18n.Printer
 }
 
 // ActionKind is what clicking a menu item does.
@@ -106,38 +109,39 @@ func Build(v View) Menu {
 		byKey[[2]string{s.Agent, s.SessionID}] = s
 	}
 
+	p := v.Printer
 	m := Menu{Icon: iconFor(v), Tooltip: Tooltip(v)}
 	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
 
 	if len(v.Permissions) > 0 {
 		m.Items = append(m.Items, sep("sep-pending"),
-			Item{Key: "pending-header", Label: fmt.Sprintf("Needs you (%d)", len(v.Permissions))})
-		for i, p := range v.Permissions {
+			Item{Key: "pending-header", Label: p.N("tray.needs_you", len(v.Permissions))})
+		for i, r := range v.Permissions {
 			if i == MaxRequests {
 				m.Items = append(m.Items, Item{Key: "pending-more",
-					Label: fmt.Sprintf("… %d more: see clawd permissions", len(v.Permissions)-MaxRequests)})
+					Label: p.N("tray.pending_more", len(v.Permissions)-MaxRequests)})
 				break
 			}
-			m.Items = append(m.Items, requestItem(p, ref(byKey, p.Agent, p.SessionID, p.Cwd, p.Title)))
+			m.Items = append(m.Items, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title)))
 		}
 	}
 
 	m.Items = append(m.Items, sep("sep-sessions"))
 	if len(sessions) == 0 {
-		m.Items = append(m.Items, Item{Key: "sessions-none", Label: "No agent sessions"})
+		m.Items = append(m.Items, Item{Key: "sessions-none", Label: p.T("tray.no_sessions")})
 	} else {
-		m.Items = append(m.Items, Item{Key: "sessions-header", Label: fmt.Sprintf("Sessions (%d)", len(sessions))})
+		m.Items = append(m.Items, Item{Key: "sessions-header", Label: p.N("tray.sessions", len(sessions))})
 	}
 	for i, s := range sessions {
 		if i == MaxSessions {
 			m.Items = append(m.Items, Item{Key: "sessions-more",
-				Label: fmt.Sprintf("… %d more: see clawd status", len(sessions)-MaxSessions)})
+				Label: p.N("tray.sessions_more", len(sessions)-MaxSessions)})
 			break
 		}
 		r := ref(byKey, s.Agent, s.SessionID, s.Cwd, s.Title)
 		m.Items = append(m.Items, Item{
 			Key:     "session:" + s.Agent + "/" + s.SessionID,
-			Label:   sessionLabel(s, v.Now),
+			Label:   sessionLabel(p, s, v.Now),
 			Tooltip: text.Line(s.Cwd, 0),
 			Enabled: true,
 			Action:  Action{Kind: ActFocus, Session: r},
@@ -145,21 +149,21 @@ func Build(v View) Menu {
 	}
 
 	m.Items = append(m.Items, sep("sep-settings"),
-		Item{Key: "dnd", Label: "Do Not Disturb", Enabled: true, Checkbox: true, Checked: v.DND,
-			Tooltip: "No notifications; permission requests are left to the agents' own prompts",
+		Item{Key: "dnd", Label: p.T("tray.dnd"), Enabled: true, Checkbox: true, Checked: v.DND,
+			Tooltip: p.T("tray.dnd_tip"),
 			Action:  Action{Kind: ActDND}})
 	if v.NotificationsPausedUntil.After(v.Now) {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActResume},
-			Label: "Resume notifications (paused until " + v.NotificationsPausedUntil.Local().Format("15:04") + ")"})
+			Label: p.T("tray.resume", v.NotificationsPausedUntil.Local().Format("15:04"))})
 	} else {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
-			Label: "Pause notifications for 1 h"})
+			Label: p.T("tray.pause")})
 	}
 	m.Items = append(m.Items,
-		Item{Key: "config", Label: "Open config folder", Enabled: true, Action: Action{Kind: ActOpenConfig}},
+		Item{Key: "config", Label: p.T("tray.config"), Enabled: true, Action: Action{Kind: ActOpenConfig}},
 		sep("sep-quit"),
-		Item{Key: "quit", Label: "Quit clawd", Enabled: true, Action: Action{Kind: ActQuit},
-			Tooltip: "Stop the runtime; pending requests go back to the agents' own prompts"})
+		Item{Key: "quit", Label: p.T("tray.quit"), Enabled: true, Action: Action{Kind: ActQuit},
+			Tooltip: p.T("tray.quit_tip")})
 	return m
 }
 
@@ -207,16 +211,16 @@ func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) S
 	return r
 }
 
-func requestItem(p client.PermissionView, r SessionRef) Item {
+func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
 	agent := AgentName(p.Agent)
 	where := place(p.Title, p.Cwd)
 	key := "request:" + p.ID
 	var label string
 	switch p.Kind {
 	case client.KindQuestion:
-		label = agent + " asks: " + p.Summary
+		label = pr.T("tray.asks", agent, p.Summary)
 	case client.KindPlan:
-		label = agent + ": review the plan"
+		label = pr.T("tray.review_plan", agent)
 	default:
 		label = agent + " · " + RequestSummary(p)
 	}
@@ -235,18 +239,18 @@ func requestItem(p client.PermissionView, r SessionRef) Item {
 			it.Children = append(it.Children, Item{Key: fmt.Sprintf("%s:option:%d", key, i), Label: clip("• " + o)})
 		}
 	case client.KindPlan:
-		it.Children = append(it.Children, decide("allow", "Approve plan", client.DecisionBody{Behavior: client.Allow}))
+		it.Children = append(it.Children, decide("allow", pr.T("tray.approve_plan"), client.DecisionBody{Behavior: client.Allow}))
 	default:
 		it.Children = append(it.Children,
-			decide("allow", "Allow", client.DecisionBody{Behavior: client.Allow}),
-			decide("deny", "Deny", client.DecisionBody{Behavior: client.Deny}))
+			decide("allow", pr.T("tray.allow"), client.DecisionBody{Behavior: client.Allow}),
+			decide("deny", pr.T("tray.deny"), client.DecisionBody{Behavior: client.Deny}))
 		for i, s := range p.Suggestions {
 			it.Children = append(it.Children,
-				decide(fmt.Sprintf("always:%d", i+1), "Always: "+s, client.DecisionBody{Behavior: client.Allow, Suggestion: i + 1}))
+				decide(fmt.Sprintf("always:%d", i+1), pr.T("tray.always", s), client.DecisionBody{Behavior: client.Allow, Suggestion: i + 1}))
 		}
 	}
 	it.Children = append(it.Children,
-		decide("terminal", "Answer in terminal", client.DecisionBody{Behavior: client.Terminal}))
+		decide("terminal", pr.T("tray.terminal"), client.DecisionBody{Behavior: client.Terminal}))
 	return it
 }
 
@@ -282,73 +286,57 @@ func place(title, cwd string) string {
 	return ""
 }
 
-func sessionLabel(s client.SessionView, now time.Time) string {
+func sessionLabel(p i18n.Printer, s client.SessionView, now time.Time) string {
 	label := AgentName(s.Agent)
 	if s.Headless {
-		label += " (headless)"
+		label += p.T("tray.headless")
 	}
 	if p := place(s.Title, s.Cwd); p != "" {
 		label += " · " + p
 	}
-	label += " — " + stateLabel(s)
-	if age := Age(now.Sub(s.UpdatedAt)); age != "" {
+	label += " — " + StateLabel(p, s)
+	if age := Age(p, now.Sub(s.UpdatedAt)); age != "" {
 		label += " · " + age
 	}
 	return clip(label)
 }
 
-// stateLabel says what a session does, in words.
-func stateLabel(s client.SessionView) string {
+// StateLabel says what a session does, in words: "working (Bash)".
+func StateLabel(p i18n.Printer, s client.SessionView) string {
 	if s.Pending > 0 {
-		return "needs you"
+		return p.T("state.waiting")
 	}
-	switch statemachine.State(s.State) {
-	case statemachine.Waiting:
-		return "needs you"
-	case statemachine.Error:
-		return "failed"
-	case statemachine.Attention:
-		return "done"
-	case statemachine.Notification:
-		return "has news"
+	switch st := statemachine.State(s.State); st {
 	case statemachine.Working, statemachine.Carrying:
 		if s.Tool != "" {
-			return "working (" + s.Tool + ")"
+			return p.T("state.working_tool", s.Tool)
 		}
-		return "working"
-	case statemachine.Thinking:
-		return "thinking"
+		return p.T("state.working")
 	case statemachine.Juggling:
-		if s.Subagents == 1 {
-			return "juggling 1 subagent"
+		if s.Subagents > 0 {
+			return p.N("state.juggling_n", s.Subagents)
 		}
-		if s.Subagents > 1 {
-			return fmt.Sprintf("juggling %d subagents", s.Subagents)
-		}
-		return "juggling"
-	case statemachine.Sweeping:
-		return "compacting"
-	case statemachine.Idle:
-		return "idle"
-	case statemachine.Sleeping:
-		return "ended"
+		return p.T("state.juggling")
+	case statemachine.Waiting, statemachine.Error, statemachine.Attention, statemachine.Notification,
+		statemachine.Thinking, statemachine.Sweeping, statemachine.Idle, statemachine.Sleeping:
+		return p.T("state." + string(st))
 	}
 	return s.State
 }
 
 // Age is a short duration for a menu: "now", "45s", "12m", "3h", "2d".
-func Age(d time.Duration) string {
+func Age(p i18n.Printer, d time.Duration) string {
 	switch {
 	case d < 5*time.Second:
-		return "now"
+		return p.T("age.now")
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d/time.Second))
+		return p.T("age.seconds", int(d/time.Second))
 	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d/time.Minute))
+		return p.T("age.minutes", int(d/time.Minute))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d/time.Hour))
+		return p.T("age.hours", int(d/time.Hour))
 	}
-	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	return p.T("age.days", int(d/(24*time.Hour)))
 }
 
 // clip is a menu label: one line by internal/text's policy, at most
@@ -385,36 +373,30 @@ func Tooltip(v View) string {
 			idle++
 		}
 	}
+	p := v.Printer
 	var parts []string
-	add := func(n int, what string) {
+	add := func(n int, key string) {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+			parts = append(parts, p.N(key, n))
 		}
 	}
-	add(working, "working")
-	add(needs, "needs you")
-	add(questions, plural(questions, "question", "questions"))
-	add(failed, "failed")
-	add(done, "done")
-	add(idle, "idle")
-	s := strings.Join(parts, ", ")
+	add(working, "tooltip.working")
+	add(needs, "tooltip.needs_you")
+	add(questions, "tooltip.questions")
+	add(failed, "tooltip.failed")
+	add(done, "tooltip.done")
+	add(idle, "tooltip.idle")
+	s := strings.Join(parts, p.T("tooltip.sep"))
 	if s == "" {
-		s = "no agents running"
+		s = p.T("tooltip.none")
 	}
 	s = "clawd: " + s
 	if v.DND {
-		s += " · do not disturb"
+		s += p.T("tooltip.dnd")
 	} else if v.NotificationsPausedUntil.After(v.Now) {
-		s += " · notifications paused"
+		s += p.T("tooltip.paused")
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // iconFor picks the icon: do-not-disturb overrides everything (the person

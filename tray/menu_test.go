@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/icons"
 )
@@ -318,7 +319,7 @@ func TestAge(t *testing.T) {
 		{59 * time.Minute, "59m"}, {3 * time.Hour, "3h"}, {47 * time.Hour, "47h"}, {72 * time.Hour, "3d"},
 	}
 	for _, tt := range tests {
-		if got := Age(tt.d); got != tt.want {
+		if got := Age(i18n.Printer{}, tt.d); got != tt.want {
 			t.Errorf("Age(%v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}

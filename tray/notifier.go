@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/notify"
 )
@@ -22,6 +23,8 @@ type Sender interface {
 type NotifierOptions struct {
 	Runtime Feed
 	Config  config.Notifications
+	// Printer is the language of the notes (the zero Printer is English).
+	Printer i18n.Printer
 	Sender  Sender
 	Log     *slog.Logger
 	// Now and After are the clock and the timer (default time.Now and
@@ -58,7 +61,7 @@ func NewNotifier(o NotifierOptions) *Notifier {
 func (nt *Notifier) Run(ctx context.Context) {
 	o := nt.o
 	defer nt.cancel()
-	p := notify.NewPolicy(o.Config)
+	p := notify.NewPolicy(o.Config, o.Printer)
 	// One sender goroutine, so a slow notification daemon delays notes
 	// but never the feed; the queue is short and drops when full.
 	out := make(chan notify.Note, 32)
@@ -106,7 +109,7 @@ func (nt *Notifier) Run(ctx context.Context) {
 			return
 		case c := <-nt.changes:
 			now := o.Now()
-			if oc, ok := occurrence(c); ok {
+			if oc, ok := occurrence(o.Printer, c); ok {
 				// The gate and what the session knows, at this moment.
 				v := o.Runtime.View()
 				fromSession(&oc, v)
@@ -143,7 +146,7 @@ func activity(k agents.Kind) bool {
 }
 
 // occurrence maps a change onto what may deserve a notification.
-func occurrence(c client.Change) (notify.Occurrence, bool) {
+func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 	switch {
 	case c.Permission != nil && (c.Permission.Type == client.ChangeAdded || c.Permission.Type == client.ChangeUnshown):
 		p := c.Permission.Permission
@@ -155,7 +158,7 @@ func occurrence(c client.Change) (notify.Occurrence, bool) {
 		case client.KindQuestion:
 			oc.Kind, oc.Detail = notify.Question, p.Summary
 		case client.KindPlan:
-			oc.Detail = "review the plan"
+			oc.Detail = words.T("notify.review_plan")
 		}
 		return oc, true
 	case c.Event != nil:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/notify"
@@ -270,22 +271,22 @@ func TestOccurrenceFromPermission(t *testing.T) {
 	}{{"permission", notify.Permission}, {"question", notify.Question}, {"plan", notify.Permission}}
 	for _, tt := range tests {
 		c := client.Change{Permission: permChange(client.ChangeAdded, tt.kind)}
-		oc, ok := occurrence(c)
+		oc, ok := occurrence(i18n.Printer{}, c)
 		if !ok || oc.Kind != tt.want || oc.AgentName != "Claude Code" || oc.Cwd != "/w/s" {
 			t.Errorf("occurrence(added %s) = %+v, %v, want kind %s for Claude Code in /w/s", tt.kind, oc, ok, tt.want)
 		}
 	}
-	if oc, ok := occurrence(client.Change{Permission: permChange(client.ChangeUnshown, "permission")}); !ok || oc.Kind != notify.Permission {
+	if oc, ok := occurrence(i18n.Printer{}, client.Change{Permission: permChange(client.ChangeUnshown, "permission")}); !ok || oc.Kind != notify.Permission {
 		t.Errorf("occurrence(unshown permission) = %+v, %v, want a Permission: the agent's terminal waits", oc, ok)
 	}
-	if _, ok := occurrence(client.Change{Permission: permChange(client.ChangeClosed, "permission")}); ok {
+	if _, ok := occurrence(i18n.Printer{}, client.Change{Permission: permChange(client.ChangeClosed, "permission")}); ok {
 		t.Error("a closed request made an occurrence")
 	}
 	interrupted := agents.Event{Agent: "codex", Kind: agents.KindTurnEnd, SessionID: "s", Reason: agents.ReasonInterrupt}
-	if _, ok := occurrence(client.Change{Event: &client.EventRecord{Event: interrupted}}); ok {
+	if _, ok := occurrence(i18n.Printer{}, client.Change{Event: &client.EventRecord{Event: interrupted}}); ok {
 		t.Error("an interrupted turn made an occurrence: the person pressed Esc, they know")
 	}
-	if _, ok := occurrence(client.Change{Settings: true}); ok {
+	if _, ok := occurrence(i18n.Printer{}, client.Change{Settings: true}); ok {
 		t.Error("a settings change made an occurrence")
 	}
 }
@@ -294,7 +295,7 @@ func TestOccurrenceFromPermission(t *testing.T) {
 // knows, not only what the event's payload had.
 func TestOccurrenceFromSession(t *testing.T) {
 	e := agents.Event{Agent: "claude", Kind: agents.KindTurnEnd, SessionID: "s"}
-	oc, ok := occurrence(client.Change{Event: &client.EventRecord{Event: e}})
+	oc, ok := occurrence(i18n.Printer{}, client.Change{Event: &client.EventRecord{Event: e}})
 	if !ok {
 		t.Fatal("a turn end made no occurrence")
 	}

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/focus"
 )
@@ -50,6 +51,8 @@ type Options struct {
 	Quit func()
 	Log  *slog.Logger
 	Now  func() time.Time
+	// Printer is the language of the menu (the zero Printer is English).
+	Printer i18n.Printer
 	// Focus brings a session's terminal to the front; default focus.Focus.
 	Focus func(ctx context.Context, t focus.Target) error
 	// Open opens a folder in the file manager; default openFolder.

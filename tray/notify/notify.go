@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 )
 
@@ -66,25 +67,20 @@ const (
 	maxPlace = 80 // the title or folder part of the body
 )
 
-// summary is the popup's heading: who, and what it wants.
-func summary(o Occurrence) string {
+// summary is the popup's heading in p's language: who, and what it
+// wants.
+func summary(p i18n.Printer, o Occurrence) string {
 	name := oneLine(o.AgentName)
 	if name == "" {
 		name = oneLine(o.Agent)
 	}
 	if name == "" {
-		name = "An agent"
+		name = p.T("notify.an_agent")
 	}
 	name = clip(name, 60)
 	switch o.Kind {
-	case Permission:
-		return name + " needs you"
-	case Question:
-		return name + " has a question"
-	case Done:
-		return name + " finished"
-	case Failure:
-		return name + " failed"
+	case Permission, Question, Done, Failure:
+		return p.T("notify."+string(o.Kind), name)
 	}
 	return name
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // Gate is the runtime-owned switches at a moment: do-not-disturb, and
@@ -37,6 +38,7 @@ const (
 // no I/O. It is not safe for concurrent use; one loop owns it.
 type Policy struct {
 	cfg    config.Notifications
+	words  i18n.Printer              // the language of the notes
 	popups map[cooldownKey]time.Time // when the last popup went out
 	sounds map[cooldownKey]time.Time // when the last sound played
 	held   map[sessionKey]held       // Done notes waiting for their grace
@@ -55,10 +57,12 @@ type held struct {
 	due time.Time
 }
 
-// NewPolicy returns a Policy following cfg.
-func NewPolicy(cfg config.Notifications) *Policy {
+// NewPolicy returns a Policy following cfg whose notes are in words's
+// language.
+func NewPolicy(cfg config.Notifications, words i18n.Printer) *Policy {
 	return &Policy{
 		cfg:    cfg,
+		words:  words,
 		popups: map[cooldownKey]time.Time{},
 		sounds: map[cooldownKey]time.Time{},
 		held:   map[sessionKey]held{},
@@ -171,7 +175,7 @@ func (p *Policy) deliver(o Occurrence, g Gate, now time.Time) []Note {
 	}
 	return []Note{{
 		Kind:       o.Kind,
-		Summary:    summary(o),
+		Summary:    summary(p.words, o),
 		Body:       body(o),
 		Popup:      popup,
 		Sound:      sound,

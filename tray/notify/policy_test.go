@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // noon is the fake clock's start: 12:00 local to the test, away from any
@@ -254,7 +255,7 @@ func TestPolicy(t *testing.T) {
 			if start.IsZero() {
 				start = noon
 			}
-			p := NewPolicy(tt.cfg)
+			p := NewPolicy(tt.cfg, i18n.Printer{})
 			for i, st := range tt.steps {
 				now := start.Add(st.at)
 				var got []Note
@@ -275,7 +276,7 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestPolicyNoteText(t *testing.T) {
-	p := NewPolicy(config.DefaultNotifications())
+	p := NewPolicy(config.DefaultNotifications(), i18n.Printer{})
 	o := Occurrence{Kind: Permission, Agent: "claude", AgentName: "Claude Code", SessionID: "s1",
 		Cwd: "/home/ann/src/clawd", Detail: "Bash: npm test"}
 	got := p.Observe(o, Gate{}, noon)
@@ -287,7 +288,7 @@ func TestPolicyNoteText(t *testing.T) {
 }
 
 func TestPolicyNextWake(t *testing.T) {
-	p := NewPolicy(config.DefaultNotifications())
+	p := NewPolicy(config.DefaultNotifications(), i18n.Printer{})
 	check := func(step string, want time.Time) {
 		t.Helper()
 		if got := p.NextWake(); !got.Equal(want) {
@@ -308,7 +309,7 @@ func TestPolicyNextWake(t *testing.T) {
 
 func TestPolicyMemoryBound(t *testing.T) {
 	cfg := config.DefaultNotifications()
-	p := NewPolicy(cfg)
+	p := NewPolicy(cfg, i18n.Printer{})
 	const n = 3000
 	var now time.Time
 	for i := range n {
@@ -361,7 +362,7 @@ func TestText(t *testing.T) {
 			"Claude Code needs you", strings.TrimSpace(long[:79]) + "… — Bash: ls"},
 	}
 	for _, tt := range tests {
-		if got := summary(tt.o); got != tt.summary {
+		if got := summary(i18n.Printer{}, tt.o); got != tt.summary {
 			t.Errorf("summary(%+v) = %q, want %q", tt.o, got, tt.summary)
 		}
 		if got := body(tt.o); got != tt.body {
