@@ -132,8 +132,8 @@ func agentNames() string {
 
 func newRootCmd(e *env) *cli.Command {
 	root := &cli.Command{
-		Name:  "clawd",
-		Usage: e.t("help.root"),
+		Name:           "clawd",
+		Usage:          e.t("help.root"),
 		Description:    e.t("help.root_description", agentNames()),
 		Version:        versionString(),
 		Reader:         e.stdin,

@@ -1,0 +1,113 @@
+package tray
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+	"github.com/clawdhq/clawd/tray/notify"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// busyView is a menu with every kind of line: requests of each kind,
+// sessions in many states, notifications paused.
+func busyView(p i18n.Printer) View {
+	return View{Now: t0, Printer: p, View: client.View{
+		NotificationsPausedUntil: time.Date(2026, 11, 30, 13, 0, 0, 0, time.Local),
+		Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "idle1", "idle", 3*time.Hour),
+			sess("claude", "work", "working", 10*time.Second, func(s *client.SessionView) { s.Tool = "Bash"; s.Title = "修复登录" }),
+			sess("codex", "ci", "thinking", time.Second, func(s *client.SessionView) { s.Headless = true }),
+			sess("claude", "wait", "waiting", 2*time.Minute, func(s *client.SessionView) { s.Pending = 1 }),
+			sess("gemini", "boom", "error", 3*time.Second),
+			sess("claude", "sub", "juggling", time.Minute, func(s *client.SessionView) { s.Subagents = 2 }),
+			sess("claude", "q", "waiting", 0, func(s *client.SessionView) { s.Pending = 1; s.Title = "选颜色" }),
+			sess("opencode", "old", "sleeping", 72*time.Hour),
+		}},
+		Permissions: []client.PermissionView{
+			perm("p1", "claude", "wait", client.KindPermission, func(p *client.PermissionView) {
+				p.Suggestions = []string{"Allow Bash(npm test:*) in this project"}
+			}),
+			perm("p2", "claude", "q", client.KindQuestion, func(p *client.PermissionView) {
+				p.Tool, p.Summary, p.Options, p.Title = "AskUserQuestion", "哪种颜色？", []string{"红", "蓝"}, "选颜色"
+			}),
+			perm("p3", "claude", "other", client.KindPlan),
+		}}}
+}
+
+// TestBuildChinese is the whole tray in Simplified Chinese: the menu and
+// its tooltip, against a golden file.
+func TestBuildChinese(t *testing.T) {
+	m := Build(busyView(i18n.For(i18n.Chinese)))
+	golden(t, "menu_zh-CN.golden", "tooltip: "+m.Tooltip+"\n"+strings.Join(outline(m.Items, 0), "\n")+"\n")
+	dnd := Build(View{Now: t0, Printer: i18n.For(i18n.Chinese), View: client.View{DND: true}})
+	if want := "clawd: 没有运行中的智能体 · 勿扰"; dnd.Tooltip != want {
+		t.Errorf("Chinese tooltip in do-not-disturb = %q, want %q", dnd.Tooltip, want)
+	}
+}
+
+// TestStateLabels checks every state the state machine has reads as
+// words in every language, not as its id or a missing key.
+func TestStateLabels(t *testing.T) {
+	for _, l := range i18n.Langs() {
+		p := i18n.For(l)
+		for _, st := range []statemachine.State{statemachine.Sleeping, statemachine.Idle, statemachine.Thinking,
+			statemachine.Working, statemachine.Juggling, statemachine.Carrying, statemachine.Attention,
+			statemachine.Sweeping, statemachine.Notification, statemachine.Waiting, statemachine.Error} {
+			got := StateLabel(p, client.SessionView{State: string(st)})
+			if strings.HasPrefix(got, "state.") || (l != i18n.English && got == string(st)) || got == "" {
+				t.Errorf("StateLabel(%s, %s) = %q, want words", l, st, got)
+			}
+		}
+	}
+}
+
+// TestNotificationChinese is one notification, as the desktop gets it,
+// in Simplified Chinese: a permission request through the notifier's own
+// mapping and policy.
+func TestNotificationChinese(t *testing.T) {
+	zh := i18n.For(i18n.Chinese)
+	c := client.Change{Permission: &client.PermissionChange{Type: client.ChangeAdded, Permission: client.PermissionView{
+		ID: "p1", Kind: client.KindPermission, Agent: "claude", SessionID: "s1", Tool: "Bash", Summary: "npm test",
+		Cwd: "/home/u/shop", Title: "修复登录",
+	}}}
+	oc, ok := occurrence(zh, c)
+	if !ok {
+		t.Fatal("occurrence(permission added) = false")
+	}
+	notes := notify.NewPolicy(config.DefaultNotifications(), zh).Observe(oc, notify.Gate{}, t0)
+	if len(notes) != 1 {
+		t.Fatalf("Observe = %d notes, want 1", len(notes))
+	}
+	golden(t, "notification_zh-CN.golden", "summary: "+notes[0].Summary+"\nbody: "+notes[0].Body+"\n")
+}
