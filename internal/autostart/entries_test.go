@@ -1,0 +1,71 @@
+package autostart
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestEntriesGolden pins each platform's entry, for a binary in a folder
+// with a blank and a clawd home that is not the default: every platform's
+// file is checked on every platform.
+func TestEntriesGolden(t *testing.T) {
+	env := []string{"CLAWD_HOME=/home/u/.clawd-work"}
+	golden(t, "clawd.service", SystemdUnit("/opt/clawd tools/bin/clawd", env))
+	golden(t, "clawd-default-home.service", SystemdUnit("/usr/local/bin/clawd", nil))
+	golden(t, "clawd.desktop", DesktopEntry("/opt/clawd tools/bin/clawd", env))
+	golden(t, "com.clawdhq.clawd.plist", LaunchAgent("/Applications/clawd tools/clawd", env, "/Users/u/.clawd-work/serve.log"))
+	golden(t, "run-value.txt", []byte(RunValue(`C:\Users\u\AppData\Local\Programs\clawd\clawd.exe`)+"\n"))
+}
+
+// TestEntriesRoundTrip checks that Check reads back the binary every
+// entry was written with, however odd its path.
+func TestEntriesRoundTrip(t *testing.T) {
+	for _, bin := range []string{
+		"/usr/local/bin/clawd",
+		"/opt/clawd tools/clawd",
+		`/home/u/100%/$HOME/"q"/back\slash/clawd`,
+		"/home/u/用户/clawd",
+	} {
+		if got := unitBinary(SystemdUnit(bin, []string{"CLAWD_HOME=/x y"})); got != bin {
+			t.Errorf("unitBinary(SystemdUnit(%q)) = %q", bin, got)
+		}
+		if got := desktopBinary(DesktopEntry(bin, []string{"CLAWD_HOME=/x y"})); got != bin {
+			t.Errorf("desktopBinary(DesktopEntry(%q)) = %q", bin, got)
+		}
+		if got := desktopBinary(DesktopEntry(bin, nil)); got != bin {
+			t.Errorf("desktopBinary(DesktopEntry(%q, no env)) = %q", bin, got)
+		}
+		if got := plistBinary(LaunchAgent(bin, []string{"CLAWD_HOME=/x<y>"}, "/l&og")); got != bin {
+			t.Errorf("plistBinary(LaunchAgent(%q)) = %q", bin, got)
+		}
+	}
+	win := `C:\Program Files\clawd\clawd.exe`
+	if got := runValueBinary(RunValue(win)); got != win {
+		t.Errorf("runValueBinary(RunValue(%q)) = %q", win, got)
+	}
+}
