@@ -21,9 +21,10 @@ type installOptions struct {
 func newInstallCmd(e *env) *cli.Command {
 	o := &installOptions{}
 	return &cli.Command{
-		Name:      "install",
-		Usage:     e.t("help.install"),
-		ArgsUsage: "AGENT...",
+		Name:          "install",
+		Usage:         e.t("help.install"),
+		ArgsUsage:     "AGENT...",
+		ShellComplete: completeArgs(agentWords),
 		Description: "Registers `<path of this clawd> hook AGENT` for every event clawd listens to in the\n" +
 			"agent's user settings. Only clawd's own entries are added, repaired or removed; each\n" +
 			"file is copied to <file>.clawd-backup before the first change. Run it again after\n" +

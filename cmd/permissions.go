@@ -186,10 +186,11 @@ func newPermissionAnswerCmd(e *env, verb, argsUsage, usage string) *cli.Command 
 		}
 	}
 	return &cli.Command{
-		Name:      verb,
-		Usage:     usage,
-		ArgsUsage: argsUsage,
-		Flags:     flags,
+		Name:          verb,
+		Usage:         usage,
+		ArgsUsage:     argsUsage,
+		Flags:         flags,
+		ShellComplete: completeArgs(pendingWords(e)),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runPermissionAnswer(ctx, e, o, c.Args().Slice())
 		},

@@ -159,6 +159,7 @@ func newRootCmd(e *env) *cli.Command {
 			newAutomationsCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
+			newAutostartCmd(e),
 			newHookCmd(e),
 			newVersionCmd(e),
 		},
@@ -175,6 +176,7 @@ func newRootCmd(e *env) *cli.Command {
 		}
 	}
 	usage(root.Commands)
+	enableCompletion(e, root)
 	return root
 }
 

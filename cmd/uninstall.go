@@ -14,9 +14,10 @@ type uninstallOptions struct {
 func newUninstallCmd(e *env) *cli.Command {
 	o := &uninstallOptions{}
 	return &cli.Command{
-		Name:      "uninstall",
-		Usage:     e.t("help.uninstall"),
-		ArgsUsage: "AGENT...",
+		Name:          "uninstall",
+		Usage:         e.t("help.uninstall"),
+		ArgsUsage:     "AGENT...",
+		ShellComplete: completeArgs(agentWords),
 		Description: "Removes every clawd hook entry from the agent's user settings and nothing else\n" +
 			"(and what clawd added with them, such as trust entries): other tools' hooks stay. A file\n" +
 			"nobody else changed since the install comes back exactly as it was, and its\n" +

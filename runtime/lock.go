@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,4 +61,29 @@ func lockHolder(path string) int {
 func (l *homeLock) release() {
 	unlock(l.f)
 	l.f.Close()
+}
+
+// HomeInUse reports whether a `clawd serve` runs on the clawd home at
+// home, and its pid (0 when it wrote none). It takes the lock for a moment
+// to tell, so a serve starting at that very moment may lose to it and say
+// so.
+func HomeInUse(home string) (pid int, inUse bool, err error) {
+	path := filepath.Join(home, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	held, err := tryLock(f)
+	if err != nil {
+		return 0, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if held {
+		unlock(f)
+		return 0, false, nil
+	}
+	return lockHolder(path), true, nil
 }

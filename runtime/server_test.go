@@ -380,6 +380,9 @@ func TestRunWritesAndRemovesRuntimeJSON(t *testing.T) {
 	if !errors.As(err, &already) || already.PID != os.Getpid() {
 		t.Errorf("second Run = %v, want ErrAlreadyRunning with pid %d", err, os.Getpid())
 	}
+	if pid, inUse, err := HomeInUse(home); pid != os.Getpid() || !inUse || err != nil {
+		t.Errorf("HomeInUse while it runs = %d, %v, %v; want %d, true", pid, inUse, err, os.Getpid())
+	}
 	// Discovery finds it on the home's socket.
 	c, err := client.Discover(context.Background(), home, client.Options{})
 	if err != nil || c.Ping(context.Background()) != nil {
@@ -391,6 +394,9 @@ func TestRunWritesAndRemovesRuntimeJSON(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("runtime.json still there after shutdown: %v", err)
+	}
+	if _, inUse, err := HomeInUse(home); inUse || err != nil {
+		t.Errorf("HomeInUse after shutdown = %v, %v; want false", inUse, err)
 	}
 	if _, err := os.Stat(client.SocketPath(home)); !os.IsNotExist(err) {
 		t.Errorf("the socket is still there after shutdown: %v", err)
