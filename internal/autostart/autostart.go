@@ -153,7 +153,9 @@ func (o *Options) configHome() string {
 func (o *Options) UnitPath() string { return filepath.Join(o.configHome(), "systemd", "user", Unit) }
 
 // DesktopPath is where the XDG autostart entry goes.
-func (o *Options) DesktopPath() string { return filepath.Join(o.configHome(), "autostart", DesktopFile) }
+func (o *Options) DesktopPath() string {
+	return filepath.Join(o.configHome(), "autostart", DesktopFile)
+}
 
 // PlistPath is where the LaunchAgent goes.
 func (o *Options) PlistPath() string {
