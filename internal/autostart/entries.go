@@ -17,7 +17,7 @@ const description = "clawd: see and answer every AI coding agent on this machine
 // then gives up until the next login.
 func SystemdUnit(binary string, env []string) []byte {
 	var b strings.Builder
-	b.WriteString("# Written by `clawd autostart enable`; `clawd autostart disable` removes it.\n")
+	b.WriteString("# clawd serve at login: `clawd autostart enable|disable|status`.\n")
 	b.WriteString("[Unit]\nDescription=" + description + "\n")
 	b.WriteString("Documentation=https://github.com/clawdhq/clawd\n")
 	b.WriteString("StartLimitIntervalSec=60\nStartLimitBurst=5\n\n")
@@ -51,7 +51,7 @@ func DesktopEntry(binary string, env []string) []byte {
 	for _, a := range args {
 		exec = append(exec, desktopWord(a))
 	}
-	return []byte("# Written by `clawd autostart enable`; `clawd autostart disable` removes it.\n" +
+	return []byte("# clawd serve at login: `clawd autostart enable|disable|status`.\n" +
 		"[Desktop Entry]\n" +
 		"Type=Application\n" +
 		"Name=clawd\n" +
@@ -86,7 +86,7 @@ func LaunchAgent(binary string, env []string, logPath string) []byte {
 	}
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<!-- Written by clawd autostart enable; clawd autostart disable removes it. -->
+<!-- clawd serve at login: clawd autostart enable|disable|status. -->
 <plist version="1.0">
 <dict>
 	<key>Label</key>

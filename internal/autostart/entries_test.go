@@ -36,10 +36,15 @@ func golden(t *testing.T, name string, got []byte) {
 func TestEntriesGolden(t *testing.T) {
 	env := []string{"CLAWD_HOME=/home/u/.clawd-work"}
 	golden(t, "clawd.service", SystemdUnit("/opt/clawd tools/bin/clawd", env))
-	golden(t, "clawd-default-home.service", SystemdUnit("/usr/local/bin/clawd", nil))
 	golden(t, "clawd.desktop", DesktopEntry("/opt/clawd tools/bin/clawd", env))
 	golden(t, "com.clawdhq.clawd.plist", LaunchAgent("/Applications/clawd tools/clawd", env, "/Users/u/.clawd-work/serve.log"))
 	golden(t, "run-value.txt", []byte(RunValue(`C:\Users\u\AppData\Local\Programs\clawd\clawd.exe`)+"\n"))
+}
+
+// TestPackagedUnit: the .deb and .rpm ship the unit of /usr/bin/clawd
+// (goreleaser.yaml takes packaging/clawd.service).
+func TestPackagedUnit(t *testing.T) {
+	golden(t, filepath.Join("..", "..", "..", "packaging", "clawd.service"), SystemdUnit("/usr/bin/clawd", nil))
 }
 
 // TestEntriesRoundTrip checks that Check reads back the binary every
