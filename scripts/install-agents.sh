@@ -188,20 +188,8 @@ install_opencode() {
   fi
 }
 
-# apt_updated is set once apt-get update ran in this script: tmux and
-# chromium may both be missing, one update serves both.
-apt_updated=
-
-# apt_install installs Debian packages, as root or through sudo -n.
-apt_install() {
-  local sudo=()
-  [ "$(id -u)" = 0 ] || sudo=(sudo -n)
-  if [ -z "$apt_updated" ]; then
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    apt_updated=1
-  fi
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
-}
+# apt_install (lib.sh) installs Debian packages.
+source "$(dirname "$0")/lib.sh"
 
 install_tmux() {
   command -v tmux >/dev/null && return 0

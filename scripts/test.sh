@@ -3,13 +3,17 @@
 #
 #   bash scripts/test.sh [go test args...]     e.g. bash scripts/test.sh -run Claude -v
 #
-# It installs the agent CLIs the end-to-end tests drive (scripts/install-agents.sh;
-# cached outside the repo, quick once installed), then checks formatting, vets,
-# and runs every test with the race detector.
+# It installs the agent CLIs the end-to-end tests drive (scripts/install-agents.sh)
+# and the tools of the release and desktop tests (scripts/install-tools.sh:
+# goreleaser, systemd-analyze, desktop-file-validate, bash-completion), cached
+# outside the repo and quick once installed, then checks formatting, vets, and
+# runs every test with the race detector (release/ runs a goreleaser snapshot
+# build meanwhile, in parallel with the other packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-agents.sh
+bash scripts/install-tools.sh
 CLAWD_E2E_CLAUDE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/claude/node_modules/.bin/claude"
 export CLAWD_E2E_CLAUDE
 
@@ -21,4 +25,5 @@ if [ -n "$unformatted" ]; then
 fi
 
 go vet ./...
-go test -race -count=1 ./... "$@"
+# The release build takes minutes on a cold build cache: more than go test's default 10.
+go test -race -count=1 -timeout 30m ./... "$@"

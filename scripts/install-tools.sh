@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# install-tools.sh installs the tools the release and desktop tests use,
+# when they are missing (silent when everything is there):
+#
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/goreleaser/<version>/goreleaser
+#       goreleaser, pinned, with `go install` (the first time ~8 min: it
+#       downloads and compiles a large module graph; then a version check);
+#       release/release_test.go runs it on a copy of the repository
+#   systemd-analyze (apt: systemd)        checks autostart's user unit
+#   desktop-file-validate (apt: desktop-file-utils)  checks its XDG entry
+#   bash-completion (apt)                 the completion test's bash
+#   dpkg-deb (apt: dpkg)                  reads the release's .deb
+set -euo pipefail
+
+CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
+# Pinned: the newest release that builds with this Go from the module
+# proxy. release_test.go reads the version from this line.
+GORELEASER_VERSION=v2.15.1
+
+say() { echo "install-tools: $*" >&2; }
+source "$(dirname "$0")/lib.sh"
+
+install_goreleaser() {
+  local dir="$CACHE/goreleaser/$GORELEASER_VERSION"
+  local out
+  # Read it all first: grep -q quitting early would fail the pipe.
+  out="$("$dir/goreleaser" --version 2>/dev/null)" && grep -q "^GitVersion: *$GORELEASER_VERSION$" <<<"$out" && return 0
+  say "installing goreleaser $GORELEASER_VERSION into $dir (go install; ~8 min the first time)"
+  mkdir -p "$dir"
+  GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/goreleaser/goreleaser/v2@$GORELEASER_VERSION"
+  "$dir/goreleaser" --version >/dev/null || { say "goreleaser $GORELEASER_VERSION does not run after install"; exit 1; }
+}
+
+# need CHECK PACKAGE installs the Debian package when the command or file
+# CHECK is missing.
+need() {
+  local check=$1 pkg=$2
+  if [[ $check == /* ]]; then [ -e "$check" ] && return 0; else command -v "$check" >/dev/null && return 0; fi
+  command -v apt-get >/dev/null || { say "$check is missing and apt-get is not available: install $pkg"; exit 1; }
+  say "installing $pkg (apt)"
+  apt_install "$pkg"
+  if [[ $check == /* ]]; then [ -e "$check" ]; else command -v "$check" >/dev/null; fi ||
+    { say "$pkg installed but $check is not there"; exit 1; }
+}
+
+need systemd-analyze systemd
+need desktop-file-validate desktop-file-utils
+need /usr/share/bash-completion/bash_completion bash-completion
+need dpkg-deb dpkg
+need git git
+install_goreleaser
