@@ -577,7 +577,7 @@ func wantType(key string) string {
 	case key == "ui":
 		return "a table: [ui]"
 	case key == "ui.language":
-		return `a quoted language like "auto", "en" or "zh-CN"`
+		return fmt.Sprintf("a quoted language like %q, %q or %q", i18n.Auto, i18n.English, i18n.Chinese)
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
