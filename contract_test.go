@@ -23,9 +23,10 @@ import (
 // contractAllowed are the places outside agents/ and installers/ where an
 // agent's own names may appear in code, each with why.
 var contractAllowed = map[string]string{
-	"runtime/codexmon/":   "Codex's rollout monitor: a log format of Codex's own, by nature one agent's",
-	"runtime/monitors/":   "the registry of the agents' log monitors (one line per monitor)",
-	"runtime/compat.go":   "the original app's POST /state protocol: agent_id defaults to claude-code, claude_pid is a wire field",
+	"runtime/codexmon/": "Codex's rollout monitor: a log format of Codex's own, by nature one agent's",
+	"runtime/monitors/": "the registry of the agents' log monitors (one line per monitor)",
+	"runtime/compat.go": "the original app's POST /state protocol: agent_id defaults to claude-code, claude_pid is a wire field",
+	// Words that are an agent's and also the desktop's or clawd's own.
 	"internal/autostart/": "XDG_CONFIG_HOME there is the desktop's base directory (where autostart entries go), not an agent's override",
 	"internal/i18n/":      `"auto" there is the [ui] language setting (follow the locale), not an agent's permission mode`,
 	// Tests and test infrastructure drive real agents by name.
