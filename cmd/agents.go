@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v3"
 
@@ -69,8 +68,8 @@ func runAgents(e *env, o *agentsOptions) error {
 	}
 	// The version comes from a package.json on disk, the paths from the
 	// environment, a note may quote an error: each is one inert line.
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, e.t("agents.header"))
+	tw := newTable(e.stdout)
+	tw.Row(e.t("agents.header"))
 	yesNo := func(b bool) string {
 		if b {
 			return e.t("agents.yes")
@@ -78,7 +77,7 @@ func runAgents(e *env, o *agentsOptions) error {
 		return e.t("agents.no")
 	}
 	for _, ai := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
+		tw.Row(text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
 			orDash(text.Line(ai.Version, 40)), orDash(text.Line(ai.ConfigPath, 0)))
 	}
 	tw.Flush()

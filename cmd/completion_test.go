@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // TestCompletePendingIDs: `clawd permissions allow <TAB>` offers the ids
@@ -43,5 +46,25 @@ func TestAutostartRefusesGoRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, ".config")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused enable wrote %s: %v", filepath.Join(home, ".config"), err)
+	}
+}
+
+// TestStatusChinese: the status table in Simplified Chinese, from the
+// locale; the states are words, the agent ids stay ids.
+func TestStatusChinese(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": "zh_CN.UTF-8", "HOME": "/home/u"})
+	e.now = func() time.Time { return now }
+	renderStatus(e, client.Snapshot{DisplayState: "working", Sessions: []client.SessionView{
+		{Agent: "claude", SessionID: "s1", State: "working", Tool: "Bash", Title: "修复登录", Cwd: "/home/u/shop", UpdatedAt: now.Add(-90 * time.Second)},
+		{Agent: "codex", SessionID: "s2", State: "idle", Headless: true, Cwd: "/srv/ci", UpdatedAt: now},
+	}})
+	// Aligned in terminal columns: a Chinese character takes two.
+	want := "显示：工作中\n" +
+		"智能体  状态            标题      文件夹   时长\n" +
+		"claude  工作中（Bash）  修复登录  ~/shop   1 分钟\n" +
+		"codex   空闲（无界面）  -         /srv/ci  刚刚\n"
+	if out.String() != want {
+		t.Errorf("status in Chinese =\n%s\nwant\n%s", out, want)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -123,8 +122,8 @@ func renderStatus(e *env, snap client.Snapshot) {
 		fmt.Fprintln(w, e.t("status.none"))
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, e.t("status.header"))
+	tw := newTable(w)
+	tw.Row(e.t("status.header"))
 	for _, s := range snap.Sessions {
 		state := tray.StateLabel(p, s)
 		if s.Headless {
@@ -134,7 +133,7 @@ func renderStatus(e *env, snap client.Snapshot) {
 		if title == "" {
 			title = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(s.Agent, 0), text.Line(state, 0), title,
+		tw.Row(text.Line(s.Agent, 0), text.Line(state, 0), title,
 			text.Line(shortPath(s.Cwd, home), 0), age(p, now, s.UpdatedAt))
 	}
 	tw.Flush()

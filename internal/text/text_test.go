@@ -144,3 +144,11 @@ func TestJSONNoCopyWhenClean(t *testing.T) {
 		t.Error("JSON copied a clean input")
 	}
 }
+
+func TestWidth(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "claude": 6, "智能体": 6, "工作中（Bash）": 14, "한국어": 6, "ｘ": 2, "é": 1} {
+		if got := Width(s); got != want {
+			t.Errorf("Width(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

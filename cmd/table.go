@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"io"
+	"strings"
+
+	"github.com/clawdhq/clawd/internal/text"
+)
+
+// table lays out rows of cells in columns two spaces apart, like
+// text/tabwriter, but measuring cells in terminal columns: a Chinese
+// character takes two.
+type table struct {
+	w    io.Writer
+	rows [][]string
+}
+
+func newTable(w io.Writer) *table { return &table{w: w} }
+
+// Row adds a row; a cell holding tabs is split into cells there (a
+// translated header is one string).
+func (t *table) Row(cells ...string) {
+	var row []string
+	for _, c := range cells {
+		row = append(row, strings.Split(c, "\t")...)
+	}
+	t.rows = append(t.rows, row)
+}
+
+// Flush writes the table.
+func (t *table) Flush() error {
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], text.Width(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-text.Width(c)+2))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
