@@ -136,7 +136,7 @@ func runRemoteAdd(ctx context.Context, e *env, o *remoteAddOptions, args []strin
 		return exitCode(1, err)
 	}
 	fmt.Fprintf(e.stdout, "%s: ready: its agents report here through port %d on its loopback (generation %d); %s\n",
-		p.Name, p.RemotePort, p.Generation, reloadRemotes(ctx, e))
+		p.Name, p.RemotePort, p.Generation, reloadRemotes(ctx, e, "the link starts with clawd serve"))
 	return nil
 }
 
@@ -149,13 +149,13 @@ func deployer(e *env) *remote.Deployer {
 }
 
 // reloadRemotes tells a running clawd serve that the profiles changed,
-// and says what became of it.
-func reloadRemotes(ctx context.Context, e *env) string {
+// and says what became of it; idle is what it says when none runs.
+func reloadRemotes(ctx context.Context, e *env, idle string) string {
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	c, err := client.Discover(dctx, e.home(), client.Options{DialTimeout: time.Second, ProbeTimeout: 2 * time.Second})
 	if err != nil {
-		return "the link starts with clawd serve"
+		return idle
 	}
 	if err := c.Call(dctx, http.MethodPost, "/api/v1/remotes/reload", nil, nil); err != nil {
 		return fmt.Sprintf("clawd serve did not take the change (%v): restart it", err)
@@ -211,7 +211,7 @@ func runRemoteRemove(ctx context.Context, e *env, o *remoteRemoveOptions, name s
 	for _, k := range res.Kept {
 		fmt.Fprintf(e.stdout, "%s: kept ~/%s: something else is in it\n", name, k)
 	}
-	fmt.Fprintf(e.stdout, "%s: removed; %s\n", name, reloadRemotes(ctx, e))
+	fmt.Fprintf(e.stdout, "%s: removed; %s\n", name, reloadRemotes(ctx, e, "no clawd serve runs"))
 	return nil
 }
 
