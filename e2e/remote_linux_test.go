@@ -392,7 +392,9 @@ func TestRemoteSSH(t *testing.T) {
 	if !strings.Contains(tr.stdout, "box: ok") {
 		t.Errorf("clawd remote test box printed %q, want ok", tr.stdout)
 	}
-	if anyEvent(events.snapshot(), func(e event) bool { return strings.Contains(e.raw, "test") && strings.HasPrefix(e.SessionID, "box:") && e.Kind == "session.start" && e.SessionID != sid && e.SessionID != csid && e.SessionID != "box:direct-ok" }) {
+	if anyEvent(events.snapshot(), func(e event) bool {
+		return strings.Contains(e.raw, "test") && strings.HasPrefix(e.SessionID, "box:") && e.Kind == "session.start" && e.SessionID != sid && e.SessionID != csid && e.SessionID != "box:direct-ok"
+	}) {
 		t.Errorf("the connection test showed up as a session")
 	}
 
