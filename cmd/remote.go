@@ -310,9 +310,12 @@ func linkSummary(l *client.RemoteLink, running bool, now time.Time) string {
 	case l == nil:
 		return "off"
 	}
-	s := l.State + " for " + strings.TrimPrefix(age(now, l.Since), "just now")
-	if l.State == client.LinkUp && age(now, l.Since) == "just now" {
-		s = l.State
+	s := l.State
+	if a := age(now, l.Since); a != "just now" {
+		s += " for " + a
+	}
+	if l.State == client.LinkUp && l.Kind == client.LinkSSH {
+		s += fmt.Sprintf(" (tunnel: its port %d to %s)", l.RemotePort, l.Ingress)
 	}
 	if l.Error != "" {
 		s += ": " + text.Line(l.Error, 120)

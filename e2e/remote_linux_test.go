@@ -190,8 +190,8 @@ func TestRemoteSSH(t *testing.T) {
 	if link.Label != "box" || link.RemotePort != info.Port || link.Generation != 2 || link.TunnelPID == 0 || link.Ingress == "" {
 		t.Errorf("link = %+v, want box up on remote port %d, generation 2, with its tunnel's pid and ingress", link, info.Port)
 	}
-	if r := w.mustClawd(ctx, "status"); !strings.Contains(r.stdout, "box") {
-		t.Logf("clawd status:\n%s", r.stdout)
+	if r := w.mustClawd(ctx, "status"); !strings.Contains(r.stdout, "remote box: up") {
+		t.Errorf("clawd status does not show the link up:\n%s", r.stdout)
 	}
 
 	// 1. Hooks on the box, through ssh: the desktop shows box:<id>.
@@ -392,10 +392,18 @@ func TestRemoteSSH(t *testing.T) {
 	if !strings.Contains(tr.stdout, "box: ok") {
 		t.Errorf("clawd remote test box printed %q, want ok", tr.stdout)
 	}
-	if anyEvent(events.snapshot(), func(e event) bool {
-		return strings.Contains(e.raw, "test") && strings.HasPrefix(e.SessionID, "box:") && e.Kind == "session.start" && e.SessionID != sid && e.SessionID != csid && e.SessionID != "box:direct-ok"
-	}) {
-		t.Errorf("the connection test showed up as a session")
+	// It never shows as a session: the box's sessions are those of its
+	// hooks and the direct post only.
+	st, _ = w.status(ctx)
+	for _, s := range st.Sessions {
+		if strings.HasPrefix(s.SessionID, "box:") && s.SessionID != sid && s.SessionID != "box:direct-ok" {
+			t.Errorf("a session of the box after the connection test: %+v", s)
+		}
+	}
+	for _, e := range events.snapshot() {
+		if strings.HasPrefix(e.SessionID, "box:") && e.SessionID != sid && e.SessionID != csid && e.SessionID != "box:direct-ok" {
+			t.Errorf("an event of another box session: %s", e.raw)
+		}
 	}
 
 	// 7. Remove: the box's settings as they were, nothing of clawd left.
