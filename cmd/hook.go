@@ -54,8 +54,12 @@ func newHookCmd(e *env) *cli.Command {
 		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
-			"over the socket in the clawd home, and nowhere else, and prints the agent's answer. For a\n" +
-			"permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
+			"over the socket in the clawd home, and prints the agent's answer. Where no socket is, on\n" +
+			"a machine `clawd remote add` set up, runtime.json in remote mode names the one port that\n" +
+			"leads to the desktop's clawd, which must prove it holds the profile's token before\n" +
+			"anything is sent; nothing else is ever tried. In WSL the events carry the distro\n" +
+			"(WSL_DISTRO_NAME).\n" +
+			"For a permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
 			"agent's hook timeout minus 30 s, as long as the runtime acknowledges the request within\n" +
 			"a second and keeps its heartbeat (a stopped runtime is given up on within seconds).\n" +
 			"It fails open: whatever goes wrong, it exits 0 with the\n" +

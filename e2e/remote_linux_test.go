@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -418,4 +419,105 @@ func TestRemoteSSH(t *testing.T) {
 		t.Errorf("clawd serve still keeps a link to box after remove: %+v", l)
 	}
 	serve.shutdown()
+}
+
+// fakeWSL writes a wsl.exe for the box: `wsl.exe -d DISTRO --exec
+// /bin/sh -c SCRIPT` runs the script as the box's user, in its HOME,
+// with WSL_DISTRO_NAME set, as WSL runs a command in a distro. Only
+// wsl.exe itself and Windows are stood in for.
+func (b *sshBox) fakeWSL() string {
+	b.t.Helper()
+	path := filepath.Join(b.dir, "wsl.exe")
+	script := fmt.Sprintf(`#!/bin/sh
+[ "$1" = -d ] && [ "$3" = --exec ] && [ "$4" = /bin/sh ] && [ "$5" = -c ] || { echo "fake wsl.exe: unexpected arguments: $*" >&2; exit 2; }
+cd %[1]s
+exec setpriv --reuid=%[2]d --regid=%[3]d --clear-groups env -i HOME=%[1]s PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 WSL_DISTRO_NAME="$2" %[4]s /bin/sh -c "$6"
+`, shQuote(b.home), b.uid, b.gid, strings.Join(raceEnv(), " "))
+	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
+		b.t.Fatal(err)
+	}
+	return path
+}
+
+// TestRemoteWSL: `clawd remote add NAME --wsl DISTRO` through wsl.exe
+// (a stand-in that runs the distro's commands as the box's user): the
+// distro set up as a box is, serve's WSL link with no tunnel, a hook in
+// the distro showing as wsl:<distro>:<id> with no process id, its
+// permission request answered here, and remove leaving its HOME as it was.
+func TestRemoteWSL(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	defer cancel()
+	box := newSSHBox(t)
+	box.writeFile(".claude/settings.json", originalSettings, 0o644)
+	before := box.snapshot()
+	w := newWorld(t)
+	// clawd finds wsl.exe on PATH, as on Windows.
+	wsl := box.fakeWSL()
+	w.pathPrefix = filepath.Dir(wsl)
+
+	r := w.mustClawd(ctx, "remote", "add", "ubuntu", "--wsl", "Ubuntu")
+	t.Logf("clawd remote add --wsl:\n%s", r.stdout)
+	info := box.runtimeInfo()
+	if info.Mode != "remote" || info.Profile != "ubuntu" || info.Port == 0 {
+		t.Fatalf("the distro's runtime.json = %+v", info)
+	}
+	w.startServe()
+	events := w.startEvents()
+	events.sync(ctx)
+	link := w.waitLink(ctx, "ubuntu", "up", 30*time.Second)
+	if link.Label != "wsl:Ubuntu" || link.Ingress != fmt.Sprintf("127.0.0.1:%d", info.Port) || link.TunnelPID != 0 {
+		t.Errorf("WSL link = %+v, want wsl:Ubuntu listening on the distro's port %d, no tunnel", link, info.Port)
+	}
+
+	inDistro := func(stdin, script string) result {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, wsl, "-d", "Ubuntu", "--exec", "/bin/sh", "-c", script)
+		cmd.Stdin = strings.NewReader(stdin)
+		return run(t, cmd)
+	}
+	id := newUUID(t)
+	sid := "wsl:Ubuntu:" + id
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit"} {
+		payload := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"prompt":"hi"}`, id, box.home, ev)
+		if r := inDistro(payload, `CLAUDE_PID=4242 exec "$HOME/.clawd/bin/clawd" hook claude`); r.code != 0 || r.stdout != "" {
+			t.Fatalf("hook %s in the distro: %s", ev, r)
+		}
+	}
+	evs := events.waitFor(20*time.Second, "the distro's prompt", func(evs []event) bool {
+		return anyEvent(forSession(evs, sid), hasKind("prompt.submit"))
+	})
+	for _, e := range forSession(evs, sid) {
+		if strings.Contains(e.raw, "agent_pid") || !strings.Contains(e.raw, `"host":"wsl:Ubuntu"`) {
+			t.Errorf("event of the distro: %s, want host wsl:Ubuntu and no agent pid", e.raw)
+		}
+	}
+	permDone := make(chan result, 1)
+	go func() {
+		payload := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"PermissionRequest","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls"}}`, id, box.home)
+		permDone <- inDistro(payload, `exec "$HOME/.clawd/bin/clawd" hook claude`)
+	}()
+	var pid string
+	w.waitPermissions(ctx, 30*time.Second, "the distro's permission request", func(l []client.PermissionView) bool {
+		for _, p := range l {
+			if p.SessionID == sid {
+				pid = p.ID
+			}
+		}
+		return pid != ""
+	})
+	w.mustPerm(ctx, "deny", pid)
+	select {
+	case r := <-permDone:
+		if r.code != 0 || !strings.Contains(r.stdout, `"behavior":"deny"`) {
+			t.Errorf("the distro's PermissionRequest hook: %s, want the deny", r)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the distro's PermissionRequest hook did not return")
+	}
+
+	w.mustClawd(ctx, "remote", "remove", "ubuntu")
+	if d := diffSnapshots(before, box.snapshot()); len(d) > 0 {
+		t.Errorf("the distro's HOME after remove differs from before the add:\n%s", strings.Join(d, "\n"))
+	}
 }
