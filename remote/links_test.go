@@ -49,10 +49,10 @@ type fakeTunnel struct {
 	once  sync.Once
 }
 
-func (f *fakeTunnel) PID() int              { return 4242 }
+func (f *fakeTunnel) PID() int             { return 4242 }
 func (f *fakeTunnel) Lines() <-chan string { return f.lines }
-func (f *fakeTunnel) Wait() error           { return errors.New("exit status 255") }
-func (f *fakeTunnel) exit()                 { f.once.Do(func() { close(f.lines) }) }
+func (f *fakeTunnel) Wait() error          { return errors.New("exit status 255") }
+func (f *fakeTunnel) exit()                { f.once.Do(func() { close(f.lines) }) }
 
 // timer is one backoff wait the manager asked for.
 type timer struct {
