@@ -407,7 +407,26 @@ func TestRemoteSSH(t *testing.T) {
 		}
 	}
 
-	// 7. Remove: the box's settings as they were, nothing of clawd left.
+	// 7. Added again while clawd serve runs: it takes generation 3 at
+	// once, on the same tunnel, and refuses generation 2 from then on.
+	up := w.waitLink(ctx, "box", "up", 30*time.Second)
+	w.mustClawd(ctx, box.addArgs("box")...)
+	info3 := checkAdded(t, box, 3)
+	if l, _ := w.linkOf(ctx, "box"); l.Generation != 3 || l.State != "up" || l.TunnelPID != up.TunnelPID {
+		t.Errorf("link after adding again = %+v, want generation 3, up on the same tunnel (ssh %d)", l, up.TunnelPID)
+	}
+	if code := post(info.Token, info.Generation, "refused-gen2"); code != http.StatusForbidden {
+		t.Errorf("POST with generation 2 after generation 3: %d, want 403", code)
+	}
+	if code := post(info3.Token, info3.Generation, "direct-gen3"); code != http.StatusNoContent {
+		t.Errorf("POST with generation 3: %d, want 204", code)
+	}
+	hookOK("SessionEnd", `,"reason":"other"`)
+	events.waitFor(30*time.Second, "the box's session.end with generation 3", func(evs []event) bool {
+		return anyEvent(forSession(evs, sid), hasKind("session.end"))
+	})
+
+	// 8. Remove: the box's settings as they were, nothing of clawd left.
 	w.mustClawd(ctx, "remote", "remove", "box")
 	if got := box.readFile(".claude/settings.json"); got != originalSettings {
 		t.Errorf("settings.json after remove =\n%s\nwant the original", got)

@@ -247,3 +247,49 @@ func TestIngressHello(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRefusesARemoteHome: a clawd home whose runtime.json is in
+// remote mode is how its machine's hooks reach a desktop; a runtime
+// there would overwrite the file and then delete it.
+func TestRunRefusesARemoteHome(t *testing.T) {
+	home := t.TempDir()
+	in := client.Info{Mode: client.ModeRemote, Profile: "box", Generation: 1, Port: 41000, Token: "tok"}
+	if err := client.WriteInfo(home, in); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := client.ReadInfo(home)
+	err := New(Config{Home: home}).Run(context.Background(), 0, func(client.Info) { t.Error("a runtime started in a remote's clawd home") })
+	if !errors.Is(err, ErrRemoteHome) {
+		t.Errorf("Run in a remote's clawd home = %v, want ErrRemoteHome", err)
+	}
+	if after, err := client.ReadInfo(home); err != nil || after != before {
+		t.Errorf("runtime.json after the refusal = %+v, %v; want it untouched", after, err)
+	}
+}
+
+// BenchmarkRemotePostEvent is one remote hook's delivery over loopback,
+// without the tunnel: a connection, the hello, the event.
+func BenchmarkRemotePostEvent(b *testing.B) {
+	s := New(Config{Home: b.TempDir(), Version: "bench"})
+	in := &Ingress{Label: "box"}
+	in.SetCredentials("tok", 1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	in.Port = ln.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeIngress(ctx, ln, in) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	r := client.Remote{Profile: "box", Port: in.Port, Token: "tok", Generation: 1}
+	ev, _ := json.Marshal(agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "s", ToolName: "Bash", Time: time.Now()})
+	for b.Loop() {
+		if err := r.PostEvent(context.Background(), ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
