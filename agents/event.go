@@ -16,11 +16,16 @@ type Kind string
 
 // The normalized event kinds.
 const (
-	KindSessionStart      Kind = "session.start"
-	KindSessionEnd        Kind = "session.end"
-	KindSetup             Kind = "session.setup"
-	KindPromptSubmit      Kind = "prompt.submit"
-	KindPromptExpansion   Kind = "prompt.expansion"
+	KindSessionStart    Kind = "session.start"
+	KindSessionEnd      Kind = "session.end"
+	KindSetup           Kind = "session.setup"
+	KindPromptSubmit    Kind = "prompt.submit"
+	KindPromptExpansion Kind = "prompt.expansion"
+	// KindPromptContinue: the agent sends a turn's tool results back to
+	// the model; the same turn goes on (Qwen Code fires UserPromptSubmit
+	// again, with an empty prompt, for it). Not a new turn: no title, and
+	// nothing that reacts to a prompt does.
+	KindPromptContinue    Kind = "prompt.continue"
 	KindToolStart         Kind = "tool.start"
 	KindToolEnd           Kind = "tool.end"
 	KindToolFailure       Kind = "tool.failure"
@@ -59,7 +64,7 @@ var kinds = map[Kind]bool{}
 
 func init() {
 	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindPromptSubmit,
-		KindPromptExpansion, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
+		KindPromptExpansion, KindPromptContinue, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
 		KindPermissionRequest, KindPermissionDenied, KindQuestion, KindQuestionAnswered,
 		KindNotification, KindSubagentStart, KindSubagentStop, KindCompactStart,
 		KindCompactEnd, KindTurnEnd, KindTurnFailure, KindCwdChange, KindModelSwitch,
