@@ -91,7 +91,7 @@ type Supports struct {
 }
 
 // registry holds every supported agent, in display order.
-var registry = []*Agent{Claude, Codex}
+var registry = []*Agent{Claude, Codex, Qwen, Copilot}
 
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }
