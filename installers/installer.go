@@ -61,8 +61,10 @@ var ErrUnsupported = errors.New("clawd cannot install into this agent")
 
 // constructors makes each agent's installer for an environment.
 var constructors = map[string]func(getenv func(string) string) (Installer, error){
-	agents.Claude.ID: func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
-	agents.Codex.ID:  func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
+	agents.Claude.ID:  func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
+	agents.Codex.ID:   func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
+	agents.Qwen.ID:    func(getenv func(string) string) (Installer, error) { return NewQwen(getenv) },
+	agents.Copilot.ID: func(getenv func(string) string) (Installer, error) { return NewCopilot(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
