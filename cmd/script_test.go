@@ -98,6 +98,11 @@ func installTestEnv(home, binary string) (*env, *bytes.Buffer, *bytes.Buffer) {
 // which testscript cannot tell apart beyond zero and non-zero.
 func TestInstallExitCodes(t *testing.T) {
 	installed := fmt.Sprintf("claude: installed %d hooks in ", len(agents.Claude.Hooks))
+	var ids []string
+	for _, a := range agents.All() {
+		ids = append(ids, a.ID)
+	}
+	known := strings.Join(ids, ", ")
 	tests := []struct {
 		name     string
 		args     []string
@@ -110,9 +115,9 @@ func TestInstallExitCodes(t *testing.T) {
 		{name: "install", args: []string{"install", "claude"}, want: 0, stdout: installed},
 		{name: "alias", args: []string{"install", "claude-code", "claude"}, want: 0, stdout: installed},
 		{name: "all", args: []string{"install", "--all"}, want: 0, stdout: "claude: skipped: not found ("},
-		{name: "no agent", args: []string{"install"}, want: 2, stderr: "clawd: name the agent to install (clawd install claude) or use --all; agents: claude, codex\n"},
+		{name: "no agent", args: []string{"install"}, want: 2, stderr: "clawd: name the agent to install (clawd install claude) or use --all; agents: " + known + "\n"},
 		{name: "no agent uninstall", args: []string{"uninstall"}, want: 2, stderr: "or use --all"},
-		{name: "unknown agent", args: []string{"install", "claude", "kodex"}, want: 2, stderr: "clawd: unknown agent \"kodex\"; known agents: claude, codex\n"},
+		{name: "unknown agent", args: []string{"install", "claude", "kodex"}, want: 2, stderr: "clawd: unknown agent \"kodex\"; known agents: " + known + "\n"},
 		{name: "unknown agent uninstall", args: []string{"uninstall", "kodex"}, want: 2, stderr: "unknown agent \"kodex\""},
 		{name: "bad flag", args: []string{"install", "--force", "claude"}, want: 2, stderr: "flag provided but not defined"},
 		{
