@@ -161,6 +161,15 @@ func TestManagerKeepsTheTunnel(t *testing.T) {
 	if f.args[len(f.args)-1] != "me@box.example" || f.args[len(f.args)-2] != "--" {
 		t.Errorf("tunnel args %q: want `-- me@box.example` last, and no command", f.args)
 	}
+	// The tunnel's pid is noted once Start returned it.
+	deadline := time.After(10 * time.Second)
+	for l := link(); l.TunnelPID == 0; l = link() {
+		select {
+		case <-rt.changed:
+		case <-deadline:
+			t.Fatalf("the link never noted its tunnel's pid: %+v", l)
+		}
+	}
 	if l := link(); l.State != client.LinkConnecting || l.Attempts != 1 || l.TunnelPID != 4242 {
 		t.Errorf("link while ssh connects = %+v", l)
 	}
