@@ -50,6 +50,8 @@ func newRemoteCmd(e *env) *cli.Command {
 			newRemoteRemoveCmd(e),
 			newRemoteListCmd(e),
 			newRemoteTestCmd(e),
+			newRemoteSwitchCmd(e, "enable", false),
+			newRemoteSwitchCmd(e, "disable", true),
 			newRemoteHereCmd(e, "setup-here", runSetupHere),
 			newRemoteHereCmd(e, "teardown-here", runTeardownHere),
 			newRemoteHereCmd(e, "test-here", runTestHere),
@@ -281,7 +283,11 @@ func runRemoteList(ctx context.Context, e *env, o *remoteListOptions) error {
 		if en.Kind == client.LinkWSL {
 			machine = "WSL " + en.Distro
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", en.Name, text.Line(machine, 0), en.RemotePort, en.Generation, linkSummary(en.Link, links != nil, e.now()))
+		summary := linkSummary(en.Link, links != nil, e.now())
+		if en.Disabled {
+			summary = "disabled (clawd remote enable " + en.Name + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", en.Name, text.Line(machine, 0), en.RemotePort, en.Generation, summary)
 	}
 	return tw.Flush()
 }
@@ -385,6 +391,39 @@ func runRemoteTest(ctx context.Context, e *env, name string) error {
 	fmt.Fprintf(e.stdout, "%s: ok: a test went from the remote (clawd %s) through the link into this clawd with generation %d (%d ms, ssh included)\n",
 		name, text.Line(ans.Version, 40), p.Generation, took.Milliseconds())
 	return nil
+}
+
+// newRemoteSwitchCmd is `clawd remote enable|disable NAME`: whether
+// clawd serve keeps the remote's link (its ingress and tunnel).
+func newRemoteSwitchCmd(e *env, name string, disabled bool) *cli.Command {
+	usage := "keep a remote's link again while clawd serve runs"
+	if disabled {
+		usage = "stop keeping a remote's link (its hooks then fail open, as with the tunnel down)"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		ArgsUsage: "NAME",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return exitCode(2, fmt.Errorf("usage: clawd remote %s NAME", name))
+			}
+			st, err := remote.Load(e.home())
+			if err != nil {
+				return exitCode(1, err)
+			}
+			p := st.Get(c.Args().First())
+			if p == nil {
+				return exitCode(1, fmt.Errorf("no remote %q (clawd remote list)", c.Args().First()))
+			}
+			p.Disabled = disabled
+			if err := st.Save(); err != nil {
+				return exitCode(1, err)
+			}
+			fmt.Fprintf(e.stdout, "%s: %sd; %s\n", p.Name, name, reloadRemotes(ctx, e, "clawd serve is not running"))
+			return nil
+		},
+	}
 }
 
 // newRemoteHereCmd is one of the hidden commands `clawd remote` runs on

@@ -426,6 +426,20 @@ func TestRemoteSSH(t *testing.T) {
 		return anyEvent(forSession(evs, sid), hasKind("session.end"))
 	})
 
+	// Disabled: no link (its hooks fail open); enabled: up again.
+	w.mustClawd(ctx, "remote", "disable", "box")
+	if l, ok := w.linkOf(ctx, "box"); ok {
+		t.Errorf("a link of the disabled box: %+v", l)
+	}
+	if r := w.mustClawd(ctx, "remote", "list"); !strings.Contains(r.stdout, "disabled") {
+		t.Errorf("clawd remote list does not show box disabled:\n%s", r.stdout)
+	}
+	if r := box.hook(ctx, payload("SessionStart", `,"source":"resume"`)); r.code != 0 || r.stdout != "" {
+		t.Errorf("hook on the disabled box: %s, want exit 0 and no output", r)
+	}
+	w.mustClawd(ctx, "remote", "enable", "box")
+	w.waitLink(ctx, "box", "up", 60*time.Second)
+
 	// 8. Remove: the box's settings as they were, nothing of clawd left.
 	w.mustClawd(ctx, "remote", "remove", "box")
 	if got := box.readFile(".claude/settings.json"); got != originalSettings {
