@@ -39,6 +39,15 @@ type env struct {
 // home returns the clawd home folder.
 func (e *env) home() string { return clawdhome.Dir(e.getenv) }
 
+// writingTo returns a copy of e that prints to w (both stdout and stderr),
+// in the same language.
+func (e *env) writingTo(w io.Writer) *env {
+	sub := &env{stdin: e.stdin, stdout: w, stderr: w, getenv: e.getenv, now: e.now,
+		executable: e.executable, lang: e.printer()}
+	sub.langOnce.Do(func() {}) // the language is e's
+	return sub
+}
+
 // exitError carries a process exit code with an error message.
 type exitError struct {
 	code int
@@ -157,6 +166,7 @@ func newRootCmd(e *env) *cli.Command {
 			newDNDCmd(e),
 			newAgentsCmd(e),
 			newAutomationsCmd(e),
+			newRemoteCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newAutostartCmd(e),

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -118,6 +119,9 @@ func renderStatus(e *env, snap client.Snapshot) {
 	w, now, home, p := e.stdout, e.now(), e.getenv("HOME"), e.printer()
 	display := text.Line(snap.DisplayState, 0)
 	fmt.Fprintln(w, e.t("status.display", tray.StateLabel(p, client.SessionView{State: display})))
+	for _, l := range snap.Remotes {
+		fmt.Fprintln(w, e.t("status.remote", text.Line(l.Profile, 0), linkSummary(p, &l, true, now)))
+	}
 	if len(snap.Sessions) == 0 {
 		fmt.Fprintln(w, e.t("status.none"))
 		return
@@ -133,8 +137,13 @@ func renderStatus(e *env, snap client.Snapshot) {
 		if title == "" {
 			title = "-"
 		}
-		tw.Row(text.Line(s.Agent, 0), text.Line(state, 0), title,
-			text.Line(shortPath(s.Cwd, home), 0), age(p, now, s.UpdatedAt))
+		agent, folder := text.Line(s.Agent, 0), text.Line(shortPath(s.Cwd, home), 0)
+		if s.Host != "" {
+			// A remote's folder is a path on that machine.
+			agent += " @" + text.Line(s.Host, 0)
+			folder = text.Line(s.Host, 0) + ":" + text.Line(cmp.Or(s.Cwd, "-"), 0)
+		}
+		tw.Row(agent, text.Line(state, 0), title, folder, age(p, now, s.UpdatedAt))
 	}
 	tw.Flush()
 }

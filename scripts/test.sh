@@ -25,5 +25,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 go vet ./...
-# The release build takes minutes on a cold build cache: more than go test's default 10.
+# The end-to-end package runs every real agent CLI, and the release build takes
+# minutes on a cold build cache; on a loaded 2-core machine either can pass
+# go test's default 10-minute limit per package.
 go test -race -count=1 -timeout 30m ./... "$@"

@@ -55,6 +55,10 @@ type SessionRef struct {
 	Agent, ID  string
 	PID        int
 	Cwd, Title string
+	// Host is the remote machine the session runs on (see
+	// client.SessionView.Host): nothing here is brought to the front
+	// for it.
+	Host string
 }
 
 // Item is one menu entry. Key is stable across rebuilds for the same
@@ -139,13 +143,29 @@ func Build(v View) Menu {
 			break
 		}
 		r := ref(byKey, s.Agent, s.SessionID, s.Cwd, s.Title)
-		m.Items = append(m.Items, Item{
+		it := Item{
 			Key:     "session:" + s.Agent + "/" + s.SessionID,
 			Label:   sessionLabel(p, s, v.Now),
 			Tooltip: text.Line(s.Cwd, 0),
 			Enabled: true,
 			Action:  Action{Kind: ActFocus, Session: r},
-		})
+		}
+		if s.Host != "" {
+			// Its terminal is on another machine: nothing to click.
+			it.Enabled, it.Action = false, Action{}
+			it.Tooltip = p.T("tray.on_host", text.Line(s.Host, 0), text.Line(s.Cwd, 0))
+		}
+		m.Items = append(m.Items, it)
+	}
+	if len(v.Remotes) > 0 {
+		m.Items = append(m.Items, sep("sep-remotes"))
+		for _, l := range v.Remotes {
+			label := p.T("tray.remote", text.Line(l.Label, 0), LinkState(p, l.State))
+			if l.Error != "" {
+				label += " (" + text.Line(l.Error, 0) + ")"
+			}
+			m.Items = append(m.Items, Item{Key: "remote:" + l.Profile, Label: clip(label)})
+		}
 	}
 
 	m.Items = append(m.Items, sep("sep-settings"),
@@ -204,7 +224,7 @@ func urgency(s client.SessionView) int {
 func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) SessionRef {
 	r := SessionRef{Agent: agent, ID: id, Cwd: cwd, Title: title}
 	if s, ok := byKey[[2]string{agent, id}]; ok {
-		r.PID = s.AgentPID
+		r.PID, r.Host = s.AgentPID, s.Host
 		r.Cwd = cmp.Or(s.Cwd, cwd)
 		r.Title = cmp.Or(s.Title, title)
 	}
@@ -291,6 +311,9 @@ func sessionLabel(p i18n.Printer, s client.SessionView, now time.Time) string {
 	if s.Headless {
 		label += p.T("tray.headless")
 	}
+	if s.Host != "" {
+		label += " @" + text.Line(s.Host, 0)
+	}
 	if p := place(s.Title, s.Cwd); p != "" {
 		label += " · " + p
 	}
@@ -322,6 +345,16 @@ func StateLabel(p i18n.Printer, s client.SessionView) string {
 		return p.T("state." + string(st))
 	}
 	return s.State
+}
+
+// LinkState is a remote link's state as a word: "up", "connecting",
+// "down".
+func LinkState(p i18n.Printer, st string) string {
+	switch st {
+	case client.LinkUp, client.LinkConnecting, client.LinkDown:
+		return p.T("remote." + st)
+	}
+	return st
 }
 
 // Age is a short duration for a menu: "now", "45s", "12m", "3h", "2d".
