@@ -65,27 +65,12 @@ func goreleaser(t *testing.T) string {
 func snapshotRepo(t *testing.T) (string, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clawd")
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		data, err := os.ReadFile(filepath.Join(root, f))
-		if os.IsNotExist(err) {
-			continue // deleted, not yet committed
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		fi, err := os.Stat(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := filepath.Join(dir, f)
+	for _, f := range repoFiles(t) {
+		dst := filepath.Join(dir, f.name)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(dst, data, fi.Mode().Perm()); err != nil {
+		if err := os.WriteFile(dst, f.data, f.mode); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -107,12 +92,45 @@ func snapshotRepo(t *testing.T) (string, string) {
 	return dir, git("rev-parse", "HEAD")
 }
 
+type repoFile struct {
+	name string // slash-separated, relative to the repository
+	data []byte
+	mode os.FileMode
+}
+
+// repoFiles returns the repository's files, committed or not, as git
+// sees them (ignored files left out).
+func repoFiles(t *testing.T) []repoFile {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	var files []repoFile
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if os.IsNotExist(err) {
+			continue // deleted, not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, repoFile{f, data, fi.Mode().Perm()})
+	}
+	return files
+}
+
 // TestSnapshot runs `goreleaser check` and `goreleaser release --snapshot`
 // and checks the release: every archive with README, LICENSE and
 // CHANGELOG, checksums that match, static Linux and Windows binaries (the
 // linux/amd64 one runs `version`), the .deb's metadata and files, the
 // .rpm, the formula and the manifest.
 func TestSnapshot(t *testing.T) {
+	t.Parallel()
 	gr := goreleaser(t)
 	dir, commit := snapshotRepo(t)
 	run := func(args ...string) string {
