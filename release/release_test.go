@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
 	"debug/elf"
@@ -126,9 +127,9 @@ func repoFiles(t *testing.T) []repoFile {
 
 // TestSnapshot runs `goreleaser check` and `goreleaser release --snapshot`
 // and checks the release: every archive with README, LICENSE and
-// CHANGELOG, checksums that match, static Linux and Windows binaries (the
-// linux/amd64 one runs `version`), the .deb's metadata and files, the
-// .rpm, the formula and the manifest.
+// CHANGELOG, checksums that match, static Linux and Windows binaries that
+// run `version` (linux/arm64 under qemu-user, windows/amd64 under Wine),
+// the .deb's and .rpm's metadata and files, the formula and the manifest.
 func TestSnapshot(t *testing.T) {
 	t.Parallel()
 	gr := goreleaser(t)
@@ -185,8 +186,8 @@ func TestSnapshot(t *testing.T) {
 		case "darwin":
 			checkMachO(t, name, bin, tg.arch)
 		}
-		if tg.os == goruntime.GOOS && tg.arch == goruntime.GOARCH {
-			checkVersion(t, bin, ver, commit)
+		if r, ok := runnerFor(t, tg.os, tg.arch); ok {
+			checkVersion(t, r, tg.os, tg.arch, bin, ver, commit)
 		}
 	}
 
@@ -196,12 +197,8 @@ func TestSnapshot(t *testing.T) {
 		checkSum(t, sums, dist, pkg)
 	}
 	checkDeb(t, dir, filepath.Join(dist, "clawd_"+debVer+"_amd64.deb"), debVer)
-	for _, rpm := range []string{"clawd-" + debVer + "-1.x86_64.rpm", "clawd-" + debVer + "-1.aarch64.rpm"} {
-		b, err := os.ReadFile(filepath.Join(dist, rpm))
-		if err != nil || !bytes.HasPrefix(b, []byte{0xed, 0xab, 0xee, 0xdb}) {
-			t.Errorf("%s is not an RPM package (%v)", rpm, err)
-		}
-	}
+	checkRPM(t, filepath.Join(dist, "clawd-"+debVer+"-1.x86_64.rpm"), debVer, "x86_64")
+	checkRPM(t, filepath.Join(dist, "clawd-"+debVer+"-1.aarch64.rpm"), debVer, "aarch64")
 	checkFormula(t, dist, ver, sums)
 	checkScoop(t, dist, ver, sums)
 }
@@ -359,7 +356,7 @@ var windowsSystemDLLs = []string{"kernel32.dll", "ntdll.dll", "advapi32.dll", "u
 	"version.dll", "shlwapi.dll", "combase.dll", "comdlg32.dll", "mswsock.dll", "api-ms-win-core-synch-l1-2-0.dll"}
 
 // checkWindowsPE: a 64-bit PE that imports system DLLs only (no C runtime
-// or other DLL beside it to ship). Wine is not at hand here to run it.
+// or other DLL beside it to ship). checkVersion runs it under Wine.
 func checkWindowsPE(t *testing.T, name string, bin []byte) {
 	t.Helper()
 	f, err := pe.NewFile(bytes.NewReader(bin))
@@ -413,32 +410,40 @@ func checkMachO(t *testing.T, name string, bin []byte, arch string) {
 	}
 }
 
-// checkVersion runs the release binary's `clawd version --json`: the
-// snapshot's version, the commit built, a build date, this Go.
-func checkVersion(t *testing.T, bin []byte, ver, commit string) {
+// checkVersion runs the release binary's `clawd version --json` with r:
+// the snapshot's version, the commit built, a build date, this Go, its OS
+// and CPU.
+func checkVersion(t *testing.T, r runner, goos, goarch string, bin []byte, ver, commit string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "clawd")
+	name := "clawd"
+	if goos == "windows" {
+		name += ".exe"
+	}
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(path, "version", "--json").Output()
+	out, err := r.command(path, "version", "--json").Output()
 	if err != nil {
-		t.Fatalf("clawd version --json: %v", err)
+		t.Errorf("%s/%s: clawd version --json: %v", goos, goarch, err)
+		return
 	}
 	var got struct{ Version, Commit, Date, Go, OS, Arch string }
 	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("clawd version --json = %s: %v", out, err)
+		t.Errorf("%s/%s: clawd version --json = %s: %v", goos, goarch, out, err)
+		return
 	}
-	if got.Version != ver || got.Commit != commit || got.Go != goruntime.Version() || got.OS != goruntime.GOOS {
-		t.Errorf("clawd version --json = %+v, want version %s, commit %s, %s", got, ver, commit, goruntime.Version())
+	if got.Version != ver || got.Commit != commit || got.Go != goruntime.Version() || got.OS != goos || got.Arch != goarch {
+		t.Errorf("%s/%s: clawd version --json = %+v, want version %s, commit %s, %s", goos, goarch, got, ver, commit, goruntime.Version())
 	}
 	if _, err := time.Parse(time.RFC3339, got.Date); err != nil {
-		t.Errorf("clawd version --json date %q: %v", got.Date, err)
+		t.Errorf("%s/%s: clawd version --json date %q: %v", goos, goarch, got.Date, err)
 	}
-	out, err = exec.Command(path, "version").Output()
+	out, err = r.command(path, "version").Output()
 	if err != nil || !strings.HasPrefix(string(out), "clawd "+ver+"\n") {
-		t.Errorf("clawd version = %q, %v", out, err)
+		t.Errorf("%s/%s: clawd version = %q, %v", goos, goarch, out, err)
 	}
+	t.Logf("%s/%s: %s runs clawd version", goos, goarch, cmp.Or(strings.Join(r.argv, " "), "this machine"))
 }
 
 // checkDeb reads the .deb with dpkg-deb: its control fields, its files,
@@ -485,6 +490,36 @@ func checkDeb(t *testing.T, repo, deb, debVer string) {
 	same(filepath.Join(x, "usr/lib/systemd/user/clawd.service"), filepath.Join(repo, "packaging", "clawd.service"))
 	same(filepath.Join(x, "usr/bin/clawd"), filepath.Join(repo, "dist", "clawd_linux_amd64_v1", "clawd"))
 	same(filepath.Join(x, "usr/share/doc/clawd/copyright"), filepath.Join(repo, "LICENSE"))
+}
+
+// checkRPM reads the .rpm with rpm: its header and its files, with their
+// modes.
+func checkRPM(t *testing.T, path, ver, arch string) {
+	t.Helper()
+	info, err := exec.Command("rpm", "-qip", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("rpm -qip %s: %v\n%s", path, err, info)
+	}
+	for _, want := range []string{`Name +: clawd\n`, `Version +: ` + regexp.QuoteMeta(ver) + `\n`,
+		`Architecture: ` + arch + `\n`, `License +: MIT\n`, `URL +: https://github\.com/clawdhq/clawd\n`,
+		`Summary +: See and answer every AI coding agent on this machine\.\n`} {
+		if !regexp.MustCompile(want).Match(info) {
+			t.Errorf("rpm -qip %s lacks %s:\n%s", filepath.Base(path), want, info)
+		}
+	}
+	files, err := exec.Command("rpm", "-qlvp", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("rpm -qlvp %s: %v\n%s", path, err, files)
+	}
+	for _, want := range []string{
+		`(?m)^-rwxr-xr-x .* root +root .* /usr/bin/clawd$`,
+		`(?m)^-rw-r--r-- .* root +root .* /usr/lib/systemd/user/clawd\.service$`,
+		`(?m)^-rw-r--r-- .* root +root .* /usr/share/doc/clawd/copyright$`,
+	} {
+		if !regexp.MustCompile(want).Match(files) {
+			t.Errorf("rpm -qlvp %s lacks %s:\n%s", filepath.Base(path), want, files)
+		}
+	}
 }
 
 // checkFormula: the Homebrew formula names this version and the macOS

@@ -10,6 +10,11 @@
 #   desktop-file-validate (apt: desktop-file-utils)  checks its XDG entry
 #   bash-completion (apt)                 the completion test's bash
 #   dpkg-deb (apt: dpkg)                  reads the release's .deb
+#   rpm (apt)                             reads the release's .rpm
+#   qemu-aarch64-static (apt: qemu-user-static)  runs the linux/arm64 binary
+#   Wine (apt: wine64) and mingw-w64 (apt: gcc-mingw-w64-x86-64-win32)
+#       run the windows/amd64 binary; mingw builds the bcryptprimitives.dll
+#       Go needs and Debian 12's Wine 8 lacks (release/testdata)
 set -euo pipefail
 
 CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
@@ -47,5 +52,9 @@ need systemd-analyze systemd
 need desktop-file-validate desktop-file-utils
 need /usr/share/bash-completion/bash_completion bash-completion
 need dpkg-deb dpkg
+need rpm rpm
+need qemu-aarch64-static qemu-user-static
+need /usr/lib/wine/wine64 wine64
+need x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64-win32
 need git git
 install_goreleaser
