@@ -49,18 +49,23 @@ func TestAutostartRefusesGoRun(t *testing.T) {
 	}
 }
 
-// TestStatusChinese: the status table in Simplified Chinese, from the
-// locale; the states are words, the agent ids stay ids.
+// TestStatusChinese: the status table and the remote links in Simplified
+// Chinese, from the locale; the states are words, the agent ids stay ids.
 func TestStatusChinese(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": "zh_CN.UTF-8", "HOME": "/home/u"})
 	e.now = func() time.Time { return now }
-	renderStatus(e, client.Snapshot{DisplayState: "working", Sessions: []client.SessionView{
+	renderStatus(e, client.Snapshot{DisplayState: "working", Remotes: []client.RemoteLink{
+		{Profile: "devbox", Kind: client.LinkWSL, State: client.LinkUp, Since: now.Add(-3 * time.Minute)},
+		{Profile: "ci", Kind: client.LinkSSH, State: client.LinkDown, Since: now, Error: "connection refused", NextTry: now.Add(10 * time.Second)},
+	}, Sessions: []client.SessionView{
 		{Agent: "claude", SessionID: "s1", State: "working", Tool: "Bash", Title: "修复登录", Cwd: "/home/u/shop", UpdatedAt: now.Add(-90 * time.Second)},
 		{Agent: "codex", SessionID: "s2", State: "idle", Headless: true, Cwd: "/srv/ci", UpdatedAt: now},
 	}})
 	// Aligned in terminal columns: a Chinese character takes two.
 	want := "显示：工作中\n" +
+		"远程 devbox：已连接 3 分钟\n" +
+		"远程 ci：已断开: connection refused（10 秒后重试）\n" +
 		"智能体  状态            标题      文件夹   时长\n" +
 		"claude  工作中（Bash）  修复登录  ~/shop   1 分钟\n" +
 		"codex   空闲（无界面）  -         /srv/ci  刚刚\n"
