@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -79,7 +78,7 @@ func runPermissions(ctx context.Context, e *env, o *permissionsOptions) error {
 		}
 		return printJSON(e.stdout, list, true)
 	}
-	renderPermissions(e.stdout, list, e.now(), e.getenv("HOME"))
+	renderPermissions(e.stdout, e.printer(), list, e.now(), e.getenv("HOME"))
 	return nil
 }
 
@@ -112,17 +111,20 @@ func waitPermissions(ctx context.Context, c *client.Client) ([]client.Permission
 	}
 }
 
-func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time, home string) {
+// renderPermissions prints the pending requests as a table for people, in
+// their language; ids, agents, tools and what the agents wrote stay as
+// they are.
+func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionView, now time.Time, home string) {
 	if len(list) == 0 {
-		fmt.Fprintln(w, "no pending permission requests")
+		fmt.Fprintln(w, pr.T("permissions.none"))
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tAGENT\tSESSION\tTOOL\tSUMMARY\tAGE\tSUGGESTIONS")
+	tw := newTable(w)
+	tw.Row(pr.T("permissions.header"))
 	for _, p := range list {
 		agent := cell(p.Agent)
 		if p.Headless {
-			agent += " (headless)"
+			agent += pr.T("tray.headless")
 		}
 		session := p.Title
 		if session == "" {
@@ -139,10 +141,9 @@ func renderPermissions(w io.Writer, list []client.PermissionView, now time.Time,
 			for i, o := range p.Options {
 				opts[i] = text.Line(o, 0)
 			}
-			offers = cell("options: " + strings.Join(opts, " | "))
+			offers = cell(pr.T("permissions.options", strings.Join(opts, " | ")))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(p.ID), agent, cell(session), tool, cell(p.Summary),
-			age(i18n.Printer{}, now, p.CreatedAt), offers)
+		tw.Row(cell(p.ID), agent, cell(session), tool, cell(p.Summary), age(pr, now, p.CreatedAt), offers)
 	}
 	tw.Flush()
 }

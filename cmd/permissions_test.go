@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -326,7 +327,7 @@ func TestPermissionsRealRuntime(t *testing.T) {
 
 func TestRenderPermissionsShowsQuestionOptions(t *testing.T) {
 	var b strings.Builder
-	renderPermissions(&b, []client.PermissionView{{
+	renderPermissions(&b, i18n.Printer{}, []client.PermissionView{{
 		ID: "q1", Kind: client.KindQuestion, Agent: "claude", Tool: "AskUserQuestion",
 		Summary: "Which color?", Options: []string{"Red", "Blue"}, CreatedAt: time.Now(),
 	}}, time.Now(), "")
