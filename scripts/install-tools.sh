@@ -9,6 +9,7 @@
 #   systemd-analyze (apt: systemd)        checks autostart's user unit
 #   desktop-file-validate (apt: desktop-file-utils)  checks its XDG entry
 #   bash-completion (apt)                 the completion test's bash
+#   plistutil (apt: libplist-utils)       reads autostart's LaunchAgent
 #   dpkg-deb (apt: dpkg)                  reads the release's .deb
 #   rpm (apt)                             reads the release's .rpm
 #   qemu-aarch64-static (apt: qemu-user-static)  runs the linux/arm64 binary
@@ -51,6 +52,7 @@ need() {
 need systemd-analyze systemd
 need desktop-file-validate desktop-file-utils
 need /usr/share/bash-completion/bash_completion bash-completion
+need plistutil libplist-utils
 need dpkg-deb dpkg
 need rpm rpm
 need qemu-aarch64-static qemu-user-static

@@ -224,3 +224,51 @@ func TestEnableRefusesRelative(t *testing.T) {
 		t.Errorf("Enable(relative binary) = %v, want ErrNotAbsolute", err)
 	}
 }
+
+// plistRoundTrip has libplist (Debian's plistutil) read a property list
+// and write it back as XML; "" when it cannot read it.
+func plistRoundTrip(t *testing.T, plist []byte) string {
+	t.Helper()
+	pu, err := exec.LookPath("plistutil")
+	if err != nil {
+		t.Fatalf("plistutil not found (scripts/install-tools.sh installs libplist-utils): %v", err)
+	}
+	in := filepath.Join(t.TempDir(), "in.plist")
+	if err := os.WriteFile(in, plist, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Through the binary form: XML to XML would copy the file as it is.
+	// plistutil exits 0 on every error: its "ERROR" says it.
+	bin := in + ".bin"
+	out, err := exec.Command(pu, "-i", in, "-f", "bin", "-o", bin).CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("ERROR")) {
+		return ""
+	}
+	out, err = exec.Command(pu, "-i", bin, "-f", "xml").CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("ERROR")) {
+		return ""
+	}
+	return string(out)
+}
+
+// TestLaunchAgentPlist: another property list parser reads the
+// LaunchAgent as written, key for key (launchd itself is macOS's only;
+// its XML is what is checked here).
+func TestLaunchAgentPlist(t *testing.T) {
+	plist := LaunchAgent("/Applications/clawd tools/clawd", []string{"CLAWD_HOME=/Users/u/.clawd <work> & co"}, "/Users/u/.clawd/serve.log")
+	// plistutil writes no comments.
+	var want bytes.Buffer
+	for _, line := range bytes.SplitAfter(plist, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("<!--")) {
+			want.Write(line)
+		}
+	}
+	if got := plistRoundTrip(t, plist); got != want.String() {
+		t.Errorf("plistutil reads the LaunchAgent as\n%s\nwant\n%s", got, want.String())
+	}
+	// The check fires on a broken one.
+	bad := bytes.Replace(plist, []byte("</array>"), nil, 1)
+	if got := plistRoundTrip(t, bad); got == want.String() {
+		t.Errorf("plistutil read a LaunchAgent without </array> as the good one")
+	}
+}
