@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/internal/autostart"
+	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime"
 )
 
@@ -39,7 +40,8 @@ func newUninstallCmd(e *env) *cli.Command {
 			"--all --purge removes everything clawd put on this machine: every agent's hooks, the\n" +
 			"autostart entry and the clawd home (config.toml, installed.json, automations and\n" +
 			"their history), after asking (--yes: without). It refuses while a clawd serve runs on\n" +
-			"the clawd home, except the one autostart runs, which it stops; and it keeps the clawd\n" +
+			"the clawd home, except the one autostart runs, which it stops, and while remote machines\n" +
+			"report here (clawd remote remove takes clawd off them first); and it keeps the clawd\n" +
 			"home when a hook could not be removed, so that a second run finds what is left.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
@@ -77,6 +79,19 @@ func runPurge(ctx context.Context, e *env, o *uninstallOptions, names []string) 
 	}
 	if err := checkPurgeable(home, e.userHome()); err != nil {
 		return exitCode(1, err)
+	}
+	// The remotes' profiles are what finds clawd on those machines again:
+	// without them nothing takes it off.
+	remotes, err := remote.Load(home)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	if len(remotes.Profiles) > 0 {
+		var names []string
+		for _, p := range remotes.Profiles {
+			names = append(names, p.Name)
+		}
+		return exitCode(1, errors.New(e.t("purge.remotes", strings.Join(names, ", "))))
 	}
 	ao := e.autostart()
 	ao.ClawdHome = home
