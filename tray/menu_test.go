@@ -324,21 +324,6 @@ func TestAge(t *testing.T) {
 	}
 }
 
-func TestRequestSummary(t *testing.T) {
-	tests := []struct{ tool, summary, want string }{
-		{"Bash", "npm test", "Bash: npm test"},
-		{"Bash", "Bash: npm test", "Bash: npm test"},
-		{"Bash", "", "Bash"},
-		{"Write", "Write", "Write"},
-		{"", "something", "something"},
-	}
-	for _, tt := range tests {
-		if got := RequestSummary(client.PermissionView{Tool: tt.tool, Summary: tt.summary}); got != tt.want {
-			t.Errorf("RequestSummary(%q, %q) = %q, want %q", tt.tool, tt.summary, got, tt.want)
-		}
-	}
-}
-
 // TestBuildLabelsInert: a session's title, folder, tool and a request's
 // summary, suggestions and options reach the menu as one line each,
 // without control or format characters.
