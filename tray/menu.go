@@ -19,6 +19,9 @@ import (
 type View struct {
 	client.View
 	Now time.Time
+	// Dashboard offers "Open dashboard" (the tray was given a way to open
+	// it).
+	Dashboard bool
 }
 
 // ActionKind is what clicking a menu item does.
@@ -33,6 +36,7 @@ const (
 	ActPause                 // pause notifications for PauseFor
 	ActResume                // resume notifications
 	ActOpenConfig            // open the clawd home in the file manager
+	ActDashboard             // open the web dashboard in the browser
 	ActQuit                  // stop the runtime and the tray
 )
 
@@ -145,6 +149,10 @@ func Build(v View) Menu {
 	} else {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
 			Label: "Pause notifications for 1 h"})
+	}
+	if v.Dashboard {
+		m.Items = append(m.Items, Item{Key: "dashboard", Label: "Open dashboard", Enabled: true,
+			Tooltip: "Sessions, requests, events and automations in the browser", Action: Action{Kind: ActDashboard}})
 	}
 	m.Items = append(m.Items,
 		Item{Key: "config", Label: "Open config folder", Enabled: true, Action: Action{Kind: ActOpenConfig}},
