@@ -19,8 +19,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/internal/launch"
+	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/focus"
 )
 
