@@ -132,4 +132,3 @@ func npmVersion(cmd, pkg string) string {
 	}
 	return ""
 }
-
