@@ -15,8 +15,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/agentinfo"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -48,7 +50,9 @@ func newServeCmd(e *env) *cli.Command {
 			"Stops cleanly on SIGINT/SIGTERM.\n\n" +
 			"On a desktop it shows a tray icon (state of the agents, sessions, Allow/Deny for\n" +
 			"pending permission requests) and notifications when an agent needs you; without one\n" +
-			"(no D-Bus session bus, an SSH box) it says so once and serves.",
+			"(no D-Bus session bus, an SSH box) it says so once and serves.\n\n" +
+			"The same port serves the web dashboard (/, /login, /ui/...) to a browser that\n" +
+			"`clawd dashboard` let in; its own guard keeps every other page out.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "headless", Usage: "run without the tray icon and desktop notifications", Destination: &o.headless},
 			&cli.IntFlag{Name: "port", Value: -1, HideDefault: true, Destination: &o.port,
@@ -123,6 +127,10 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The agents' own logs keep their sessions right when their hooks
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
+		Agents: func(ctx context.Context) ([]agentinfo.Info, error) {
+			binary, _ := e.executable()
+			return agentinfo.All(e.getenv, e.home(), binary)
+		},
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
 		},
@@ -162,7 +170,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if showTray {
 		// systray.Run wants the main goroutine, which urfave/cli runs
 		// actions on; it returns when ctx ends.
-		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now}); err != nil {
+		dashboard := func(ctx context.Context) error { return launch.Open(ctx, srv.DashboardLogin().URL) }
+		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now, Dashboard: dashboard}); err != nil {
 			log.Warn("tray", "err", err)
 		}
 	}

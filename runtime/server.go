@@ -22,10 +22,13 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/agentinfo"
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/dashboard"
 	"github.com/clawdhq/clawd/statemachine"
+	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // Config configures a Server.
@@ -87,6 +90,15 @@ type Config struct {
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
+	// Focus brings a session's terminal to the front for the dashboard
+	// (default focus.Focus, the tray's).
+	Focus func(ctx context.Context, t focus.Target) error
+	// Agents lists what clawd knows of each agent here, for the
+	// dashboard's Agents section; nil: the section is absent.
+	Agents func(ctx context.Context) ([]agentinfo.Info, error)
+	// Doctor checks and repairs the agents' setups, for the dashboard's
+	// Agents section; nil: the dashboard shows no checks and no Fix.
+	Doctor Doctor
 }
 
 // Server is the runtime. Create it with New.
@@ -117,6 +129,8 @@ type Server struct {
 	pausedUntil time.Time
 
 	sources *sources
+	// logins are the dashboard's login codes and logins.
+	logins *dashboard.Logins
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
@@ -160,6 +174,7 @@ func New(cfg Config) *Server {
 
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
+		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)

@@ -87,7 +87,7 @@ const (
 	// MaxRequests is how many pending requests get their own submenu.
 	MaxRequests = 8
 	// PauseFor is how long "Pause notifications" lasts.
-	PauseFor = time.Hour
+	PauseFor = client.PauseFor
 	// maxLabel keeps labels to what a menu shows without wrapping.
 	maxLabel = 80
 )
