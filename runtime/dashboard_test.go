@@ -556,4 +556,3 @@ func TestDashboardPause(t *testing.T) {
 		t.Error("still paused after resume")
 	}
 }
-
