@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -722,3 +723,97 @@ function eventSource(url) {
   document.title = "done";
 })();
 </script></body></html>`
+
+// TestDashboardCommand: `clawd dashboard` hands the login URL to the
+// desktop's opener (xdg-open here, a fake that records it), says so, and
+// the URL lets a browser in; with no runtime, or an opener that fails, it
+// says what to do and exits 1.
+func TestDashboardCommand(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w := newWorld(t)
+	if r := w.clawd(ctx, "", "dashboard", "--no-open"); r.code != 1 || !strings.Contains(r.stderr, "clawd serve") || r.stdout != "" {
+		t.Errorf("clawd dashboard with no runtime: %s\nwant exit 1 saying to start clawd serve", r)
+	}
+	bin := filepath.Join(w.dir, "bin")
+	opened := filepath.Join(w.dir, "opened")
+	os.MkdirAll(bin, 0o700)
+	opener := "#!/bin/sh\necho \"$1\" >> \"" + opened + "\"\n[ -e \"" + opened + ".fail\" ] && exit 3\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(opener), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.pathPrefix = bin
+	srv := w.startServe()
+	defer srv.shutdown()
+
+	r := w.mustClawd(ctx, "dashboard")
+	b, _ := os.ReadFile(opened)
+	u := strings.TrimSpace(string(b))
+	if r.stdout != "" || !strings.Contains(r.stderr, "opened the dashboard") ||
+		!strings.HasPrefix(u, fmt.Sprintf("http://127.0.0.1:%d/login?code=", srv.info.Port)) || strings.Count(u, "\n") != 0 {
+		t.Fatalf("clawd dashboard: %s\nxdg-open got %q; want one login URL", r, b)
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 {
+		t.Errorf("GET of the URL clawd dashboard opened: %d, cookies %v; want 200 and the login cookie", resp.StatusCode, resp.Cookies())
+	}
+
+	os.WriteFile(opened+".fail", nil, 0o600)
+	if r := w.clawd(ctx, "", "dashboard"); r.code != 1 || !strings.Contains(r.stderr, "--no-open") {
+		t.Errorf("clawd dashboard with a failing opener: %s\nwant exit 1 pointing at --no-open", r)
+	}
+}
+
+// TestDashboardHostilePageControl is the control of
+// TestDashboardHostilePage: the same page against a server with no guard
+// and CORS wide open gets its requests in and reads the answers, so the
+// guard, not a broken page, is what stopped it there.
+func TestDashboardHostilePageControl(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	got := map[string]int{}
+	open := newLoopbackServer(t, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Method+" "+r.URL.Path]++
+		mu.Unlock()
+		rw.Header().Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		rw.Header().Set("Access-Control-Allow-Credentials", "true")
+		rw.Header().Set("Access-Control-Allow-Methods", "GET, POST")
+		rw.Header().Set("Access-Control-Allow-Headers", "Content-Type, X-Clawd-Dashboard")
+		rw.Header().Set("Content-Type", "text/plain")
+		rw.Write([]byte("open"))
+	}))
+	page := hostilePage(t, open, "p-control", "s-control")
+	hostile := newLoopbackServer(t, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		rw.Write(page)
+	}))
+	tab := newBrowser(t)
+	if err := chromedp.Do(tab, chromedp.Navigate(hostile+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, tab, "the attack's end", `document.title === "done"`, 150*time.Second)
+	raw := pageEval[string](t, tab, `JSON.stringify(window.results.filter((r) => r.outcome.startsWith("readable")).map((r) => r.kind))`)
+	var readable []string
+	json.Unmarshal([]byte(raw), &readable)
+	kinds := map[string]int{}
+	for _, k := range readable {
+		kinds[k]++
+	}
+	if kinds["fetch"] == 0 {
+		t.Errorf("against an open server the page read nothing by fetch (read: %v): it cannot tell a guard from a broken page", kinds)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range []string{"POST /ui/api/v1/permissions/p-control/decision", "POST /ui/api/v1/dnd", "GET /ui/api/v1/view", "GET /ui/api/v1/stream"} {
+		if got[k] == 0 {
+			t.Errorf("the page never sent %s to the open server; it sent %v", k, got)
+		}
+	}
+	t.Logf("against an open server the page read %v", kinds)
+}
