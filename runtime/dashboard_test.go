@@ -19,6 +19,7 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
 	"github.com/clawdhq/clawd/tray/focus"
+	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // dashEnv is a runtime with every part of the dashboard: automations,
@@ -555,4 +556,46 @@ func TestDashboardPause(t *testing.T) {
 	if !d.s.NotificationsPausedUntil().IsZero() {
 		t.Error("still paused after resume")
 	}
+}
+
+// pageWeight is every byte the dashboard can send a browser, uncompressed:
+// its embedded files and the tray's icons it shows.
+func pageWeight(t testing.TB) (total int, files map[string]int) {
+	files = map[string]int{}
+	entries, err := dashboard.Assets.ReadDir("assets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, _ := dashboard.Assets.ReadFile("assets/" + e.Name())
+		files[e.Name()] = len(b)
+		total += len(b)
+	}
+	for _, n := range icons.All() {
+		b := icons.PNG(n)
+		files["icons/"+string(n)+".png"] = len(b)
+		total += len(b)
+	}
+	return total, files
+}
+
+// maxPageWeight is the dashboard's budget: 100 KB for all its assets,
+// uncompressed.
+const maxPageWeight = 100 * 1000
+
+func TestDashboardPageWeight(t *testing.T) {
+	total, files := pageWeight(t)
+	t.Logf("page weight %d bytes: %v", total, files)
+	if total > maxPageWeight {
+		t.Errorf("the dashboard's assets weigh %d bytes, over the %d budget: %v", total, maxPageWeight, files)
+	}
+}
+
+// BenchmarkDashboardPageWeight reports the page weight (bytes-total)
+// beside the other figures.
+func BenchmarkDashboardPageWeight(b *testing.B) {
+	total, _ := pageWeight(b)
+	for range b.N {
+	}
+	b.ReportMetric(float64(total), "bytes-total")
 }
