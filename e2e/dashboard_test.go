@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/tidwall/gjson"
 
 	"github.com/clawdhq/clawd/runtime/client"
@@ -142,9 +143,10 @@ const watchRow = `(key) => new Promise((resolve) => {
 // tab in; a session a hook creates is listed within a second of the hook,
 // without a reload; a blocking PermissionRequest shows under Needs you and
 // Allow (then Deny, for a second one) makes that hook print Claude's
-// answer; a new request while the tab is hidden badges the title; a used
-// login code is refused. Screenshots (light, dark, 360 px) are rendered
-// on the way.
+// answer (Deny by keyboard alone); a new request while the tab is hidden
+// badges the title; the folder filter, review and trust, and
+// do-not-disturb work from the page; a used login code is refused.
+// Screenshots (light, dark, 360 px) are rendered on the way.
 func TestDashboard(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -199,6 +201,13 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 	waitPage(t, tab, "three sessions", `document.querySelectorAll("#session-list li").length === 3`, 10*time.Second)
+	// The folder filter narrows the list; cleared, all are back.
+	if err := chromedp.Do(tab, chromedp.SendKeys(chromedp.CSS("#f-folder"), "src/shop")); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, tab, "only the shop session", `document.querySelectorAll("#session-list li").length === 1 && document.querySelector("#session-list li").innerText.includes("/home/ada/src/shop")`, 10*time.Second)
+	pageEval[bool](t, tab, `const f = document.getElementById("f-folder"); f.value = ""; f.dispatchEvent(new Event("input")); true`)
+	waitPage(t, tab, "three sessions again", `document.querySelectorAll("#session-list li").length === 3`, 10*time.Second)
 
 	// The title badge: a request arriving while the tab is hidden.
 	pageEval[bool](t, tab, `Object.defineProperty(document, "hidden", {configurable: true, get: () => true}); true`)
@@ -237,11 +246,24 @@ func TestDashboard(t *testing.T) {
 	}
 	waitPage(t, tab, "Needs you empty", `document.querySelectorAll("#needs-list li").length === 0`, 10*time.Second)
 
-	// Deny likewise.
+	// Deny likewise, by keyboard.
 	deny := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sid, project))
 	waitPage(t, tab, "the second request", `document.querySelectorAll("#needs-list li button.deny").length === 1`, 10*time.Second)
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#needs-list li button.deny"))); err != nil {
-		t.Fatalf("click Deny: %v", err)
+	// By keyboard alone this time: Tab to Deny, Enter.
+	pageEval[bool](t, tab, `document.activeElement && document.activeElement.blur(); true`)
+	for i := 0; ; i++ {
+		if i == 40 {
+			t.Fatal("40 presses of Tab never reached Deny")
+		}
+		if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatal(err)
+		}
+		if pageEval[string](t, tab, `document.activeElement.textContent`) == "Deny" {
+			break
+		}
+	}
+	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatalf("press Enter on Deny: %v", err)
 	}
 	r = deny.wait(t)
 	if gjson.Get(r.stdout, "hookSpecificOutput.hookEventName").String() != "PermissionRequest" ||
