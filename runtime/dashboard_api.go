@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/focus"
@@ -118,15 +119,19 @@ func (s *Server) dashboardView() dashView {
 		if p.Kind == client.KindQuestion {
 			asks[statemachine.Key{Agent: p.Agent, ID: p.SessionID}] = true
 		}
-		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: present.AgentName(p.Agent), Line: present.RequestSummary(p)})
+		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
+		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
+			Line: text.Line(present.RequestSummary(p), 0)})
 	}
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {
+		icon := present.SessionIcon(ss, asks[statemachine.Key{Agent: ss.Agent, ID: ss.SessionID}])
+		ss.Title, ss.Cwd, ss.ProjectDir, ss.Tool = text.Line(ss.Title, 0), text.Line(ss.Cwd, 0), text.Line(ss.ProjectDir, 0), text.Line(ss.Tool, 0)
 		d.Sessions = append(d.Sessions, dashSession{
 			SessionView: ss,
-			AgentName:   present.AgentName(ss.Agent),
-			Icon:        present.SessionIcon(ss, asks[statemachine.Key{Agent: ss.Agent, ID: ss.SessionID}]),
-			Label:       present.StateLabel(ss),
+			AgentName:   text.Line(present.AgentName(ss.Agent), 0),
+			Icon:        icon,
+			Label:       text.Line(present.StateLabel(ss), 0),
 			Urgency:     present.Urgency(ss),
 		})
 	}
@@ -150,6 +155,17 @@ func (s *Server) handleDashView(w http.ResponseWriter, r *http.Request) {
 type dashEvent struct {
 	Type  string              `json:"type"` // "event"
 	Event *client.EventRecord `json:"event"`
+}
+
+// readable is an event record with the strings the page shows in one
+// inert line each (internal/text's policy, as `clawd events` prints
+// them).
+func readable(r client.EventRecord) *client.EventRecord {
+	for _, f := range []*string{&r.Agent, &r.SessionID, &r.ToolName, &r.NotificationType, &r.Title, &r.Cwd, &r.ProjectDir,
+		&r.Source, &r.Reason, &r.ErrorKind, &r.State, &r.HookEvent, &r.SubagentType} {
+		*f = text.Line(*f, 0)
+	}
+	return &r
 }
 
 // dashThrottle is the shortest time between two views on a dashboard
@@ -188,7 +204,7 @@ func (s *Server) feedDashboard(ctx context.Context, feed *subscription[client.Ch
 			return
 		case c := <-feed.C:
 			if c.Event != nil {
-				publishJSON(out, dashEvent{Type: "event", Event: c.Event})
+				publishJSON(out, dashEvent{Type: "event", Event: readable(*c.Event)})
 			}
 			if throttle != nil {
 				dirty = true

@@ -507,16 +507,25 @@ func TestDashboardStream(t *testing.T) {
 	if !v.Features.Automations || !v.Features.Agents || !v.Features.Doctor || len(v.Sessions) != 0 {
 		t.Errorf("first view %+v: want automations, agents and doctor on, no sessions", v)
 	}
-	d.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "s9", ToolName: "Bash", Cwd: "/w/x", Time: time.Now()})
-	next("the event", func(typ string, m map[string]json.RawMessage) bool {
+	// The title carries a bidi override and an escape sequence: the page
+	// gets one inert line, as the CLI and the tray do.
+	d.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "s9", ToolName: "Bash", Cwd: "/w/x", Time: time.Now(),
+		Title: "fix\u202e\x1b[2J the\nbug", TitleSource: agents.TitleFromAgent})
+	ev := next("the event", func(typ string, m map[string]json.RawMessage) bool {
 		return typ == "event" && strings.Contains(string(m["event"]), `"session_id":"s9"`)
 	})
+	var rec client.EventRecord
+	json.Unmarshal(ev["event"], &rec)
+	if rec.Title != "fix[2J the bug" {
+		t.Errorf("the event's title on the dashboard stream = %q, want one inert line", rec.Title)
+	}
 	view := next("a view with s9 working", func(typ string, m map[string]json.RawMessage) bool {
 		return typ == "view" && strings.Contains(string(m["sessions"]), `"session_id":"s9"`)
 	})
 	var sessions []dashSession
 	json.Unmarshal(view["sessions"], &sessions)
-	if len(sessions) != 1 || sessions[0].Icon != "working" || sessions[0].Label != "working (Bash)" || sessions[0].AgentName != "Claude Code" {
+	if len(sessions) != 1 || sessions[0].Icon != "working" || sessions[0].Label != "working (Bash)" || sessions[0].AgentName != "Claude Code" ||
+		sessions[0].Title != "fix[2J the bug" {
 		t.Errorf("sessions in the view: %+v, want s9 working (Bash) with the working icon", sessions)
 	}
 }
