@@ -187,7 +187,7 @@ func (s *Server) handleDashboardPage(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(s.dashCookie()); err == nil && s.logins.Known(c.Value) {
 		name = "index.html"
 	}
-	serveAsset(w, name)
+	serveAsset(w, http.StatusOK, name)
 }
 
 // loginPage hands the login's secret to the page once: login.js puts it
@@ -201,8 +201,7 @@ func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 	in, err := s.logins.Redeem(r.URL.Query().Get("code"))
 	if err != nil {
 		s.log.Info("dashboard login refused", "err", err)
-		w.WriteHeader(http.StatusForbidden)
-		serveAssetBody(w, "signin.html")
+		serveAsset(w, http.StatusForbidden, "signin.html")
 		return
 	}
 	s.log.Info("dashboard login")
@@ -221,25 +220,20 @@ func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleDashboardAsset(w http.ResponseWriter, r *http.Request) {
 	switch f := r.PathValue("file"); f {
 	case "app.js", "login.js", "app.css":
-		serveAsset(w, f)
+		serveAsset(w, http.StatusOK, f)
 	default:
 		writeError(w, http.StatusNotFound, "no such asset")
 	}
 }
 
-func serveAsset(w http.ResponseWriter, name string) {
-	w.Header().Set("Content-Type", assetType(name))
-	serveAssetBody(w, name)
-}
-
-func serveAssetBody(w http.ResponseWriter, name string) {
+// serveAsset answers with the embedded file name.
+func serveAsset(w http.ResponseWriter, code int, name string) {
 	b, err := fs.ReadFile(dashboard.Assets, "assets/"+name)
 	if err != nil {
 		panic("dashboard: missing embedded asset " + name) // the build embeds them all
 	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", assetType(name))
-	}
+	w.Header().Set("Content-Type", assetType(name))
+	w.WriteHeader(code)
 	w.Write(b)
 }
 

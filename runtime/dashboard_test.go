@@ -398,8 +398,9 @@ func TestDashboardLogin(t *testing.T) {
 	}
 	// The code is spent: reuse is a 403 and sets nothing.
 	r = d.do(t, "GET", path, nil, nil)
-	if r.status != http.StatusForbidden || len(r.cookies) != 0 || strings.Contains(r.body, "clawd-secret") {
-		t.Errorf("GET /login with a used code: %d, cookies %v; want 403, nothing", r.status, r.cookies)
+	if r.status != http.StatusForbidden || len(r.cookies) != 0 || strings.Contains(r.body, "clawd-secret") ||
+		!strings.Contains(r.body, "clawd dashboard") || r.header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("GET /login with a used code: %d, cookies %v, %s\n%s\nwant 403, no cookie, the sign-in page", r.status, r.cookies, r.header.Get("Content-Type"), r.body)
 	}
 	r = d.do(t, "GET", "/login?code=made-up", nil, nil)
 	if r.status != http.StatusForbidden || len(r.cookies) != 0 {

@@ -401,6 +401,8 @@ function showSections(f) {
 }
 
 let autoPaused = false;
+let autoShown = "";
+const openReviews = new Set();
 async function loadAutomations() {
   let st, runs;
   try {
@@ -409,6 +411,11 @@ async function loadAutomations() {
     if (e.status === 503) $("automations").hidden = true;
     return;
   }
+  // Rebuilt only when something changed: an open review or a focused
+  // button stays as it is.
+  const key = JSON.stringify([st, runs]);
+  if (key === autoShown) return;
+  autoShown = key;
   autoPaused = st.paused;
   setText($("auto-switch"), st.paused ? "Resume all" : "Pause all");
   setText($("auto-state"), st.paused ? "Paused: no new runs start." : "On: trusted definitions act.");
@@ -426,12 +433,16 @@ function definitionCard(d) {
     el("div", {class: "who"}, el("strong", {}, d.name || d.id), " on ", el("code", {}, d.event), " → ", action),
     el("ul", {class: "bindings"}, ...d.binding_states.map((b) => el("li", {class: "b-" + b.state}, b.key + ": " + b.state.replace("_", " ")))));
   if (review) {
-    const panel = el("div", {class: "review", hidden: true},
+    const panel = el("div", {class: "review", hidden: !openReviews.has(d.id)},
       el("p", {}, "What leaves the machine when it acts:"),
       el("ul", {}, ...d.leaves.map((x) => el("li", {}, el("code", {}, x)))),
       el("p", {}, "Definition hash ", el("code", {}, d.hash)),
       el("button", {type: "button", class: "allow", onclick: () => trust(d.id, d.hash)}, "Trust it as it is"));
-    li.append(el("button", {type: "button", onclick: () => { panel.hidden = !panel.hidden; }}, "Review and trust"), panel);
+    li.append(el("button", {type: "button", "aria-expanded": String(!panel.hidden), onclick: (ev) => {
+      panel.hidden = !panel.hidden;
+      ev.currentTarget.setAttribute("aria-expanded", String(!panel.hidden));
+      if (panel.hidden) openReviews.delete(d.id); else openReviews.add(d.id);
+    }}, "Review and trust"), panel);
   }
   return li;
 }
