@@ -26,6 +26,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/tidwall/gjson"
 
+	"github.com/clawdhq/clawd/internal/agentinfo"
+	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -838,4 +840,74 @@ func TestDashboardHostilePageControl(t *testing.T) {
 		}
 	}
 	t.Logf("against an open server the page read %v", kinds)
+}
+
+// pageDoctor is a doctor for TestDashboardDoctor: one finding per agent,
+// and a fix for Claude Code that returns a diff.
+type pageDoctor struct{ fixed chan string }
+
+func (d pageDoctor) Check(ctx context.Context, agent string) (client.DoctorReport, error) {
+	if agent != "claude" {
+		return client.DoctorReport{Agent: agent, OK: true, Findings: []client.DoctorFinding{{Level: "ok", Message: "hooks in place"}}}, nil
+	}
+	return client.DoctorReport{Agent: agent, Fixable: true,
+		Findings: []client.DoctorFinding{{Level: "warn", Message: "the Stop hook runs another clawd binary"}}}, nil
+}
+
+func (d pageDoctor) Fix(ctx context.Context, agent string) (client.DoctorFix, error) {
+	d.fixed <- agent
+	return client.DoctorFix{Agent: agent, Changed: true, Diff: "--- settings.json\n+++ settings.json\n-old-clawd hook claude\n+new-clawd hook claude\n"}, nil
+}
+
+// TestDashboardDoctor: with a doctor (runtime.Config.Doctor) the Agents
+// section shows its findings and a Fix button per fixable agent, which
+// runs the fix and shows the diff it applied. The runtime runs in
+// process here: `clawd doctor` is not part of this binary.
+func TestDashboardDoctor(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	doc := pageDoctor{fixed: make(chan string, 1)}
+	srv := runtime.New(runtime.Config{Home: home, Doctor: doc,
+		Agents: func(ctx context.Context) ([]agentinfo.Info, error) {
+			return []agentinfo.Info{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true, ConfigPath: "/home/ada/.claude/settings.json"},
+				{ID: "codex", Name: "Codex"}}, nil
+		}})
+	ln, err := runtime.Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln, nil) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	tab := newBrowser(t)
+	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, tab, "the doctor's findings", `document.querySelectorAll("#agent-list .findings li").length === 2`, 10*time.Second)
+	agentsText := pageEval[string](t, tab, `document.getElementById("agent-list").innerText`)
+	for _, want := range []string{"Claude Code", "hooks installed", "warn: the Stop hook runs another clawd binary", "Codex", "not found here", "ok: hooks in place"} {
+		if !strings.Contains(agentsText, want) {
+			t.Errorf("the Agents section lacks %q:\n%s", want, agentsText)
+		}
+	}
+	if n := pageEval[int](t, tab, `[...document.querySelectorAll("#agent-list button")].filter((b) => b.textContent === "Fix").length`); n != 1 {
+		t.Errorf("%d Fix buttons, want one (Claude Code's)", n)
+	}
+	pageEval[bool](t, tab, `[...document.querySelectorAll("#agent-list button")].find((b) => b.textContent === "Fix").click(); true`)
+	select {
+	case a := <-doc.fixed:
+		if a != "claude" {
+			t.Errorf("Fix fixed %q, want claude", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Fix ran no fix")
+	}
+	waitPage(t, tab, "the diff", `!!document.querySelector("#agent-list pre.diff:not([hidden])")`, 10*time.Second)
+	if diff := pageEval[string](t, tab, `document.querySelector("#agent-list pre.diff").textContent`); !strings.Contains(diff, "+new-clawd hook claude") {
+		t.Errorf("the diff shown = %q", diff)
+	}
 }
