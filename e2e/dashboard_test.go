@@ -715,9 +715,10 @@ function socket(url) {
     try { ws = new WebSocket(url.replace(/^http/, "ws")); } catch (e) { note("websocket", url, "", "error", ""); return resolve(); }
     let got = "";
     ws.onmessage = (m) => { got += m.data; };
-    const finish = (how) => { note("websocket", url, how, got ? "readable" : "closed", got); resolve(); };
+    let done = false;
+    const finish = (how) => { if (done) return; done = true; note("websocket", url, how, got ? "readable" : "closed", got); resolve(); };
     ws.onclose = () => finish("close");
-    setTimeout(() => { try { ws.close(); } catch (e) {} finish("timeout"); }, 3000);
+    setTimeout(() => { try { ws.close(); } catch (e) {} finish("timeout"); }, 20000);
   });
 }
 
@@ -726,23 +727,29 @@ function eventSource(url) {
     const es = new EventSource(url, {withCredentials: true});
     let got = "";
     es.onmessage = (m) => { got += m.data; };
-    const finish = (how) => { es.close(); note("eventsource", url, how, got ? "readable" : "error", got); resolve(); };
+    let done = false;
+    const finish = (how) => { if (done) return; done = true; es.close(); note("eventsource", url, how, got ? "readable" : "error", got); resolve(); };
     es.onerror = () => finish("error");
     setTimeout(() => finish("timeout"), 3000);
   });
 }
 
 (async () => {
+  // Chromium holds back WebSocket attempts to a host whose last one
+  // failed: they all go at once, beside the rest.
+  const sockets = [];
+  for (const base of cfg.bases) for (const r of cfg.routes) sockets.push(socket(base + r.Path));
   for (const base of cfg.bases) {
     for (const r of cfg.routes) {
       const url = base + r.Path;
-      const all = [fetches(url, r), socket(url)];
+      const all = [fetches(url, r)];
       if (r.Method === "POST") for (const enc of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]) all.push(form(url, r, enc));
       else for (const k of ["img", "script", "iframe"]) all.push(element(k, url));
       if (r.Path.endsWith("/stream")) all.push(eventSource(url));
       await Promise.all(all);
     }
   }
+  await Promise.all(sockets);
   await timeout(200);
   document.title = "done";
 })();
