@@ -220,35 +220,44 @@ func TestDashboardGuard(t *testing.T) {
 	other := fmt.Sprintf("http://127.0.0.1:%d", d.port+1)
 
 	rules := []struct {
-		name  string
-		posts bool // the rule is for state changes only
-		mod   func(*http.Request)
-		want  int
+		name string
+		only string // the method the rule is for, "" for all
+		mod  func(*http.Request)
+		want int
 	}{
-		{"no cookie, no secret", false, nil, http.StatusUnauthorized},
-		{"cookie without the secret", false, func(r *http.Request) { r.AddCookie(cookie) }, http.StatusUnauthorized},
-		{"secret without the cookie", false, func(r *http.Request) { r.Header.Set(dashboard.SecretHeader, secret) }, http.StatusUnauthorized},
-		{"another login's secret", false, as(cookie, otherSecret), http.StatusUnauthorized},
-		{"a wrong secret", false, as(cookie, secret+"x"), http.StatusUnauthorized},
-		{"the secret as the cookie", false, as(&http.Cookie{Name: cookie.Name, Value: secret}, secret), http.StatusUnauthorized},
-		{"the cookie of another port's name", false, as(&http.Cookie{Name: "clawd_dashboard_1", Value: cookie.Value}, secret), http.StatusUnauthorized},
-		{"DNS rebinding Host", false, then(as(cookie, secret), func(r *http.Request) { r.Host = fmt.Sprintf("evil.example:%d", d.port) }), http.StatusForbidden},
-		{"Host with another port", false, then(as(cookie, secret), func(r *http.Request) { r.Host = fmt.Sprintf("127.0.0.1:%d", d.port+1) }), http.StatusForbidden},
-		{"Host [::1]", false, then(as(cookie, secret), func(r *http.Request) { r.Host = fmt.Sprintf("[::1]:%d", d.port) }), http.StatusForbidden},
-		{"Sec-Fetch-Site same-site (another port)", false, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-site") }), http.StatusForbidden},
-		{"Sec-Fetch-Site cross-site", false, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }), http.StatusForbidden},
-		{"OPTIONS preflight", false, then(as(cookie, secret), func(r *http.Request) { r.Method = http.MethodOptions }), http.StatusMethodNotAllowed},
-		{"PUT", false, then(as(cookie, secret), func(r *http.Request) { r.Method = http.MethodPut }), http.StatusMethodNotAllowed},
-		{"POST without Origin", true, then(as(cookie, secret), func(r *http.Request) { r.Header.Del("Origin") }), http.StatusForbidden},
-		{"POST from another port", true, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Origin", other) }), http.StatusForbidden},
-		{"POST from origin null", true, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Origin", "null") }), http.StatusForbidden},
-		{"POST from localhost to 127.0.0.1", true, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Origin", fmt.Sprintf("http://localhost:%d", d.port)) }), http.StatusForbidden},
-		{"POST as a form", true, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Content-Type", "application/x-www-form-urlencoded") }), http.StatusUnsupportedMediaType},
-		{"POST as text/plain", true, then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }), http.StatusUnsupportedMediaType},
+		{"no cookie, no secret", "", nil, http.StatusUnauthorized},
+		{"cookie without the secret", "", func(r *http.Request) { r.AddCookie(cookie) }, http.StatusUnauthorized},
+		{"secret without the cookie", "", func(r *http.Request) { r.Header.Set(dashboard.SecretHeader, secret) }, http.StatusUnauthorized},
+		{"another login's secret", "", as(cookie, otherSecret), http.StatusUnauthorized},
+		{"a wrong secret", "", as(cookie, secret+"x"), http.StatusUnauthorized},
+		{"the secret as the cookie", "", as(&http.Cookie{Name: cookie.Name, Value: secret}, secret), http.StatusUnauthorized},
+		{"the cookie of another port's name", "", as(&http.Cookie{Name: "clawd_dashboard_1", Value: cookie.Value}, secret), http.StatusUnauthorized},
+		{"DNS rebinding Host", "", then(as(cookie, secret), func(r *http.Request) { r.Host = fmt.Sprintf("evil.example:%d", d.port) }), http.StatusForbidden},
+		{"Host with another port", "", then(as(cookie, secret), func(r *http.Request) { r.Host = fmt.Sprintf("127.0.0.1:%d", d.port+1) }), http.StatusForbidden},
+		{"Host [::1]", "", then(as(cookie, secret), func(r *http.Request) { r.Host = fmt.Sprintf("[::1]:%d", d.port) }), http.StatusForbidden},
+		{"Sec-Fetch-Site same-site (another port)", "", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-site") }), http.StatusForbidden},
+		{"Sec-Fetch-Site cross-site", "", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }), http.StatusForbidden},
+		{"a WebSocket handshake from another port, with the cookie", "GET", func(r *http.Request) {
+			r.AddCookie(cookie)
+			r.Header.Del("Sec-Fetch-Site")
+			r.Header.Set("Origin", other)
+			r.Header.Set("Connection", "Upgrade")
+			r.Header.Set("Upgrade", "websocket")
+			r.Header.Set("Sec-WebSocket-Version", "13")
+			r.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		}, http.StatusUnauthorized},
+		{"OPTIONS preflight", "", then(as(cookie, secret), func(r *http.Request) { r.Method = http.MethodOptions }), http.StatusMethodNotAllowed},
+		{"PUT", "", then(as(cookie, secret), func(r *http.Request) { r.Method = http.MethodPut }), http.StatusMethodNotAllowed},
+		{"POST without Origin", "POST", then(as(cookie, secret), func(r *http.Request) { r.Header.Del("Origin") }), http.StatusForbidden},
+		{"POST from another port", "POST", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Origin", other) }), http.StatusForbidden},
+		{"POST from origin null", "POST", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Origin", "null") }), http.StatusForbidden},
+		{"POST from localhost to 127.0.0.1", "POST", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Origin", fmt.Sprintf("http://localhost:%d", d.port)) }), http.StatusForbidden},
+		{"POST as a form", "POST", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Content-Type", "application/x-www-form-urlencoded") }), http.StatusUnsupportedMediaType},
+		{"POST as text/plain", "POST", then(as(cookie, secret), func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }), http.StatusUnsupportedMediaType},
 	}
 	for _, rt := range dashRoutes(id) {
 		for _, rule := range rules {
-			if rule.posts && rt.method != http.MethodPost {
+			if rule.only != "" && rt.method != rule.only {
 				continue
 			}
 			r := d.do(t, rt.method, rt.path, rt.body, rule.mod)
