@@ -618,3 +618,30 @@ func BenchmarkDashboardPageWeight(b *testing.B) {
 	}
 	b.ReportMetric(float64(total), "bytes-total")
 }
+
+// TestDashboardGuardRaw fires the rules a well-behaved client cannot
+// break: a path with dot segments, and two Content-Type headers.
+func TestDashboardGuardRaw(t *testing.T) {
+	d := startDash(t, false)
+	cookie, secret := d.login(t)
+	host := fmt.Sprintf("127.0.0.1:%d", d.port)
+	auth := fmt.Sprintf("Cookie: %s=%s\r\n%s: %s\r\n", cookie.Name, cookie.Value, dashboard.SecretHeader, secret)
+	for _, c := range []struct {
+		name, req string
+		want      int
+	}{
+		{"a dot segment out of /ui/", "GET /ui/../api/v1/sessions HTTP/1.1\r\nHost: " + host + "\r\n" + auth + "Connection: close\r\n\r\n", http.StatusBadRequest},
+		{"a dot segment inside /ui/", "GET /ui/api/v1/../v1/view HTTP/1.1\r\nHost: " + host + "\r\n" + auth + "Connection: close\r\n\r\n", http.StatusBadRequest},
+		{"two Content-Types", "POST /ui/api/v1/dnd HTTP/1.1\r\nHost: " + host + "\r\n" + auth + "Origin: http://" + host + "\r\n" +
+			"Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"on\":true}", http.StatusBadRequest},
+		{"done right", "GET /ui/api/v1/view HTTP/1.1\r\nHost: " + host + "\r\n" + auth + "Connection: close\r\n\r\n", http.StatusOK},
+	} {
+		code, h, _ := rawRequest(t, d.port, c.req)
+		if code != c.want || h.Get("Content-Security-Policy") != dashboard.CSP {
+			t.Errorf("%s: %d (CSP %q), want %d", c.name, code, h.Get("Content-Security-Policy"), c.want)
+		}
+	}
+	if d.s.DND() {
+		t.Error("a refused request turned do-not-disturb on")
+	}
+}
