@@ -879,17 +879,20 @@ func TestDashboardDoctor(t *testing.T) {
 			return []agentinfo.Info{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true, ConfigPath: "/home/ada/.claude/settings.json"},
 				{ID: "codex", Name: "Codex"}}, nil
 		}})
-	ln, err := runtime.Listen(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln, nil) }()
+	done, ready := make(chan error, 1), make(chan struct{})
+	go func() { done <- srv.Run(ctx, 0, func(client.Info) { close(ready) }) }()
 	defer func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
 	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
 	tab := newBrowser(t)
 	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
 		t.Fatal(err)

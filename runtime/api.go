@@ -194,7 +194,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"app":     "clawd",
 		"version": s.cfg.Version,
 		"pid":     os.Getpid(),
-		"port":    s.port,
+		"port":    s.tcpPort(),
 	})
 }
 

@@ -52,7 +52,7 @@ func (s *Server) dashboardHandler() http.Handler {
 
 // dashCookie is the login cookie's name. Cookies are per host, not per
 // port: two runtimes (two clawd homes) on one machine each have their own.
-func (s *Server) dashCookie() string { return "clawd_dashboard_" + strconv.Itoa(s.port) }
+func (s *Server) dashCookie() string { return "clawd_dashboard_" + strconv.Itoa(s.tcpPort()) }
 
 // dashGuard lets a request reach the dashboard only from the person's own
 // browser tab on the runtime's own origin, before a handler reads a byte
@@ -126,7 +126,7 @@ func (s *Server) dashGuard(next http.Handler) http.Handler {
 // the names the dashboard's URL and a person's typing use.
 func (s *Server) dashHost(hostport string) bool {
 	host, port, err := net.SplitHostPort(hostport)
-	if err != nil || port != strconv.Itoa(s.port) {
+	if err != nil || port != strconv.Itoa(s.tcpPort()) {
 		return false
 	}
 	switch strings.ToLower(host) {
@@ -159,14 +159,14 @@ func (s *Server) dashAuth(next http.HandlerFunc) http.HandlerFunc {
 func (s *Server) DashboardLogin() client.DashboardLogin {
 	code, exp := s.logins.Mint()
 	return client.DashboardLogin{
-		URL:       "http://127.0.0.1:" + strconv.Itoa(s.port) + "/login?code=" + code,
+		URL:       "http://127.0.0.1:" + strconv.Itoa(s.tcpPort()) + "/login?code=" + code,
 		ExpiresAt: exp.UTC(),
 	}
 }
 
 // handleMintLogin is the socket's POST /api/v1/dashboard/login.
 func (s *Server) handleMintLogin(w http.ResponseWriter, r *http.Request) {
-	if s.port == 0 {
+	if s.tcpPort() == 0 {
 		writeError(w, http.StatusServiceUnavailable, "this runtime does not listen on TCP: no dashboard")
 		return
 	}

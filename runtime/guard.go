@@ -76,7 +76,7 @@ func (s *Server) loopbackHost(hostport string) bool {
 	if err != nil {
 		return false
 	}
-	if p, err := strconv.Atoi(port); err != nil || p != s.port {
+	if p, err := strconv.Atoi(port); err != nil || p != s.tcpPort() {
 		return false
 	}
 	switch strings.ToLower(host) {

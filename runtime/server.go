@@ -108,9 +108,11 @@ type Config struct {
 
 // Server is the runtime. Create it with New.
 type Server struct {
-	cfg  Config
-	log  *slog.Logger
-	port int // set by Serve; read by the Host guard
+	cfg Config
+	log *slog.Logger
+	// port is the TCP port, set by Serve; the Host guards and the
+	// dashboard's login (which the tray mints while Serve starts) read it.
+	port atomic.Int32
 
 	mu  sync.Mutex
 	m   *statemachine.Machine
@@ -228,6 +230,9 @@ func newToken() string {
 	return hex.EncodeToString(b)
 }
 
+// tcpPort is the TCP port Serve listens on, 0 before it started.
+func (s *Server) tcpPort() int { return int(s.port.Load()) }
+
 // Token returns the API token clients must present for guarded routes.
 func (s *Server) Token() string { return s.cfg.Token }
 
@@ -321,6 +326,8 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		sock.Close()
 		return err
 	}
+	// Known before ready: the tray may mint a dashboard login at once.
+	s.port.Store(int32(ln.Addr().(*net.TCPAddr).Port))
 	info := client.Info{
 		Port:      ln.Addr().(*net.TCPAddr).Port,
 		Socket:    sockPath,
@@ -350,7 +357,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 // may be nil) until ctx ends, then shuts down cleanly.
 func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	if tcp != nil {
-		s.port = tcp.Addr().(*net.TCPAddr).Port
+		s.port.Store(int32(tcp.Addr().(*net.TCPAddr).Port))
 	}
 	newServer := func(h http.Handler, idle time.Duration) *http.Server {
 		return &http.Server{
