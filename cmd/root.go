@@ -138,7 +138,8 @@ func newRootCmd(e *env) *cli.Command {
 			"  clawd status, events     every live session, and the live stream of what they do\n" +
 			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
 			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
-			"  clawd dashboard          all of it in the browser, live\n\n" +
+			"  clawd dashboard          all of it in the browser, live\n" +
+			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
 			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
 			"~/.clawd) that only this user can reach.",
@@ -165,6 +166,7 @@ func newRootCmd(e *env) *cli.Command {
 			newDashboardCmd(e),
 			newAgentsCmd(e),
 			newAutomationsCmd(e),
+			newRemoteCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newHookCmd(e),
