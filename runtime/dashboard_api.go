@@ -66,7 +66,10 @@ type dashView struct {
 	Permissions              []dashRequest `json:"permissions"`
 	DND                      bool          `json:"dnd"`
 	NotificationsPausedUntil *time.Time    `json:"notifications_paused_until,omitempty"`
-	Features                 dashFeatures  `json:"features"`
+	// Remotes are the links to remote machines (clawd remote add), as
+	// the tray lists them.
+	Remotes  []client.RemoteLink `json:"remotes,omitempty"`
+	Features dashFeatures        `json:"features"`
 }
 
 // dashFeatures says which optional sections the runtime has.
@@ -110,6 +113,10 @@ func (s *Server) dashboardView() dashView {
 			Focus:       true,
 		},
 	}
+	for _, l := range v.Remotes {
+		l.Profile, l.Label, l.Error = text.Line(l.Profile, 0), text.Line(l.Label, 0), text.Line(l.Error, 0)
+		d.Remotes = append(d.Remotes, l)
+	}
 	if v.NotificationsPausedUntil.After(now) {
 		until := v.NotificationsPausedUntil.UTC()
 		d.NotificationsPausedUntil = &until
@@ -126,7 +133,7 @@ func (s *Server) dashboardView() dashView {
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {
 		icon := present.SessionIcon(ss, asks[statemachine.Key{Agent: ss.Agent, ID: ss.SessionID}])
-		ss.Title, ss.Cwd, ss.ProjectDir, ss.Tool = text.Line(ss.Title, 0), text.Line(ss.Cwd, 0), text.Line(ss.ProjectDir, 0), text.Line(ss.Tool, 0)
+		ss.Title, ss.Cwd, ss.ProjectDir, ss.Tool, ss.Host = text.Line(ss.Title, 0), text.Line(ss.Cwd, 0), text.Line(ss.ProjectDir, 0), text.Line(ss.Tool, 0), text.Line(ss.Host, 0)
 		d.Sessions = append(d.Sessions, dashSession{
 			SessionView: ss,
 			AgentName:   text.Line(present.AgentName(ss.Agent), 0),
@@ -246,7 +253,10 @@ func (s *Server) handleDashPause(w http.ResponseWriter, r *http.Request) {
 
 // handleDashFocus brings a session's terminal to the front with the
 // tray's focus code. The page names the session; what to look for (the
-// agent's pid, folder and title) comes from the runtime's own record.
+// agent's pid, folder and title) comes from the runtime's own record. A
+// remote machine's session is refused, as the tray never offers it: its
+// terminal is not on this desktop, and a window here that happens to
+// share its folder or title is not it.
 func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Agent     string `json:"agent"`
@@ -260,6 +270,10 @@ func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if !ok {
 		writeError(w, http.StatusNotFound, "no session "+body.SessionID+" of "+body.Agent)
+		return
+	}
+	if ss.Host != "" {
+		writeError(w, http.StatusConflict, "this session runs on "+text.Line(ss.Host, 0)+": its terminal is not on this machine")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), focusTimeout)

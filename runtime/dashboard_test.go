@@ -51,7 +51,7 @@ func (f fakeDoctor) Fix(ctx context.Context, agent string) (client.DoctorFix, er
 	return client.DoctorFix{Agent: agent, Changed: true, Diff: "--- a\n+++ b\n"}, nil
 }
 
-func startDash(t *testing.T, withDoctor bool) *dashEnv {
+func startDash(t *testing.T, withDoctor bool, mods ...func(*Config)) *dashEnv {
 	t.Helper()
 	d := &dashEnv{}
 	d.permEnv = startPerm(t, func(c *Config) {
@@ -73,6 +73,9 @@ func startDash(t *testing.T, withDoctor bool) *dashEnv {
 		}
 		t.Cleanup(func() { e.Close() })
 		c.Automations = e
+		for _, m := range mods {
+			m(c)
+		}
 	})
 	return d
 }
@@ -537,6 +540,54 @@ func TestDashboardStream(t *testing.T) {
 	if len(sessions) != 1 || sessions[0].Icon != "working" || sessions[0].Label != "working (Bash)" || sessions[0].AgentName != "Claude Code" ||
 		sessions[0].Title != "fix[2J the bug" {
 		t.Errorf("sessions in the view: %+v, want s9 working (Bash) with the working icon", sessions)
+	}
+}
+
+// dashRemotes are remote links as the remote package would keep them.
+type dashRemotes []client.RemoteLink
+
+func (r dashRemotes) Links() []client.RemoteLink       { return r }
+func (r dashRemotes) Reload(ctx context.Context) error { return nil }
+
+// TestDashboardRemote: a remote machine's session shows its machine in
+// the view, and the dashboard refuses to focus it, as the tray never
+// offers to: its terminal is elsewhere, and a window here with the same
+// folder is not it. The links to the remote machines are in the view,
+// each string one inert line.
+func TestDashboardRemote(t *testing.T) {
+	d := startDash(t, false, func(c *Config) {
+		c.Remotes = dashRemotes{{Profile: "box", Label: "box", Kind: client.LinkSSH, State: client.LinkDown, Error: "ssh: exit 255\x1b[2J"}}
+	})
+	defer d.stop()
+	d.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "box:r1", Host: "box", Cwd: "/w/app", Time: time.Now()})
+	d.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "l1", Cwd: "/w/app", AgentPID: 88, Time: time.Now()})
+	cookie, secret := d.login(t)
+	var v dashView
+	if r := d.do(t, "GET", "/ui/api/v1/view", nil, as(cookie, secret)); r.status != http.StatusOK || json.Unmarshal([]byte(r.body), &v) != nil {
+		t.Fatalf("GET view: %d %s", r.status, r.body)
+	}
+	hosts := map[string]string{}
+	for _, s := range v.Sessions {
+		hosts[s.SessionID] = s.Host
+	}
+	if len(hosts) != 2 || hosts["box:r1"] != "box" || hosts["l1"] != "" {
+		t.Errorf("sessions' hosts in the view = %v, want box:r1 on box and l1 here", hosts)
+	}
+	if len(v.Remotes) != 1 || v.Remotes[0].Label != "box" || v.Remotes[0].State != client.LinkDown || v.Remotes[0].Error != "ssh: exit 255[2J" {
+		t.Errorf("remotes in the view = %+v, want box down with its error in one inert line", v.Remotes)
+	}
+	r := d.do(t, "POST", "/ui/api/v1/focus", map[string]string{"agent": "claude", "session_id": "box:r1"}, as(cookie, secret))
+	if r.status != http.StatusConflict || !strings.Contains(r.body, "runs on box") {
+		t.Errorf("focus a remote session: %d %s, want 409 saying it runs on box", r.status, r.body)
+	}
+	if f, _ := d.calls(); len(f) != 0 {
+		t.Errorf("focusing a remote session focused %+v here", f)
+	}
+	if r := d.do(t, "POST", "/ui/api/v1/focus", map[string]string{"agent": "claude", "session_id": "l1"}, as(cookie, secret)); r.status != http.StatusOK {
+		t.Errorf("focus a local session: %d %s", r.status, r.body)
+	}
+	if f, _ := d.calls(); len(f) != 1 || f[0].PID != 88 {
+		t.Errorf("focus of the local session: %+v, want pid 88", f)
 	}
 }
 

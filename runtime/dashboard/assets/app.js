@@ -262,7 +262,8 @@ async function decide(id, body, button) {
     card.classList.add("answered");
     if (body.behavior === "terminal") {
       const p = view && view.permissions.find((x) => x.id === id);
-      if (p) focusSession(p.agent, p.session_id);
+      const s = p && view.sessions.find((x) => x.agent === p.agent && x.session_id === p.session_id);
+      if (p && !(s && s.host)) focusSession(p.agent, p.session_id);
     }
   } catch (e) {
     toast(e.status === 409 || e.status === 404 ? "Already answered elsewhere: " + e.message : e.message);
@@ -279,8 +280,17 @@ function renderSessions(v) {
   const shown = v.sessions.filter((s) => (!agent || s.agent === agent) &&
     (!folder || (s.cwd || "").toLowerCase().includes(folder) || (s.project_dir || "").toLowerCase().includes(folder)));
   reconcile($("session-list"), shown, (s) => s.agent + "/" + s.session_id, makeSession, updateSession);
+  renderRemotes(v.remotes || []);
   setText($("sessions-count"), v.sessions.length ? "(" + (shown.length === v.sessions.length ? v.sessions.length : shown.length + " of " + v.sessions.length) + ")" : "");
   $("sessions-empty").hidden = shown.length > 0;
+}
+
+// renderRemotes lists the links to remote machines, as the tray does.
+function renderRemotes(links) {
+  reconcile($("remote-list"), links, (l) => l.profile, () => el("li", {}), (li, l) => {
+    li.className = "link-" + l.state;
+    setText(li, "Remote " + l.label + ": " + l.state + (l.error ? " (" + l.error + ")" : ""));
+  });
 }
 
 // fillSelect keeps select's options the set of [value, label] pairs
@@ -296,7 +306,7 @@ function fillSelect(select, pairs) {
 }
 
 function makeSession(s) {
-  const b = el("button", {type: "button", class: "session", title: "Bring its terminal to the front"},
+  const b = el("button", {type: "button", class: "session"},
     el("img", {width: 24, height: 24, alt: ""}),
     el("span", {class: "agent"}), el("span", {class: "title"}), el("span", {class: "state"}),
     el("span", {class: "folder"}), el("span", {class: "age"}));
@@ -314,7 +324,11 @@ function updateSession(li, s) {
   const src = "/ui/icons/" + s.icon + ".png";
   if (img.getAttribute("src") !== src) img.src = src;
   img.alt = s.label;
-  setText(b.querySelector(".agent"), s.agent_name + (s.headless ? " (headless)" : ""));
+  // A remote machine's session: its terminal is there, nothing to bring
+  // to the front here (the runtime refuses it too).
+  b.disabled = !!s.host;
+  b.title = s.host ? "Runs on " + s.host : "Bring its terminal to the front";
+  setText(b.querySelector(".agent"), s.agent_name + (s.headless ? " (headless)" : "") + (s.host ? " @" + s.host : ""));
   setText(b.querySelector(".title"), place(s.title, s.cwd) || s.session_id);
   setText(b.querySelector(".state"), s.label + (s.subagents && s.state !== "juggling" ? " · " + s.subagents + " subagent" + (s.subagents === 1 ? "" : "s") : ""));
   setText(b.querySelector(".folder"), s.cwd || "");
