@@ -1,0 +1,189 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray/focus"
+)
+
+// pageFocus hands on what the dashboard asked to bring to the front.
+type pageFocus chan focus.Target
+
+func (f pageFocus) focus(ctx context.Context, t focus.Target) error {
+	f <- t
+	return nil
+}
+
+// pageRemotes is one remote machine's link, up.
+type pageRemotes struct{}
+
+func (pageRemotes) Links() []client.RemoteLink {
+	return []client.RemoteLink{{Profile: "box", Label: "box", Kind: client.LinkSSH, State: client.LinkUp}}
+}
+func (pageRemotes) Reload(ctx context.Context) error { return nil }
+
+// TestDashboardPage drives the rest of the page in Chromium against a
+// runtime in this process (for its focus and remote links, which need a
+// desktop and an SSH box) and real `clawd hook claude` processes: a
+// click on a session's row brings that session's terminal to the front;
+// a remote machine's session shows its machine and offers no focus; the
+// remote link is listed; a click that lands on a request another client
+// answered meanwhile is refused with "already answered elsewhere" and
+// answers no other request; the events filter by kind and by session.
+func TestDashboardPage(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := newWorld(t)
+	foc := make(pageFocus, 4)
+	srv := runtime.New(runtime.Config{Home: w.clawdHome, Focus: foc.focus, Remotes: pageRemotes{}})
+	rctx, stop := context.WithCancel(context.Background())
+	done, ready := make(chan error, 1), make(chan struct{})
+	go func() { done <- srv.Run(rctx, 0, func(client.Info) { close(ready) }) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
+	tab := newBrowser(t)
+	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
+		t.Fatal(err)
+	}
+
+	const (
+		sidA, dirA = "5e550000-0000-4000-8000-0000000000a1", "/home/ada/src/alpha"
+		sidB, dirB = "5e550000-0000-4000-8000-0000000000b2", "/home/ada/src/beta"
+	)
+	for _, s := range [][2]string{{sidA, dirA}, {sidB, dirB}} {
+		if r := w.clawd(ctx, claudePayload(t, "SessionStart.json", s[0], s[1]), "hook", "claude"); r.code != 0 {
+			t.Fatalf("clawd hook claude SessionStart: %s", r)
+		}
+	}
+	// A remote machine's session, as the ingress records one (its id
+	// namespaced, its pid dropped; e2e/remote_linux_test.go runs the real
+	// path over SSH).
+	srv.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "box:r1", Host: "box", Cwd: dirA, Time: time.Now()})
+	waitPage(t, tab, "three sessions", `document.querySelectorAll("#session-list li").length === 3`, 10*time.Second)
+
+	// Click a local session: its terminal, as the runtime records it.
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`#session-list li[data-key="claude/`+sidB+`"] button`))); err != nil {
+		t.Fatalf("click the session row: %v", err)
+	}
+	var want focus.Target
+	for _, s := range srv.Snapshot().Sessions {
+		if s.SessionID == sidB {
+			want = focus.Target{PID: s.AgentPID, Cwd: s.Cwd, Title: s.Title}
+		}
+	}
+	select {
+	case got := <-foc:
+		if got != want || got.Cwd != dirB {
+			t.Errorf("a click on %s's row focused %+v, want %+v", sidB, got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a click on %s's row focused nothing", sidB)
+	}
+
+	// The remote session: its machine in the row, nothing to click.
+	remote := `document.querySelector('#session-list li[data-key="claude/box:r1"] button')`
+	if row := pageEval[string](t, tab, remote+`.innerText`); !strings.Contains(row, "@box") {
+		t.Errorf("the remote session's row reads %q, want @box in it", row)
+	}
+	if !pageEval[bool](t, tab, remote+`.disabled`) {
+		t.Error("the remote session's row is a button that focuses something here")
+	}
+	if links := pageEval[string](t, tab, `document.getElementById("remote-list").innerText`); !strings.Contains(links, "Remote box: up") {
+		t.Errorf("the remote links read %q, want Remote box: up", links)
+	}
+
+	// Two requests; A is answered with the CLI while the page still
+	// holds A's Allow button.
+	hookA := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA))
+	hookB := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidB, dirB))
+	waitPage(t, tab, "two requests", `document.querySelectorAll("#needs-list li button.allow").length === 2`, 10*time.Second)
+	var idA string
+	for _, p := range srv.Permissions() {
+		if p.SessionID == sidA {
+			idA = p.ID
+		}
+	}
+	if idA == "" {
+		t.Fatalf("no request of %s pending: %+v", sidA, srv.Permissions())
+	}
+	pageEval[bool](t, tab, `window.__stale = document.querySelector('#needs-list li[data-key="`+idA+`"] button.allow'); !!window.__stale`)
+	if r := w.clawd(ctx, "", "permissions", "deny", idA); r.code != 0 {
+		t.Fatalf("clawd permissions deny %s: %s", idA, r)
+	}
+	if r := hookA.wait(t); !strings.Contains(r.stdout, `"deny"`) {
+		t.Errorf("hook A after the CLI's deny printed %q", r.stdout)
+	}
+	waitPage(t, tab, "A gone from the page", `document.querySelectorAll("#needs-list li").length === 1`, 10*time.Second)
+	// The click lands on A's button anyway (the page had not caught up).
+	pageEval[bool](t, tab, `window.__stale.click(); true`)
+	waitPage(t, tab, "the refusal", `!document.getElementById("toast").hidden`, 10*time.Second)
+	if msg := pageEval[string](t, tab, `document.getElementById("toast").textContent`); !strings.HasPrefix(msg, "Already answered elsewhere") {
+		t.Errorf("the stale click said %q, want Already answered elsewhere", msg)
+	}
+	if ps := srv.Permissions(); len(ps) != 1 || ps[0].SessionID != sidB {
+		t.Errorf("after the stale click pending = %+v, want B's request alone", ps)
+	}
+	select {
+	case r := <-hookB.done:
+		t.Fatalf("the stale click on A answered B: %s", r)
+	default:
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#needs-list li button.allow"))); err != nil {
+		t.Fatalf("click Allow on B: %v", err)
+	}
+	if r := hookB.wait(t); !jsonEqual(r.stdout, string(readTestdata(t, "claude", "outputs", "PermissionRequest.allow.json"))) {
+		t.Errorf("hook B after Allow printed %q, want Claude's allow JSON", r.stdout)
+	}
+
+	// The events: by kind, then by session.
+	kinds := func() []string {
+		return pageEval[[]string](t, tab, `[...document.querySelectorAll("#event-list li .kind")].map((e) => e.textContent)`)
+	}
+	sids := func() []string {
+		return pageEval[[]string](t, tab, `[...document.querySelectorAll("#event-list li .sid")].map((e) => e.title)`)
+	}
+	if all := kinds(); !slices.Contains(all, "session.start") || !slices.Contains(all, "permission.request") {
+		t.Fatalf("the events list %v, want session.start and permission.request among them", all)
+	}
+	kind := func(k string) {
+		pageEval[bool](t, tab, `((k) => { const s = document.getElementById("e-kind"); s.value = k; s.dispatchEvent(new Event("input")); return s.value === k; })("`+k+`")`)
+	}
+	kind("session.start")
+	if got := kinds(); len(got) != 2 || got[0] != "session.start" || got[1] != "session.start" {
+		t.Errorf("filtered by kind session.start the events are %v, want the two session starts", got)
+	}
+	kind("")
+	if err := chromedp.Do(tab, chromedp.SendKeys(chromedp.CSS("#e-session"), sidB[len(sidB)-6:])); err != nil {
+		t.Fatal(err)
+	}
+	got := sids()
+	if len(got) < 2 {
+		t.Errorf("filtered by session %s the events are %v, want its start and its request", sidB, got)
+	}
+	for _, s := range got {
+		if s != sidB {
+			t.Errorf("filtered by session %s the events include %s", sidB, s)
+		}
+	}
+}
