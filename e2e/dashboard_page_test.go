@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tidwall/gjson"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime"
@@ -40,7 +41,10 @@ func (pageRemotes) Reload(ctx context.Context) error { return nil }
 // a remote machine's session shows its machine and offers no focus; the
 // remote link is listed; a click that lands on a request another client
 // answered meanwhile is refused with "already answered elsewhere" and
-// answers no other request; the events filter by kind and by session.
+// answers no other request; an "always" button makes the hook print
+// Claude's allow with that rule; Answer in terminal makes it print no
+// decision and brings the session's terminal up; the events filter by
+// kind and by session.
 func TestDashboardPage(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -154,6 +158,40 @@ func TestDashboardPage(t *testing.T) {
 	}
 	if r := hookB.wait(t); !jsonEqual(r.stdout, string(readTestdata(t, "claude", "outputs", "PermissionRequest.allow.json"))) {
 		t.Errorf("hook B after Allow printed %q, want Claude's allow JSON", r.stdout)
+	}
+
+	// An "always" rule from the page: the hook prints Claude's allow with
+	// the offered suggestion as its updated permissions (the recorded
+	// payload's: add the folder it names).
+	const suggested = "/home/user/project"
+	hookC := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA))
+	waitPage(t, tab, "the third request", `document.querySelectorAll("#needs-list li button.allow").length === 1`, 10*time.Second)
+	always := `[...document.querySelectorAll("#needs-list li button")].find((b) => b.textContent.startsWith("Always: "))`
+	if label := pageEval[string](t, tab, `(`+always+` || {}).textContent || ""`); !strings.Contains(label, suggested) {
+		t.Errorf("the always button reads %q, want the suggestion to add %s", label, suggested)
+	}
+	pageEval[bool](t, tab, always+`.click(); true`)
+	r := hookC.wait(t)
+	if gjson.Get(r.stdout, "hookSpecificOutput.decision.behavior").String() != "allow" ||
+		gjson.Get(r.stdout, "hookSpecificOutput.decision.updatedPermissions.0.type").String() != "addDirectories" ||
+		gjson.Get(r.stdout, "hookSpecificOutput.decision.updatedPermissions.0.directories.0").String() != suggested {
+		t.Errorf("the hook after Always in the dashboard printed %q, want Claude's allow adding %s", r.stdout, suggested)
+	}
+	// Answer in terminal: the hook gives no decision (Claude's own dialog
+	// takes it) and the page brings that session's terminal up.
+	hookD := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidB, dirB))
+	waitPage(t, tab, "the fourth request", `document.querySelectorAll("#needs-list li button.allow").length === 1`, 10*time.Second)
+	pageEval[bool](t, tab, `[...document.querySelectorAll("#needs-list li button")].find((b) => b.textContent === "Answer in terminal").click(); true`)
+	if r := hookD.wait(t); !jsonEqual(r.stdout, string(readTestdata(t, "claude", "outputs", "PermissionRequest.no-decision.json"))) {
+		t.Errorf("the hook after Answer in terminal printed %q, want no decision", r.stdout)
+	}
+	select {
+	case got := <-foc:
+		if got != want {
+			t.Errorf("Answer in terminal focused %+v, want %+v", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Answer in terminal brought no terminal up")
 	}
 
 	// The events: by kind, then by session.
