@@ -43,8 +43,9 @@ func (pageRemotes) Reload(ctx context.Context) error { return nil }
 // answered meanwhile is refused with "already answered elsewhere" and
 // answers no other request; an "always" button makes the hook print
 // Claude's allow with that rule; Answer in terminal makes it print no
-// decision and brings the session's terminal up; the events filter by
-// kind and by session.
+// decision and brings the session's terminal up; a question shows what
+// it asks and its options and offers only the terminal; a plan is
+// approved from the page; the events filter by kind and by session.
 func TestDashboardPage(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -193,6 +194,49 @@ func TestDashboardPage(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Answer in terminal brought no terminal up")
 	}
+
+	// A question reads as what it asks, with its options, and offers
+	// only the terminal; a plan offers Approve, which allows it.
+	question := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA, "tool_name", "AskUserQuestion",
+		"tool_input", map[string]any{"questions": []any{map[string]any{"question": "Which database?", "header": "DB",
+			"options": []any{map[string]any{"label": "Postgres"}, map[string]any{"label": "SQLite"}}}}},
+		"permission_suggestions", []any{}))
+	plan := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidB, dirB, "tool_name", "ExitPlanMode",
+		"tool_input", map[string]any{"plan": "1. Add the migration\n2. Run the tests"}, "permission_suggestions", []any{}))
+	waitPage(t, tab, "the question and the plan", `document.querySelectorAll("#needs-list li.request").length === 2`, 10*time.Second)
+	cards := pageEval[[]string](t, tab, `[...document.querySelectorAll("#needs-list li.request")].map((c) => c.innerText)`)
+	var qCard, pCard string
+	for _, c := range cards {
+		switch {
+		case strings.Contains(c, "asks") && !strings.Contains(c, "asks to run"):
+			qCard = c
+		case strings.Contains(c, "wants its plan reviewed"):
+			pCard = c
+		}
+	}
+	for _, want := range []string{"Which database?", "Postgres", "SQLite", "Answer in terminal"} {
+		if !strings.Contains(qCard, want) {
+			t.Errorf("the question's card reads %q, want %q in it (cards: %q)", qCard, want, cards)
+		}
+	}
+	if strings.Contains(qCard, "Allow") || strings.Contains(qCard, "Deny") {
+		t.Errorf("the question's card offers Allow or Deny: %q", qCard)
+	}
+	if !strings.Contains(pCard, "Add the migration") || !strings.Contains(pCard, "Approve plan") {
+		t.Errorf("the plan's card reads %q, want the plan and Approve plan", pCard)
+	}
+	pageEval[bool](t, tab, `[...document.querySelectorAll("#needs-list li button")].find((b) => b.textContent === "Approve plan").click(); true`)
+	if r := plan.wait(t); gjson.Get(r.stdout, "hookSpecificOutput.decision.behavior").String() != "allow" {
+		t.Errorf("the hook after Approve plan printed %q, want Claude's allow", r.stdout)
+	}
+	var qID string
+	for _, p := range srv.Permissions() {
+		qID = p.ID
+	}
+	if r := w.clawd(ctx, "", "permissions", "terminal", qID); r.code != 0 {
+		t.Fatalf("clawd permissions terminal %s: %s", qID, r)
+	}
+	question.wait(t)
 
 	// The events: by kind, then by session.
 	kinds := func() []string {
