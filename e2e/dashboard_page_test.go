@@ -45,7 +45,8 @@ func (pageRemotes) Reload(ctx context.Context) error { return nil }
 // Claude's allow with that rule; Answer in terminal makes it print no
 // decision and brings the session's terminal up; a question shows what
 // it asks and its options and offers only the terminal; a plan is
-// approved from the page; the events filter by kind and by session.
+// approved from the page; notifications pause and resume from it; the
+// events filter by kind and by session.
 func TestDashboardPage(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -237,6 +238,22 @@ func TestDashboardPage(t *testing.T) {
 		t.Fatalf("clawd permissions terminal %s: %s", qID, r)
 	}
 	question.wait(t)
+
+	// Pause notifications for an hour, as in the tray, and resume them.
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, tab, "the pause", `document.getElementById("pause").textContent.startsWith("Resume notifications")`, 10*time.Second)
+	if until := time.Until(srv.NotificationsPausedUntil()); until < client.PauseFor-time.Minute || until > client.PauseFor {
+		t.Errorf("after Pause in the page notifications are paused for %v, want %v", until, client.PauseFor)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, tab, "the resume", `document.getElementById("pause").textContent === "Pause notifications for 1 h"`, 10*time.Second)
+	if !srv.NotificationsPausedUntil().IsZero() {
+		t.Error("notifications still paused after Resume in the page")
+	}
 
 	// The events: by kind, then by session.
 	kinds := func() []string {

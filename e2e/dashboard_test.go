@@ -147,7 +147,8 @@ const watchRow = `(key) => new Promise((resolve) => {
 // Allow (then Deny, for a second one) makes that hook print Claude's
 // answer (Deny by keyboard alone); a new request while the tab is hidden
 // badges the title; the folder filter, review and trust, and
-// do-not-disturb work from the page; a used login code is refused.
+// do-not-disturb work from the page, and a failed run is retried and the
+// automations paused from it; a used login code is refused.
 // Screenshots (light, dark, 360 px) are rendered on the way.
 func TestDashboard(t *testing.T) {
 	t.Parallel()
@@ -157,7 +158,10 @@ func TestDashboard(t *testing.T) {
 	// A definition that waits for review, for the Automations section.
 	def := "[[automation]]\nid = \"post-done\"\nname = \"Post when a turn completes\"\nevent = \"turn.completed\"\n" +
 		"action = { type = \"webhook\", url = \"http://127.0.0.1:9/in\" }\n" +
-		"input = { title = { template = \"${session.title} is done\" } }\n"
+		"input = { title = { template = \"${session.title} is done\" } }\n" +
+		// One attempt: the run fails at once (nothing listens on port 9),
+		// for Retry in the page.
+		"policy = { max_attempts = 1 }\n"
 	if err := os.WriteFile(filepath.Join(w.clawdHome, "automations.toml"), []byte(def), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -302,6 +306,46 @@ func TestDashboard(t *testing.T) {
 	}
 	if len(auto.Definitions) != 1 || len(auto.Definitions[0].Bindings) != 1 || auto.Definitions[0].Bindings[0].State != "active" {
 		t.Errorf("after Trust in the page: %+v, want the one binding active", auto)
+	}
+
+	// A turn completes: the trusted webhook runs, fails (nothing listens
+	// on port 9) and shows with its error; Retry in the page runs it again.
+	if r := w.clawd(ctx, claudePayload(t, "Stop.json", sid, project), "hook", "claude"); r.code != 0 {
+		t.Fatalf("clawd hook claude Stop: %s", r)
+	}
+	waitPage(t, tab, "the failed run", `!!document.querySelector("#runs tbody tr.r-failed")`, 30*time.Second)
+	run := pageEval[string](t, tab, `document.querySelector("#runs tbody tr.r-failed").innerText`)
+	if !strings.Contains(run, "post-done") || !strings.Contains(run, "turn.completed") || !strings.Contains(run, "Retry") {
+		t.Errorf("the failed run reads %q, want post-done on turn.completed with Retry", run)
+	}
+	attempts := func() (state string, n int64) {
+		var runs []json.RawMessage
+		if err := srv.client().Call(ctx, http.MethodGet, "/api/v1/automations/runs", nil, &runs); err != nil || len(runs) != 1 {
+			t.Fatalf("runs: %v, %d of them, want 1", err, len(runs))
+		}
+		return gjson.GetBytes(runs[0], "state").String(), gjson.GetBytes(runs[0], "attempts").Int()
+	}
+	if state, n := attempts(); state != "failed" || n != 1 {
+		t.Errorf("the run before Retry: %s after %d attempts, want failed after 1", state, n)
+	}
+	pageEval[bool](t, tab, `[...document.querySelectorAll("#runs tbody button")].find((b) => b.textContent === "Retry").click(); true`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		state, n := attempts()
+		if n == 2 && state == "failed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after Retry in the page the run is %s after %d attempts, want failed after 2", state, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The master switch pauses every automation.
+	pageEval[bool](t, tab, `document.getElementById("auto-switch").click(); true`)
+	waitPage(t, tab, "the switch saying Resume all", `document.getElementById("auto-switch").textContent === "Resume all"`, 10*time.Second)
+	var st struct{ Paused bool }
+	if err := srv.client().Call(ctx, http.MethodGet, "/api/v1/automations", nil, &st); err != nil || !st.Paused {
+		t.Errorf("automations after the page's switch: paused %v (%v), want paused", st.Paused, err)
 	}
 
 	// Do not disturb from the page, as in the tray.

@@ -229,7 +229,7 @@ function makeRequest(p) {
     }, (e) => { details.querySelector("pre").textContent = e.message; });
   });
   const buttons = el("div", {class: "buttons"});
-  const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p.id, body, ev.currentTarget)}, label);
+  const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p, body, ev.currentTarget)}, label);
   if (p.kind === "permission") {
     buttons.append(button("Allow", {behavior: "allow"}, "allow"), button("Deny", {behavior: "deny"}, "deny"));
     (p.suggestions || []).forEach((s, i) => buttons.append(button("Always: " + s, {behavior: "allow", suggestion: i + 1})));
@@ -252,18 +252,20 @@ function updateRequest(li, p) {
   }
 }
 
-// decide answers request id: the broker takes the first answer, so a
-// request answered elsewhere meanwhile is refused here, by its own id.
-async function decide(id, body, button) {
+// decide answers request p (as its card was made): the broker takes the
+// first answer, so a request answered elsewhere meanwhile is refused
+// here, by its own id.
+async function decide(p, body, button) {
   const card = button.closest("li");
   for (const b of card.querySelectorAll("button")) b.disabled = true;
   try {
-    await api("POST", "permissions/" + encodeURIComponent(id) + "/decision", Object.assign({via: "dashboard"}, body));
+    await api("POST", "permissions/" + encodeURIComponent(p.id) + "/decision", Object.assign({via: "dashboard"}, body));
     card.classList.add("answered");
     if (body.behavior === "terminal") {
-      const p = view && view.permissions.find((x) => x.id === id);
-      const s = p && view.sessions.find((x) => x.agent === p.agent && x.session_id === p.session_id);
-      if (p && !(s && s.host)) focusSession(p.agent, p.session_id);
+      // The view may already have dropped the request: its session is
+      // named by the card.
+      const s = view && view.sessions.find((x) => x.agent === p.agent && x.session_id === p.session_id);
+      if (!(s && s.host)) focusSession(p.agent, p.session_id);
     }
   } catch (e) {
     toast(e.status === 409 || e.status === 404 ? "Already answered elsewhere: " + e.message : e.message);
