@@ -146,10 +146,10 @@ const watchRow = `(key) => new Promise((resolve) => {
 // without a reload; a blocking PermissionRequest shows under Needs you and
 // Allow (then Deny, for a second one) makes that hook print Claude's
 // answer (Deny by keyboard alone); a new request while the tab is hidden
-// badges the title; the folder filter, review and trust, and
-// do-not-disturb work from the page, and a failed run is retried and the
-// automations paused from it; a used login code is refused.
-// Screenshots (light, dark, 360 px) are rendered on the way.
+// badges the title and plays the tone; the folder filter, review and
+// trust, and do-not-disturb work from the page, and a failed run is
+// retried and the automations paused from it; a used login code is
+// refused. Screenshots (light, dark, 360 px) are rendered on the way.
 func TestDashboard(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -216,7 +216,14 @@ func TestDashboard(t *testing.T) {
 	waitPage(t, tab, "three sessions again", `document.querySelectorAll("#session-list li").length === 3`, 10*time.Second)
 
 	// The title badge: a request arriving while the tab is hidden.
-	pageEval[bool](t, tab, `Object.defineProperty(document, "hidden", {configurable: true, get: () => true}); true`)
+	// The tone goes through a recording AudioContext.
+	pageEval[bool](t, tab, `Object.defineProperty(document, "hidden", {configurable: true, get: () => true});
+window.__tones = 0;
+window.__RealAudioContext = window.AudioContext;
+window.AudioContext = class extends window.__RealAudioContext {
+  createOscillator() { const o = super.createOscillator(); const start = o.start.bind(o); o.start = (...a) => { window.__tones++; return start(...a); }; return o; }
+};
+true`)
 
 	// A real blocking PermissionRequest: Allow in the page answers it.
 	allow := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sid, project))
@@ -228,6 +235,10 @@ func TestDashboard(t *testing.T) {
 	if title := pageEval[string](t, tab, `document.title`); !strings.HasPrefix(title, "(1) ") {
 		t.Errorf("title with a request arrived while hidden = %q, want a (1) badge", title)
 	}
+	if n := pageEval[int](t, tab, `window.__tones`); n != 1 {
+		t.Errorf("%d tones for a request arrived while hidden, want 1", n)
+	}
+	pageEval[bool](t, tab, `window.AudioContext = window.__RealAudioContext; true`)
 	pageEval[bool](t, tab, `delete document.hidden; document.dispatchEvent(new Event("visibilitychange")); true`)
 	if title := pageEval[string](t, tab, `document.title`); title != "clawd" {
 		t.Errorf("title once the tab is seen = %q, want clawd", title)
