@@ -35,19 +35,6 @@ func newAgentsCmd(e *env) *cli.Command {
 	}
 }
 
-// agentInfo is what `clawd agents` says about one agent.
-type agentInfo struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Detected  bool   `json:"detected"`
-	Installed bool   `json:"installed"`
-	// ConfigPath is the file that holds (or would hold) clawd's hooks.
-	ConfigPath string          `json:"config_path"`
-	Version    string          `json:"version,omitempty"`
-	Supports   agents.Supports `json:"supports"`
-	Notes      []string        `json:"notes"`
-}
-
 func runAgents(e *env, o *agentsOptions) error {
 	binary, _ := e.executable()
 	list, err := agentinfo.All(e.getenv, e.home(), binary)

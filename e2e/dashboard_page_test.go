@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,21 +54,7 @@ func TestDashboardPage(t *testing.T) {
 	defer cancel()
 	w := newWorld(t)
 	foc := make(pageFocus, 4)
-	srv := runtime.New(runtime.Config{Home: w.clawdHome, Focus: foc.focus, Remotes: pageRemotes{}})
-	rctx, stop := context.WithCancel(context.Background())
-	done, ready := make(chan error, 1), make(chan struct{})
-	go func() { done <- srv.Run(rctx, 0, func(client.Info) { close(ready) }) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	}
+	srv := runInProcess(t, runtime.Config{Home: w.clawdHome, Focus: foc.focus, Remotes: pageRemotes{}})
 	tab := newBrowser(t)
 	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
 		t.Fatal(err)
@@ -123,31 +110,22 @@ func TestDashboardPage(t *testing.T) {
 	// holds A's Allow button.
 	hookA := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA))
 	hookB := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidB, dirB))
-	waitPage(t, tab, "two requests", `document.querySelectorAll("#needs-list li button.allow").length === 2`, 10*time.Second)
-	var idA string
-	for _, p := range srv.Permissions() {
-		if p.SessionID == sidA {
-			idA = p.ID
-		}
-	}
-	if idA == "" {
-		t.Fatalf("no request of %s pending: %+v", sidA, srv.Permissions())
-	}
-	pageEval[bool](t, tab, `window.__stale = document.querySelector('#needs-list li[data-key="`+idA+`"] button.allow'); !!window.__stale`)
-	if r := w.clawd(ctx, "", "permissions", "deny", idA); r.code != 0 {
-		t.Fatalf("clawd permissions deny %s: %s", idA, r)
+	cardA, cardB := pageCard(t, tab, srv, sidA), pageCard(t, tab, srv, sidB)
+	pageEval[bool](t, tab, `window.__stale = document.querySelector('`+cardA.sel+` button.allow'); !!window.__stale`)
+	if r := w.clawd(ctx, "", "permissions", "deny", cardA.id); r.code != 0 {
+		t.Fatalf("clawd permissions deny %s: %s", cardA.id, r)
 	}
 	if r := hookA.wait(t); !strings.Contains(r.stdout, `"deny"`) {
 		t.Errorf("hook A after the CLI's deny printed %q", r.stdout)
 	}
-	waitPage(t, tab, "A gone from the page", `document.querySelectorAll("#needs-list li").length === 1`, 10*time.Second)
+	waitPage(t, tab, "A gone from the page", `!document.querySelector('`+cardA.sel+`')`, 10*time.Second)
 	// The click lands on A's button anyway (the page had not caught up).
 	pageEval[bool](t, tab, `window.__stale.click(); true`)
 	waitPage(t, tab, "the refusal", `!document.getElementById("toast").hidden`, 10*time.Second)
 	if msg := pageEval[string](t, tab, `document.getElementById("toast").textContent`); !strings.HasPrefix(msg, "Already answered elsewhere") {
 		t.Errorf("the stale click said %q, want Already answered elsewhere", msg)
 	}
-	if ps := srv.Permissions(); len(ps) != 1 || ps[0].SessionID != sidB {
+	if ps := srv.Permissions(); len(ps) != 1 || ps[0].ID != cardB.id {
 		t.Errorf("after the stale click pending = %+v, want B's request alone", ps)
 	}
 	select {
@@ -155,9 +133,7 @@ func TestDashboardPage(t *testing.T) {
 		t.Fatalf("the stale click on A answered B: %s", r)
 	default:
 	}
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#needs-list li button.allow"))); err != nil {
-		t.Fatalf("click Allow on B: %v", err)
-	}
+	cardB.click(t, tab, "Allow")
 	if r := hookB.wait(t); !jsonEqual(r.stdout, string(readTestdata(t, "claude", "outputs", "PermissionRequest.allow.json"))) {
 		t.Errorf("hook B after Allow printed %q, want Claude's allow JSON", r.stdout)
 	}
@@ -167,12 +143,11 @@ func TestDashboardPage(t *testing.T) {
 	// payload's: add the folder it names).
 	const suggested = "/home/user/project"
 	hookC := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA))
-	waitPage(t, tab, "the third request", `document.querySelectorAll("#needs-list li button.allow").length === 1`, 10*time.Second)
-	always := `[...document.querySelectorAll("#needs-list li button")].find((b) => b.textContent.startsWith("Always: "))`
-	if label := pageEval[string](t, tab, `(`+always+` || {}).textContent || ""`); !strings.Contains(label, suggested) {
-		t.Errorf("the always button reads %q, want the suggestion to add %s", label, suggested)
+	cardC := pageCard(t, tab, srv, sidA)
+	if text := cardC.text(t, tab); !strings.Contains(text, "Always: ") || !strings.Contains(text, suggested) {
+		t.Errorf("the request reads %q, want an Always button adding %s", text, suggested)
 	}
-	pageEval[bool](t, tab, always+`.click(); true`)
+	cardC.click(t, tab, "Always: ")
 	r := hookC.wait(t)
 	if gjson.Get(r.stdout, "hookSpecificOutput.decision.behavior").String() != "allow" ||
 		gjson.Get(r.stdout, "hookSpecificOutput.decision.updatedPermissions.0.type").String() != "addDirectories" ||
@@ -182,8 +157,7 @@ func TestDashboardPage(t *testing.T) {
 	// Answer in terminal: the hook gives no decision (Claude's own dialog
 	// takes it) and the page brings that session's terminal up.
 	hookD := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidB, dirB))
-	waitPage(t, tab, "the fourth request", `document.querySelectorAll("#needs-list li button.allow").length === 1`, 10*time.Second)
-	pageEval[bool](t, tab, `[...document.querySelectorAll("#needs-list li button")].find((b) => b.textContent === "Answer in terminal").click(); true`)
+	pageCard(t, tab, srv, sidB).click(t, tab, "Answer in terminal")
 	if r := hookD.wait(t); !jsonEqual(r.stdout, string(readTestdata(t, "claude", "outputs", "PermissionRequest.no-decision.json"))) {
 		t.Errorf("the hook after Answer in terminal printed %q, want no decision", r.stdout)
 	}
@@ -204,38 +178,25 @@ func TestDashboardPage(t *testing.T) {
 		"permission_suggestions", []any{}))
 	plan := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidB, dirB, "tool_name", "ExitPlanMode",
 		"tool_input", map[string]any{"plan": "1. Add the migration\n2. Run the tests"}, "permission_suggestions", []any{}))
-	waitPage(t, tab, "the question and the plan", `document.querySelectorAll("#needs-list li.request").length === 2`, 10*time.Second)
-	cards := pageEval[[]string](t, tab, `[...document.querySelectorAll("#needs-list li.request")].map((c) => c.innerText)`)
-	var qCard, pCard string
-	for _, c := range cards {
-		switch {
-		case strings.Contains(c, "asks") && !strings.Contains(c, "asks to run"):
-			qCard = c
-		case strings.Contains(c, "wants its plan reviewed"):
-			pCard = c
+	qCard, pCard := pageCard(t, tab, srv, sidA), pageCard(t, tab, srv, sidB)
+	q := qCard.text(t, tab)
+	for _, want := range []string{"Claude Code asks", "Which database?", "Postgres", "SQLite", "Answer in terminal"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("the question's card reads %q, want %q in it", q, want)
 		}
 	}
-	for _, want := range []string{"Which database?", "Postgres", "SQLite", "Answer in terminal"} {
-		if !strings.Contains(qCard, want) {
-			t.Errorf("the question's card reads %q, want %q in it (cards: %q)", qCard, want, cards)
-		}
+	if strings.Contains(q, "Allow") || strings.Contains(q, "Deny") {
+		t.Errorf("the question's card offers Allow or Deny: %q", q)
 	}
-	if strings.Contains(qCard, "Allow") || strings.Contains(qCard, "Deny") {
-		t.Errorf("the question's card offers Allow or Deny: %q", qCard)
+	if p := pCard.text(t, tab); !strings.Contains(p, "wants its plan reviewed") || !strings.Contains(p, "Add the migration") || !strings.Contains(p, "Approve plan") {
+		t.Errorf("the plan's card reads %q, want the plan and Approve plan", p)
 	}
-	if !strings.Contains(pCard, "Add the migration") || !strings.Contains(pCard, "Approve plan") {
-		t.Errorf("the plan's card reads %q, want the plan and Approve plan", pCard)
-	}
-	pageEval[bool](t, tab, `[...document.querySelectorAll("#needs-list li button")].find((b) => b.textContent === "Approve plan").click(); true`)
+	pCard.click(t, tab, "Approve plan")
 	if r := plan.wait(t); gjson.Get(r.stdout, "hookSpecificOutput.decision.behavior").String() != "allow" {
 		t.Errorf("the hook after Approve plan printed %q, want Claude's allow", r.stdout)
 	}
-	var qID string
-	for _, p := range srv.Permissions() {
-		qID = p.ID
-	}
-	if r := w.clawd(ctx, "", "permissions", "terminal", qID); r.code != 0 {
-		t.Fatalf("clawd permissions terminal %s: %s", qID, r)
+	if r := w.clawd(ctx, "", "permissions", "terminal", qCard.id); r.code != 0 {
+		t.Fatalf("clawd permissions terminal %s: %s", qCard.id, r)
 	}
 	question.wait(t)
 
@@ -284,5 +245,41 @@ func TestDashboardPage(t *testing.T) {
 		if s != sidB {
 			t.Errorf("filtered by session %s the events include %s", sidB, s)
 		}
+	}
+}
+
+// requestCard is a request's card in the page, found by its id.
+type requestCard struct{ id, sel string }
+
+// pageCard waits for the one pending request of session in the runtime
+// and for its card in the page.
+func pageCard(t *testing.T, tab context.Context, srv *runtime.Server, session string) requestCard {
+	t.Helper()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
+		for _, p := range srv.Permissions() {
+			if p.SessionID == session {
+				id = p.ID
+			}
+		}
+		if id == "" && time.Now().After(deadline) {
+			t.Fatalf("no request of %s pending within 10 s: %+v", session, srv.Permissions())
+		}
+	}
+	c := requestCard{id: id, sel: `#needs-list li[data-key="` + id + `"]`}
+	waitPage(t, tab, "the card of request "+id, `!!document.querySelector('`+c.sel+`')`, 10*time.Second)
+	return c
+}
+
+func (c requestCard) text(t *testing.T, tab context.Context) string {
+	return pageEval[string](t, tab, `document.querySelector('`+c.sel+`').innerText`)
+}
+
+// click clicks the card's button whose label starts with label.
+func (c requestCard) click(t *testing.T, tab context.Context, label string) {
+	t.Helper()
+	js := `((label) => { const b = [...document.querySelectorAll('` + c.sel + ` button')].find((b) => b.textContent.startsWith(label)); if (b) b.click(); return !!b; })(` + strconv.Quote(label) + `)`
+	if !pageEval[bool](t, tab, js) {
+		t.Fatalf("request %s has no %q button: %s", c.id, label, c.text(t, tab))
 	}
 }

@@ -904,6 +904,29 @@ func TestDashboardHostilePageControl(t *testing.T) {
 	t.Logf("against an open server the page read %v", kinds)
 }
 
+// runInProcess runs a runtime in this test's process (for parts that
+// need a fake: a doctor, a focus, remote links) until the test ends, and
+// returns it once clients can reach it.
+func runInProcess(t *testing.T, cfg runtime.Config) *runtime.Server {
+	t.Helper()
+	srv := runtime.New(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done, ready := make(chan error, 1), make(chan struct{})
+	go func() { done <- srv.Run(ctx, 0, func(client.Info) { close(ready) }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	}
+	return srv
+}
+
 // pageDoctor is a doctor for TestDashboardDoctor: one finding per agent,
 // and a fix for Claude Code that returns a diff.
 type pageDoctor struct{ fixed chan string }
@@ -929,25 +952,11 @@ func TestDashboardDoctor(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	doc := pageDoctor{fixed: make(chan string, 1)}
-	srv := runtime.New(runtime.Config{Home: home, Doctor: doc,
+	srv := runInProcess(t, runtime.Config{Home: home, Doctor: doc,
 		Agents: func(ctx context.Context) ([]agentinfo.Info, error) {
 			return []agentinfo.Info{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true, ConfigPath: "/home/ada/.claude/settings.json"},
 				{ID: "codex", Name: "Codex"}}, nil
 		}})
-	ctx, cancel := context.WithCancel(context.Background())
-	done, ready := make(chan error, 1), make(chan struct{})
-	go func() { done <- srv.Run(ctx, 0, func(client.Info) { close(ready) }) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	}
 	tab := newBrowser(t)
 	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
 		t.Fatal(err)

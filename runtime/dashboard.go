@@ -87,17 +87,11 @@ func (s *Server) dashGuard(next http.Handler) http.Handler {
 			reject(http.StatusBadRequest)
 			return
 		}
-		if len(r.Header.Values("Host")) > 0 || len(r.Header.Values("Content-Type")) > 1 {
+		if duplicateHeaders(r) {
 			reject(http.StatusBadRequest)
 			return
 		}
-		if !s.dashHost(r.Host) {
-			reject(http.StatusForbidden)
-			return
-		}
-		switch r.Header.Get("Sec-Fetch-Site") {
-		case "", "none", "same-origin":
-		default:
+		if !s.dashHost(r.Host) || crossSite(r) {
 			reject(http.StatusForbidden)
 			return
 		}

@@ -233,18 +233,12 @@ func (s *Server) feedDashboard(ctx context.Context, feed *subscription[client.Ch
 // handleDashPause pauses notifications for client.PauseFor ({"on": true})
 // or resumes them ({"on": false}), as the tray's menu item does.
 func (s *Server) handleDashPause(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		On *bool `json:"on"`
-	}
-	if !readBody(w, r, maxStateBody, &body) {
-		return
-	}
-	if body.On == nil {
-		writeError(w, http.StatusBadRequest, `missing "on": send {"on": true} or {"on": false}`)
+	on, ok := readSwitch(w, r)
+	if !ok {
 		return
 	}
 	until := time.Time{}
-	if *body.On {
+	if on {
 		until = s.cfg.Now().Add(client.PauseFor)
 	}
 	s.PauseNotifications(until)
