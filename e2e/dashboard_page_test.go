@@ -40,7 +40,8 @@ func (pageRemotes) Reload(ctx context.Context) error { return nil }
 // desktop and an SSH box) and real `clawd hook claude` processes: a
 // click on a session's row brings that session's terminal to the front;
 // a remote machine's session shows its machine and offers no focus; the
-// remote link is listed; a click that lands on a request another client
+// remote link is listed; the agent filter shows one agent's sessions; a
+// click that lands on a request another client
 // answered meanwhile is refused with "already answered elsewhere" and
 // answers no other request; an "always" button makes the hook print
 // Claude's allow with that rule; Answer in terminal makes it print no
@@ -105,6 +106,15 @@ func TestDashboardPage(t *testing.T) {
 	if links := pageEval[string](t, tab, `document.getElementById("remote-list").innerText`); !strings.Contains(links, "Remote box: up") {
 		t.Errorf("the remote links read %q, want Remote box: up", links)
 	}
+
+	// The agent filter: another agent's session, alone under its name.
+	srv.Ingest(agents.Event{Agent: "codex", Kind: agents.KindPromptSubmit, SessionID: "c1", Cwd: dirB, AgentPID: 1, Time: time.Now()})
+	waitPage(t, tab, "four sessions", `document.querySelectorAll("#session-list li").length === 4`, 10*time.Second)
+	pageEval[bool](t, tab, `((a) => { const s = document.getElementById("f-agent"); s.value = a; s.dispatchEvent(new Event("change")); return s.value === a; })("codex")`)
+	if keys := pageEval[[]string](t, tab, `[...document.querySelectorAll("#session-list li")].map((li) => li.dataset.key)`); len(keys) != 1 || keys[0] != "codex/c1" {
+		t.Errorf("filtered by agent codex the sessions are %v, want codex/c1 alone", keys)
+	}
+	pageEval[bool](t, tab, `((a) => { const s = document.getElementById("f-agent"); s.value = a; s.dispatchEvent(new Event("change")); return s.value === a; })("")`)
 
 	// Two requests; A is answered with the CLI while the page still
 	// holds A's Allow button.
