@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // Claude installs clawd's hooks into Claude Code's user settings file.
@@ -75,4 +76,24 @@ func InstallClaude(data []byte, binary string, known Known) ([]byte, Changes, er
 // every clawd handler (as known tells them) removed, and what changed.
 func UninstallClaude(data []byte, known Known) ([]byte, Changes, error) {
 	return editHooks(data, hooksConfig{agentID: agents.Claude.ID, known: known})
+}
+
+// Hooks lists clawd's handlers in Claude Code's settings.
+func (c *Claude) Hooks(opts Options) ([]Hook, error) {
+	return listHooks(c.Path, hooksConfig{agentID: agents.Claude.ID, known: opts.Known})
+}
+
+// Checks says whether Claude Code runs hooks at all: "disableAllHooks":
+// true in its settings turns every one off, clawd's included.
+func (c *Claude) Checks(opts Options) []health.Check {
+	root, data, err := readSettings(agents.Claude.ID, c.Path, false)
+	if err != nil || root == nil || root.kind != kindObject {
+		return nil // Install's dry run reports it
+	}
+	if v, _ := root.get("disableAllHooks"); isTrue(data, v) {
+		return []health.Check{check(agents.Claude, "hooks.disabled", health.Fail,
+			c.Path+` has "disableAllHooks": true: Claude Code runs no hooks, clawd's included`,
+			`remove "disableAllHooks" from `+c.Path)}
+	}
+	return []health.Check{check(agents.Claude, "hooks.disabled", health.OK, "Claude Code runs hooks (no disableAllHooks)", "")}
 }

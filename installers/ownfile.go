@@ -27,6 +27,9 @@ type OwnFile struct {
 	// known names (its command shape, a marker of clawd's), and how many
 	// hooks it registers.
 	Ours func(data []byte, known Known) (hooks int, ok bool)
+	// Commands returns the hook commands of a file of clawd's, for
+	// doctor (see Lister); nil lists none.
+	Commands func(data []byte) []string
 
 	// beforeCheck runs just before the file is replaced; tests use it.
 	beforeCheck func(path string)
@@ -96,4 +99,21 @@ func (f *OwnFile) commit(t *target, out []byte, ch Changes, remove bool, opts Op
 		}
 	}
 	return &Report{Agent: f.Agent, Handlers: f.Path, Files: []Result{r}}, nil
+}
+
+// Hooks lists the hook commands of the file, if it is clawd's.
+func (f *OwnFile) Hooks(opts Options) ([]Hook, error) {
+	t, err := readTarget(f.Agent, f.Path)
+	if err != nil || !t.existed {
+		return nil, err
+	}
+	if _, ok := f.Ours(t.old, opts.Known); !ok || f.Commands == nil {
+		return nil, nil
+	}
+	var out []Hook
+	for _, c := range f.Commands(t.old) {
+		bin, _ := opts.Known.Ours(c, f.Agent)
+		out = append(out, Hook{File: f.Path, Command: c, Binary: bin})
+	}
+	return out, nil
 }
