@@ -133,6 +133,15 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		noDecision(o.event)
 		return
 	}
+	if id := e.getenv(client.ProbeEnv); id != "" {
+		// clawd doctor's connection test: it reaches the runtime as a
+		// probe, never as the agent's event.
+		if err := postProbe(home, client.Probe{ID: id, Agent: a.ID, HookEvent: o.event}); err != nil {
+			log().Warn("runtime not reachable; connection test dropped", "probe", id, "err", err)
+		}
+		noDecision(o.event)
+		return
+	}
 	decode := a.Decode
 	if truncated && a.DecodeTruncated != nil {
 		decode = a.DecodeTruncated
@@ -360,4 +369,14 @@ func postEvent(ctx context.Context, home string, ev agents.Event, interruptible 
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	return client.PostEventInterruptible(ctx, sock, body)
+}
+
+// postProbe delivers doctor's connection test to the runtime's socket in
+// the clawd home, as postEvent delivers an event.
+func postProbe(home string, p client.Probe) error {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return client.PostProbeBlocking(client.SocketPath(home), body, time.Now().Add(hookPostTimeout))
 }

@@ -87,6 +87,9 @@ type Config struct {
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
+	// Integrations reports the agents' hooks as the self-repair sees them
+	// (client.Snapshot.Integrations); nil: none.
+	Integrations func() []client.Integration
 }
 
 // Server is the runtime. Create it with New.
@@ -117,6 +120,7 @@ type Server struct {
 	pausedUntil time.Time
 
 	sources *sources
+	probes  probes
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
@@ -508,8 +512,10 @@ func (s *Server) nudge() {
 // Snapshot returns the display state and every session.
 func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.snapshotLocked()
+	snap := s.snapshotLocked()
+	s.mu.Unlock()
+	snap.Integrations = s.integrations()
+	return snap
 }
 
 // snapshotLocked is Snapshot; the caller holds mu.
