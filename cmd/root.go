@@ -25,7 +25,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	now            func() time.Time
+	// environ is the whole environment (the doctor's connection test
+	// runs hooks with it); nil in tests that give getenv alone.
+	environ func() []string
+	now     func() time.Time
 	// executable returns the absolute path of the running clawd binary,
 	// which installers write into agent settings.
 	executable func() (string, error)
@@ -62,6 +65,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		stdout:     stdout,
 		stderr:     stderr,
 		getenv:     os.Getenv,
+		environ:    osEnviron,
 		now:        time.Now,
 		executable: executablePath,
 	}
@@ -162,6 +166,7 @@ func newRootCmd(e *env) *cli.Command {
 			newPermissionsCmd(e),
 			newDNDCmd(e),
 			newAgentsCmd(e),
+			newDoctorCmd(e),
 			newAutomationsCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),

@@ -38,6 +38,8 @@ import (
 const (
 	MaxRepairs = 3
 	Window     = 10 * time.Minute
+	// window is Window for people.
+	window = "10 minutes"
 )
 
 // Defaults of Options.
@@ -86,6 +88,8 @@ type state struct {
 	tries []time.Time
 	// gaveUp is set once the give-up rule hit, until the file is right.
 	gaveUp bool
+	// repaired says when and where the last repair was.
+	repaired string
 }
 
 // New returns a Repairer.
@@ -203,12 +207,17 @@ func (r *Repairer) checkAgent(rec *installers.Record, a *agents.Agent) (client.I
 	watch := dry.Paths()
 	if !dry.Any() {
 		r.mu.Lock()
-		s.tries, s.gaveUp = nil, false
-		r.mu.Unlock()
+		if s.gaveUp {
+			// The person fixed it: a fresh start. Otherwise the repairs
+			// count until they are older than Window, however often the
+			// file is right in between.
+			s.tries, s.gaveUp = nil, false
+		}
 		in.State = client.IntegrationOK
 		if in.Repairs > 0 {
-			in.State = client.IntegrationRepaired
+			in.State, in.Detail = client.IntegrationRepaired, s.repaired
 		}
+		r.mu.Unlock()
 		return in, watch
 	}
 	if !r.o.Repair {
@@ -220,7 +229,7 @@ func (r *Repairer) checkAgent(rec *installers.Record, a *agents.Agent) (client.I
 	s.tries = slices.DeleteFunc(s.tries, func(t time.Time) bool { return now.Sub(t) >= Window })
 	if !s.gaveUp && len(s.tries) >= MaxRepairs {
 		s.gaveUp = true
-		r.o.Log.Warn("self-repair: giving up; another program keeps changing the file", "agent", a.ID, "file", dry.Handlers, "repairs", len(s.tries), "within", Window)
+		r.o.Log.Warn("self-repair: giving up; another program keeps changing the file", "agent", a.ID, "file", dry.Handlers, "repairs", len(s.tries), "within", window)
 	}
 	gaveUp := s.gaveUp
 	if !gaveUp {
@@ -228,7 +237,7 @@ func (r *Repairer) checkAgent(rec *installers.Record, a *agents.Agent) (client.I
 	}
 	r.mu.Unlock()
 	if gaveUp {
-		return manual(in, fmt.Sprintf("clawd repaired its hooks in %s %d times within %v and they broke again: another program keeps rewriting the file, so clawd stopped touching it; run clawd doctor", dry.Handlers, MaxRepairs, Window)), watch
+		return manual(in, fmt.Sprintf("clawd repaired its hooks in %s %d times within %s and they broke again: another program keeps rewriting the file, so clawd stopped touching it; run clawd doctor", dry.Handlers, MaxRepairs, window)), watch
 	}
 
 	rep, err := installers.Apply(rec, a.ID, inst, binary, true, false)
@@ -237,11 +246,11 @@ func (r *Repairer) checkAgent(rec *installers.Record, a *agents.Agent) (client.I
 		return manual(in, "repair failed: "+err.Error()), watch
 	}
 	in.Repairs++
-	r.mu.Lock()
-	s.Repairs = in.Repairs
-	r.mu.Unlock()
 	in.State = client.IntegrationRepaired
-	in.Detail = fmt.Sprintf("clawd's hooks in %s broke and were repaired at %s", rep.Handlers, now.Format("15:04:05"))
+	in.Detail = fmt.Sprintf("clawd's hooks in %s broke; last repaired at %s", rep.Handlers, now.Format("15:04:05"))
+	r.mu.Lock()
+	s.Repairs, s.repaired = in.Repairs, in.Detail
+	r.mu.Unlock()
 	r.o.Log.Info("self-repair: repaired clawd's hooks", "agent", a.ID, "file", rep.Handlers, "repairs", in.Repairs)
 	return in, watch
 }
@@ -258,7 +267,7 @@ func (r *Repairer) forget(agent string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.state(agent)
-	s.tries, s.gaveUp, s.Repairs = nil, false, 0
+	s.tries, s.gaveUp, s.Repairs, s.repaired = nil, false, 0, ""
 }
 
 // binary is the clawd a repair of ar's hooks writes: the one clawd last

@@ -1,0 +1,208 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+const isWindows = goruntime.GOOS == "windows"
+
+// runtimeState is what the runtime checks found, for the agents' checks.
+type runtimeState struct {
+	checks []Check
+	// client talks to the runtime; nil when none answers.
+	client       *client.Client
+	integrations []client.Integration
+}
+
+// health is GET /api/v1/health.
+type healthInfo struct {
+	Version string `json:"version"`
+	PID     int    `json:"pid"`
+	Port    int    `json:"port"`
+}
+
+// checkRuntime checks that the runtime answers on the clawd home's socket,
+// that runtime.json describes it and only its owner can read it, that
+// its port answers as clawd, and that no other program holds clawd's
+// ports.
+func checkRuntime(ctx context.Context, o Options) *runtimeState {
+	rt := &runtimeState{}
+	add := func(id string, s Status, finding, fix string) {
+		rt.checks = append(rt.checks, Check{ID: "runtime." + id, Status: s, Finding: finding, Fix: fix})
+	}
+	sock := client.SocketPath(o.Home)
+	infoPath := filepath.Join(o.Home, client.InfoFile)
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := client.Discover(dctx, o.Home, client.Options{DialTimeout: time.Second, ProbeTimeout: time.Second})
+	var h healthInfo
+	if err == nil {
+		err = c.Call(dctx, http.MethodGet, "/api/v1/health", nil, &h)
+	}
+	switch {
+	case errors.Is(err, client.ErrNotOurs):
+		add("reachable", Fail, fmt.Sprintf("the runtime's socket %s is not this user's: %v", sock, err),
+			"remove "+sock+" and start clawd serve")
+	case err != nil:
+		add("reachable", Warn, fmt.Sprintf("clawd serve is not running for %s: the agents' hooks deliver nothing until it runs", o.Home),
+			"clawd serve")
+	case h.Version != o.Version:
+		rt.client = c
+		add("reachable", Warn, fmt.Sprintf("clawd serve %s (pid %d) answers on %s, and this clawd is %s", h.Version, h.PID, sock, o.Version),
+			"restart clawd serve with this clawd")
+	default:
+		rt.client = c
+		add("reachable", OK, fmt.Sprintf("clawd serve %s (pid %d) answers on %s", h.Version, h.PID, sock), "")
+	}
+	if rt.client != nil {
+		if snap, err := rt.client.Sessions(dctx); err == nil {
+			rt.integrations = snap.Integrations
+		}
+	}
+
+	info, infoErr := client.ReadInfo(o.Home)
+	switch {
+	case rt.client != nil && errors.Is(infoErr, client.ErrNoInfo):
+		add("info", Fail, infoPath+" is missing though the runtime runs: clients over TCP cannot find it", "restart clawd serve")
+	case rt.client != nil && infoErr != nil:
+		add("info", Fail, infoErr.Error(), "restart clawd serve")
+	case rt.client != nil && info.PID != h.PID:
+		add("info", Fail, fmt.Sprintf("%s names pid %d, but the runtime is pid %d", infoPath, info.PID, h.PID), "restart clawd serve")
+	case rt.client != nil && info.Socket != "" && info.Socket != sock:
+		add("info", Fail, fmt.Sprintf("%s names the socket %s, but the runtime answers on %s", infoPath, info.Socket, sock), "restart clawd serve")
+	case rt.client != nil:
+		add("info", OK, fmt.Sprintf("%s describes the runtime (pid %d, port %d)", infoPath, info.PID, info.Port), "")
+	case infoErr == nil:
+		add("info", Warn, fmt.Sprintf("%s is left from a runtime that is gone (pid %d)", infoPath, info.PID), "clawd serve (it rewrites the file), or remove it")
+	}
+	if infoErr == nil && !isWindows {
+		if fi, err := os.Stat(infoPath); err == nil {
+			if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+				add("token", Fail, fmt.Sprintf("%s has mode %04o: other users can read the API token in it", infoPath, perm), "chmod 600 "+infoPath)
+			} else {
+				add("token", OK, fmt.Sprintf("%s (with the API token) is readable by its owner only", infoPath), "")
+			}
+		}
+	}
+
+	port := 0
+	if rt.client != nil && infoErr == nil {
+		port = info.Port
+		if isClawd(ctx, port) {
+			add("port", OK, fmt.Sprintf("the runtime answers on 127.0.0.1:%d", port), "")
+		} else {
+			add("port", Fail, fmt.Sprintf("%s names port %d, but no clawd answers on 127.0.0.1:%d", infoPath, port, port), "restart clawd serve")
+		}
+	}
+	var foreign []string
+	for _, p := range client.Ports {
+		if p == port {
+			continue
+		}
+		if open(ctx, p) && !isClawd(ctx, p) {
+			foreign = append(foreign, strconv.Itoa(p))
+		}
+	}
+	switch {
+	case len(foreign) == len(client.Ports):
+		add("ports", Fail, "other programs hold every one of clawd's ports 127.0.0.1:"+strings.Join(foreign, ", "), "stop one of them, or run clawd serve --port N")
+	case len(foreign) > 0:
+		add("ports", Warn, "another program holds clawd's port 127.0.0.1:"+strings.Join(foreign, ", ")+": the original app's scripts posting there reach it, not clawd", "stop it if it is a stale clawd-on-desk")
+	default:
+		add("ports", OK, "no other program holds clawd's ports 23333-23337", "")
+	}
+	return rt
+}
+
+// open reports whether something listens on 127.0.0.1:port.
+func open(ctx context.Context, port int) bool {
+	d := net.Dialer{Timeout: 300 * time.Millisecond}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// isClawd reports whether a clawd answers the original app's GET /state
+// on 127.0.0.1:port.
+func isClawd(ctx context.Context, port int) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/state", nil)
+	if err != nil {
+		return false
+	}
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	return resp.Header.Get(client.IdentityHeader) == client.IdentityValue
+}
+
+// binaryVersion asks the clawd at path for its version (`clawd version`
+// prints "clawd <version> (...)").
+func binaryVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil {
+		return "", err
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 2 || f[0] != "clawd" {
+		return "", fmt.Errorf("`%s version` printed %q", path, firstLine(string(out)))
+	}
+	return f[1], nil
+}
+
+// selfRepairCheck reports the runtime's self-repair of agent a's hooks;
+// none when the runtime does not run. right says the hooks are right now
+// (a fix just now, which the runtime sees at its next check).
+func selfRepairCheck(a *agents.Agent, rt *runtimeState, right bool) (Check, bool) {
+	for _, in := range rt.integrations {
+		if in.Agent != a.ID {
+			continue
+		}
+		c := Check{ID: a.ID + ".self_repair", Agent: a.ID, Status: OK}
+		switch {
+		case in.State == client.IntegrationNeedsManualFix && right:
+			c.Finding = "the runtime had stopped repairing clawd's hooks; they are right now, and it takes them up again at its next check"
+		case in.State == client.IntegrationNeedsManualFix:
+			c.Status, c.Finding = Fail, "the runtime stopped repairing clawd's hooks: "+in.Detail
+			c.Fix = "see what rewrites " + in.ConfigPath + ", then clawd doctor --fix --agent " + a.ID + " (the runtime resumes once the hooks are right)"
+		case in.State == client.IntegrationRepaired:
+			c.Finding = fmt.Sprintf("the runtime repaired clawd's hooks %d %s since it started: %s", in.Repairs, plural(in.Repairs, "time", "times"), in.Detail)
+		case in.State == client.IntegrationOK:
+			c.Finding = "the runtime finds clawd's hooks in " + in.ConfigPath + " in place"
+		default:
+			return Check{}, false
+		}
+		return c, true
+	}
+	return Check{}, false
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
