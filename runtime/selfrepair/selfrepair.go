@@ -294,14 +294,9 @@ func (r *Repairer) Run(ctx context.Context, changed func()) {
 	}
 	watchedDirs := map[string]bool{}
 	files := map[string]bool{}
-	check := func() {
-		list, ch := r.Check()
-		if ch && changed != nil {
-			changed()
-		}
-		if w == nil {
-			return
-		}
+	// watch follows the folders of list, and reports whether it began to
+	// follow one.
+	watch := func(list []string) (added bool) {
 		clear(files)
 		dirs := map[string]bool{}
 		for _, f := range list {
@@ -326,6 +321,21 @@ func (r *Repairer) Run(ctx context.Context, changed func()) {
 				continue
 			}
 			watchedDirs[d] = true
+			added = true
+		}
+		return added
+	}
+	check := func() {
+		list, ch := r.Check()
+		if w != nil && watch(list) {
+			// What changed in a folder before it was watched.
+			var again bool
+			list, again = r.Check()
+			watch(list)
+			ch = ch || again
+		}
+		if ch && changed != nil {
+			changed()
 		}
 	}
 	check()
