@@ -67,7 +67,7 @@ func lastLines(path string, n int) ([]string, error) {
 // prefixed keys of well-known services.
 var secrets = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+`),
-	regexp.MustCompile(`(?i)((?:token|secret|password|passwd|api[_-]?key|auth)[a-z_]*"?\s*[:=]\s*"?)[^\s",}]+`),
+	regexp.MustCompile(`(?i)((?:token|secret|password|passwd|api[_-]?key|auth)[a-z_]*"?\s*[:=]\s*"?)[^\s",}]{8,}`),
 	regexp.MustCompile(`\b(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abprs])[-_][A-Za-z0-9_-]{10,}`),
 	regexp.MustCompile(`\b[0-9a-fA-F]{32,}\b`),
 }
