@@ -30,8 +30,8 @@ func newDoctorCmd(e *env) *cli.Command {
 		Description: "Checks the runtime (it answers, runtime.json describes it and only you can read it, no\n" +
 			"other program on its ports), every agent clawd knows (found here; its settings parse;\n" +
 			"each event clawd needs runs clawd once; the commands run this clawd; the agent's own\n" +
-			"switches let them run: Codex's feature flag and trust hashes, Gemini's disabled hooks\n" +
-			"and folder trust, Claude's disableAllHooks), a connection test per installed agent (its\n" +
+			"switches let them run, such as a setting that turns all hooks off or trust entries the\n" +
+			"agent wants for them), a connection test per installed agent (its\n" +
 			"hook command, run through a shell with a minimal PATH as the agent runs it, sends a test\n" +
 			"event that the runtime never shows: \"not runnable\", \"ran but nothing arrived\" or\n" +
 			"\"arrived in N ms\"), the runtime's self-repair, and the desktop (session bus, tray host,\n" +
