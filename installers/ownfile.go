@@ -3,6 +3,8 @@ package installers
 import (
 	"errors"
 	"fmt"
+
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // ErrNotOurs reports a file at the place of clawd's own file that clawd
@@ -30,6 +32,9 @@ type OwnFile struct {
 	// Commands returns the hook commands of a file of clawd's, for
 	// doctor (see Lister); nil lists none.
 	Commands func(data []byte) []string
+	// Check, when set, is the agent's own checks (see Checker): its
+	// settings beyond clawd's file that keep it from running hooks.
+	Check func(opts Options) []health.Check
 
 	// beforeCheck runs just before the file is replaced; tests use it.
 	beforeCheck func(path string)
@@ -99,6 +104,14 @@ func (f *OwnFile) commit(t *target, out []byte, ch Changes, remove bool, opts Op
 		}
 	}
 	return &Report{Agent: f.Agent, Handlers: f.Path, Files: []Result{r}}, nil
+}
+
+// Checks runs the agent's own checks (OwnFile.Check), if it has any.
+func (f *OwnFile) Checks(opts Options) []health.Check {
+	if f.Check == nil {
+		return nil
+	}
+	return f.Check(opts)
 }
 
 // Hooks lists the hook commands of the file, if it is clawd's.
