@@ -94,7 +94,7 @@ func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 	if recErr != nil {
 		r.Checks = append(r.Checks, Check{ID: "record", Status: Fail, Finding: recErr.Error(),
 			Fix: "fix " + filepath.Join(o.Home, installers.RecordFile) + ", or move it away (clawd then finds its hooks by their shape only)"})
-		rec, _ = installers.ReadRecord(filepath.Join(o.Home, "no-record"))
+		rec = noRecord(o)
 	}
 	for _, a := range list {
 		r.Checks = append(r.Checks, checkAgent(ctx, o, a, rec, rt)...)
@@ -122,6 +122,14 @@ func Fixable(o Options, a *agents.Agent) bool {
 	return st.installed && st.dryErr == nil && st.dry != nil && st.dry.Any()
 }
 
+// noRecord is an empty install record, for checking on when the record
+// cannot be read (its own check says so): clawd's entries are then found
+// by their shape alone.
+func noRecord(o Options) *installers.Record {
+	rec, _ := installers.ReadRecord(filepath.Join(o.Home, "nonexistent"))
+	return rec
+}
+
 // agentState is what doctor read of one agent.
 type agentState struct {
 	found     Found
@@ -142,7 +150,7 @@ func inspect(o Options, a *agents.Agent, rec *installers.Record) *agentState {
 	if rec == nil {
 		var err error
 		if rec, err = installers.ReadRecord(o.Home); err != nil {
-			rec, _ = installers.ReadRecord(filepath.Join(o.Home, "no-record"))
+			rec = noRecord(o)
 		}
 	}
 	st := &agentState{found: Detect(a, o.Getenv)}
