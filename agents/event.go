@@ -21,9 +21,14 @@ const (
 	KindSetup        Kind = "session.setup"
 	// KindSessionUpdate is the agent changing what it knows of a session
 	// (its title): the state stays as it was.
-	KindSessionUpdate     Kind = "session.update"
-	KindPromptSubmit      Kind = "prompt.submit"
-	KindPromptExpansion   Kind = "prompt.expansion"
+	KindSessionUpdate   Kind = "session.update"
+	KindPromptSubmit    Kind = "prompt.submit"
+	KindPromptExpansion Kind = "prompt.expansion"
+	// KindPromptContinue: the agent sends a turn's tool results back to
+	// the model; the same turn goes on (Qwen Code fires UserPromptSubmit
+	// again, with an empty prompt, for it). Not a new turn: no title, and
+	// nothing that reacts to a prompt does.
+	KindPromptContinue    Kind = "prompt.continue"
 	KindToolStart         Kind = "tool.start"
 	KindToolEnd           Kind = "tool.end"
 	KindToolFailure       Kind = "tool.failure"
@@ -74,7 +79,7 @@ var kinds = map[Kind]bool{}
 
 func init() {
 	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindSessionUpdate, KindPromptSubmit,
-		KindPromptExpansion, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
+		KindPromptExpansion, KindPromptContinue, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
 		KindPermissionRequest, KindPermissionDenied, KindPermissionGranted, KindQuestion, KindQuestionAnswered,
 		KindNotification, KindSubagentStart, KindSubagentStop, KindCompactStart,
 		KindCompactEnd, KindTurnEnd, KindTurnFailure, KindCwdChange, KindModelSwitch,

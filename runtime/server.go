@@ -74,8 +74,13 @@ type Config struct {
 	// the runtime without its engine. Run runs the engine while it serves
 	// and closes it after. An error leaves automations off, logged.
 	OpenAutomations func(context.Context) (*automations.Engine, error)
-	// After is the permission broker's timer; tests replace it.
+	// After is the runtime's timer (the permission broker's waits, the
+	// sources' grace); tests replace it.
 	After func(time.Duration) <-chan time.Time
+	// SourceGrace is how long a source's first events of a session the
+	// runtime has not heard of are held back for the session's hooks to
+	// speak (DefaultSourceGrace when 0; negative: not held).
+	SourceGrace time.Duration
 	// PermissionHeartbeat is how often a held permission request's
 	// response carries a heartbeat (default DefaultPermissionHeartbeat);
 	// see client.HeartbeatLoss.
@@ -151,6 +156,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.StreamWriteTimeout <= 0 {
 		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
+	if cfg.SourceGrace == 0 {
+		cfg.SourceGrace = DefaultSourceGrace
+	}
+	if cfg.After == nil {
+		cfg.After = time.After
 	}
 	feeds := newFeedHub()
 	s := &Server{

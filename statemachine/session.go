@@ -209,10 +209,7 @@ func (s *session) closeCall(e *agents.Event) {
 		s.removePending(e.ToolUseID)
 	}
 	if e.InputHash != "" {
-		s.removePendingIf(func(k string) bool {
-			return len(k) == len(hashPrefix)+len(e.InputHash) &&
-				strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == e.InputHash
-		})
+		s.removeHashPending(e.InputHash)
 	}
 	s.removePending(notifyPermission)
 	// An MCP server asks its questions (elicitations) while one of its
@@ -225,6 +222,14 @@ func (s *session) closeCall(e *agents.Event) {
 					strings.HasPrefix(k, questionPrefix) && k[len(questionPrefix):] == server)
 		})
 	}
+}
+
+// removeHashPending removes the pending entry of a request keyed by the
+// input hash h.
+func (s *session) removeHashPending(h string) {
+	s.removePendingIf(func(k string) bool {
+		return len(k) == len(hashPrefix)+len(h) && strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == h
+	})
 }
 
 // mcpServer returns the server of an MCP tool name (mcp__server__tool).
