@@ -86,14 +86,5 @@ func (c *Claude) Hooks(opts Options) ([]Hook, error) {
 // Checks says whether Claude Code runs hooks at all: "disableAllHooks":
 // true in its settings turns every one off, clawd's included.
 func (c *Claude) Checks(opts Options) []health.Check {
-	root, data, err := readSettings(agents.Claude.ID, c.Path, false)
-	if err != nil || root == nil || root.kind != kindObject {
-		return nil // Install's dry run reports it
-	}
-	if v, _ := root.get("disableAllHooks"); isTrue(data, v) {
-		return []health.Check{check(agents.Claude, "hooks.disabled", health.Fail,
-			c.Path+` has "disableAllHooks": true: Claude Code runs no hooks, clawd's included`,
-			`remove "disableAllHooks" from `+c.Path)}
-	}
-	return []health.Check{check(agents.Claude, "hooks.disabled", health.OK, "Claude Code runs hooks (no disableAllHooks)", "")}
+	return []health.Check{disableAllHooks(agents.Claude, false, c.Path)}
 }

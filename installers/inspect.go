@@ -109,3 +109,22 @@ func readSettings(agent, path string, jsonc bool) (*node, []byte, error) {
 func isTrue(data []byte, n *node) bool {
 	return n != nil && n.kind == kindBool && string(data[n.start:n.end]) == "true"
 }
+
+// disableAllHooks is the check of an agent whose settings turn every hook
+// off with "disableAllHooks": true (Claude Code, Qwen Code, Copilot CLI)
+// in one of files (jsonc: JSON with comments). A file that cannot be read
+// or parsed is left to Install's dry run to report.
+func disableAllHooks(a *agents.Agent, jsonc bool, files ...string) health.Check {
+	for _, f := range files {
+		root, data, err := readSettings(a.ID, f, jsonc)
+		if err != nil || root == nil || root.kind != kindObject {
+			continue
+		}
+		if v, _ := root.get("disableAllHooks"); isTrue(data, v) {
+			return check(a, "hooks.disabled", health.Fail,
+				f+` has "disableAllHooks": true: `+a.Name+` runs no hooks, clawd's included`,
+				`remove "disableAllHooks" from `+f)
+		}
+	}
+	return check(a, "hooks.disabled", health.OK, a.Name+" runs hooks (no disableAllHooks)", "")
+}

@@ -48,8 +48,11 @@ func TestEveryInstallerInspects(t *testing.T) {
 				t.Errorf("Hooks() = %d hooks, want %d (or one for every event)", len(hs), len(a.Hooks))
 			}
 			for _, h := range hs {
-				if h.Binary != bin || !strings.HasPrefix(h.Command, bin+" hook "+a.ID) || h.File == "" {
-					t.Errorf("Hooks() has %+v, want a command of %s in a file", h, bin)
+				// A command names its event, or it is the one command of
+				// every event, or the agent says the event in the payload.
+				if h.Binary != bin || h.File == "" || !strings.HasPrefix(h.Command, bin+" hook "+a.ID) ||
+					h.Event != "" && h.Command != bin+" hook "+a.ID && h.Command != bin+" hook "+a.ID+" "+h.Event {
+					t.Errorf("Hooks() has %+v, want a command of %s for its event in a file", h, bin)
 				}
 			}
 		})
@@ -72,6 +75,9 @@ func TestAgentChecks(t *testing.T) {
 		{"gemini no folder trusted", agents.Gemini, map[string]string{".gemini/settings.json": `{}`}, "gemini.folder_trust", health.Warn, "no folder is trusted yet"},
 		{"gemini folders trusted", agents.Gemini, map[string]string{".gemini/settings.json": `{}`, ".gemini/trustedFolders.json": `{"/src": "TRUST_FOLDER", "/tmp": "DO_NOT_TRUST"}`}, "gemini.folder_trust", health.OK, "the 1 folder(s) trusted"},
 		{"gemini folder trust off", agents.Gemini, map[string]string{".gemini/settings.json": `{"security": {"folderTrust": {"enabled": false}}}`}, "gemini.folder_trust", health.OK, "folder trust is off"},
+		{"qwen disableAllHooks", agents.Qwen, map[string]string{".qwen/settings.json": `{"disableAllHooks": true /* mine */}`}, "qwen.hooks.disabled", health.Fail, `"disableAllHooks": true`},
+		{"copilot disableAllHooks", agents.Copilot, map[string]string{".copilot/config.json": "// the CLI's\n{\"disableAllHooks\": true}"}, "copilot.hooks.disabled", health.Fail, "config.json has"},
+		{"copilot hooks on", agents.Copilot, map[string]string{".copilot/settings.json": `{"disableAllHooks": false}`}, "copilot.hooks.disabled", health.OK, "runs hooks"},
 		{"codex hooks off", agents.Codex, map[string]string{".codex/config.toml": "[features]\nhooks = false\n"}, "codex.feature.disabled", health.Fail, "hooks = false"},
 		{"codex legacy key", agents.Codex, map[string]string{".codex/config.toml": "[features]\ncodex_hooks = true\n"}, "codex.feature.disabled", health.Warn, "deprecated"},
 		{"codex extra keys", agents.Codex, map[string]string{".codex/hooks.json": `{"hooks": {}, "version": 1}`}, "codex.hooks.layout", health.Fail, "Codex refuses the file"},

@@ -96,9 +96,9 @@ func opencodeOurs(data []byte, known Known) (int, bool) {
 
 // opencodeCommands lists the command of a plugin of clawd's: the one its
 // every event runs, with the event appended.
-func opencodeCommands(data []byte) []string {
+func opencodeCommands(data []byte) []Hook {
 	if cmd, ok := opencodeCommand(data); ok {
-		return []string{cmd}
+		return []Hook{{Command: cmd}}
 	}
 	return nil
 }

@@ -29,9 +29,10 @@ type OwnFile struct {
 	// known names (its command shape, a marker of clawd's), and how many
 	// hooks it registers.
 	Ours func(data []byte, known Known) (hooks int, ok bool)
-	// Commands returns the hook commands of a file of clawd's, for
-	// doctor (see Lister); nil lists none.
-	Commands func(data []byte) []string
+	// Commands returns the handlers of a file of clawd's, for doctor
+	// (see Lister): their events ("" for one command of every event) and
+	// commands; nil lists none.
+	Commands func(data []byte) []Hook
 	// Check, when set, is the agent's own checks (see Checker): its
 	// settings beyond clawd's file that keep it from running hooks.
 	Check func(opts Options) []health.Check
@@ -123,10 +124,10 @@ func (f *OwnFile) Hooks(opts Options) ([]Hook, error) {
 	if _, ok := f.Ours(t.old, opts.Known); !ok || f.Commands == nil {
 		return nil, nil
 	}
-	var out []Hook
-	for _, c := range f.Commands(t.old) {
-		bin, _ := opts.Known.Ours(c, f.Agent)
-		out = append(out, Hook{File: f.Path, Command: c, Binary: bin})
+	out := f.Commands(t.old)
+	for i := range out {
+		out[i].File = f.Path
+		out[i].Binary, _ = opts.Known.Ours(out[i].Command, f.Agent)
 	}
 	return out, nil
 }
