@@ -198,6 +198,16 @@ type Event struct {
 	// cap and only the fields before the cut could be read.
 	Truncated bool `json:"truncated,omitempty"`
 
+	// Host names the machine a session runs on when it is not the
+	// runtime's own: a remote profile ("box") or a WSL distro
+	// ("wsl:Ubuntu"). Only the runtime's profile ingress sets it (see
+	// runtime.Ingress); an event that came over the socket is local.
+	Host string `json:"host,omitempty"`
+	// Distro is the WSL distro the hook ran in (WSL_DISTRO_NAME), as the
+	// hook marks its events. The ingress of a WSL profile takes only its
+	// own distro's events and shows them under Host.
+	Distro string `json:"wsl_distro,omitempty"`
+
 	// Response is the agent's final answer of a turn (Stop's
 	// last_assistant_message), carried from the hook to the runtime for
 	// automations that ask for it (response.committed) and nothing else:

@@ -47,6 +47,7 @@ func (s *Server) View() client.View {
 	b.mu.Unlock()
 	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
 	v.Integrations = s.integrations()
+	v.Remotes = s.links()
 	return v
 }
 

@@ -95,6 +95,9 @@ type Config struct {
 	// Integrations reports the agents' hooks as the self-repair sees them
 	// (client.Snapshot.Integrations); nil: none.
 	Integrations func() []client.Integration
+	// Remotes are the remote links `clawd serve` keeps (see Ingress); nil:
+	// none.
+	Remotes Remotes
 }
 
 // Server is the runtime. Create it with New.
@@ -259,6 +262,10 @@ func Listen(port int) (net.Listener, error) {
 	return nil, ErrPortsBusy
 }
 
+// ErrRemoteHome means the clawd home is a remote machine's: its
+// runtime.json is in remote mode.
+var ErrRemoteHome = errors.New("this clawd home is the remote side of a desktop's clawd")
+
 // ErrAlreadyRunning means another runtime holds this clawd home's lock.
 type ErrAlreadyRunning struct {
 	// PID is the other runtime's process id, 0 if it could not be read.
@@ -293,6 +300,12 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		return err
 	}
 	defer lock.release()
+	if in, err := client.ReadInfo(s.cfg.Home); err == nil && in.Mode == client.ModeRemote {
+		// Its runtime.json is how this machine's hooks reach a desktop:
+		// a runtime here would overwrite it, then delete it.
+		return fmt.Errorf("%w: its hooks report to the desktop of remote profile %q (clawd remote add); run clawd serve there, or `clawd remote remove %s` there first",
+			ErrRemoteHome, in.Profile, in.Profile)
+	}
 	if stop := s.openAutomations(ctx); stop != nil {
 		defer stop()
 	}
@@ -526,6 +539,7 @@ func (s *Server) Snapshot() client.Snapshot {
 	snap := s.snapshotLocked()
 	s.mu.Unlock()
 	snap.Integrations = s.integrations()
+	snap.Remotes = s.links()
 	return snap
 }
 
@@ -544,6 +558,7 @@ func (s *Server) snapshotLocked() client.Snapshot {
 			ProjectDir:  ss.ProjectDir,
 			Headless:    ss.Headless,
 			AgentPID:    ss.AgentPID,
+			Host:        ss.Host,
 			Tool:        ss.Tool,
 			Subagents:   ss.Subagents,
 			Pending:     ss.Pending,

@@ -124,6 +124,7 @@ type Session struct {
 	ProjectDir  string
 	Headless    bool
 	AgentPID    int
+	Host        string // the remote machine it runs on (agents.Event.Host)
 	Tool        string // tool running or last run
 	Subagents   int    // running subagents
 	Pending     int    // open permission requests and questions

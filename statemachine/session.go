@@ -103,6 +103,9 @@ func (s *session) touch(e *agents.Event, now time.Time) {
 	if e.AgentPID > 0 {
 		s.snap.AgentPID = e.AgentPID
 	}
+	if e.Host != "" {
+		s.snap.Host = e.Host
+	}
 	s.snap.Headless = e.Headless
 	// An agent's own title (a rename, an AI title) always wins; a title
 	// derived from a prompt only names a session that has none: the
