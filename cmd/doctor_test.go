@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"net"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +17,8 @@ import (
 	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/remote"
+	"github.com/clawdhq/clawd/runtime"
 )
 
 // clawdBin is this test binary as testscript's `clawd`: a hook command
@@ -162,4 +166,91 @@ func TestDoctorExitCodes(t *testing.T) {
 		!strings.Contains(out, "+++ "+filepath.Join(home, ".claude", "settings.json")) || !strings.Contains(out, "(dry run, nothing written)") {
 		t.Errorf("doctor --fix --dry-run exited %d, settings %q, stdout:\n%s", code, b, out)
 	}
+}
+
+// check returns the check id of r.
+func check(t *testing.T, r doctor.Report, id string) doctor.Check {
+	t.Helper()
+	i := slices.IndexFunc(r.Checks, func(c doctor.Check) bool { return c.ID == id })
+	if i < 0 {
+		t.Fatalf("no %s in %+v", id, r.Checks)
+	}
+	return r.Checks[i]
+}
+
+// TestDoctorRemote: on a remote machine (runtime.json in remote mode, no
+// runtime of its own) doctor tests the link to the desktop instead of
+// asking for a local clawd serve, and the connection test's probe goes
+// through the profile's ingress to the desktop's runtime, never as a
+// session; a link that is down is a warning that names the profile, and
+// a listener that cannot prove it is the desktop fails.
+func TestDoctorRemote(t *testing.T) {
+	ctx := context.Background()
+	list := []*agents.Agent{agents.Claude}
+	const token = "0123456789abcdef0123456789abcdef"
+	remoteDoctor := func(t *testing.T, port int, token string) doctor.Options {
+		o, _ := doctorHome(t, clawdBin(t))
+		o.Version = "test" // the desktop's
+		if _, err := remote.SetUp(o.Home, remote.SetupSpec{Profile: "box", Port: port, Token: token, Generation: 1, Version: "test"}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+
+	t.Run("up", func(t *testing.T) {
+		in := &runtime.Ingress{Label: "box"}
+		in.SetCredentials(token, 1)
+		s, port := desktopIngress(t, in)
+		r := doctor.Run(ctx, remoteDoctor(t, port, token), list)
+		if c := check(t, r, "runtime.reachable"); c.Status != doctor.OK || !strings.Contains(c.Finding, "the desktop's clawd answers for profile box") {
+			t.Errorf("runtime.reachable = %+v, want ok: the desktop answers", c)
+		}
+		if c := check(t, r, "runtime.info"); c.Status != doctor.OK || !strings.Contains(c.Finding, "is in remote mode") {
+			t.Errorf("runtime.info = %+v, want ok: remote mode", c)
+		}
+		if c := connection(t, r); c.Status != doctor.OK || !regexp.MustCompile(`^the hook's test event arrived at the desktop \(profile box\) within \d+ ms$`).MatchString(c.Finding) {
+			t.Errorf("claude.connection = %+v, want ok: arrived at the desktop", c)
+		}
+		if r.Failed() {
+			t.Errorf("a remote machine with its link up fails: %+v", r.Checks)
+		}
+		if snap := s.Snapshot(); len(snap.Sessions) != 0 {
+			t.Errorf("the test event shows as sessions on the desktop: %+v", snap.Sessions)
+		}
+	})
+
+	t.Run("link down", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		r := doctor.Run(ctx, remoteDoctor(t, port, token), list)
+		if c := check(t, r, "runtime.reachable"); c.Status != doctor.Warn || !strings.Contains(c.Finding, "the desktop of profile box does not answer") ||
+			c.Fix != "on the desktop: clawd serve running, then clawd remote test box" {
+			t.Errorf("runtime.reachable = %+v, want warn: the desktop does not answer", c)
+		}
+		if c := connection(t, r); c.Status != doctor.Warn || c.Finding != "the hook ran, but nothing arrived: the desktop of profile box does not answer" {
+			t.Errorf("claude.connection = %+v, want warn: nothing arrived, the desktop does not answer", c)
+		}
+	})
+
+	t.Run("impostor", func(t *testing.T) {
+		// Something listens on the port that does not hold the
+		// profile's token.
+		in := &runtime.Ingress{Label: "box"}
+		in.SetCredentials("another token of another runtime", 1)
+		s, port := desktopIngress(t, in)
+		r := doctor.Run(ctx, remoteDoctor(t, port, token), list)
+		if c := check(t, r, "runtime.reachable"); c.Status != doctor.Fail || !strings.Contains(c.Finding, "something other than the desktop's clawd of profile box answers") {
+			t.Errorf("runtime.reachable = %+v, want fail: not the desktop", c)
+		}
+		if !r.Failed() {
+			t.Error("Report.Failed() = false with an impostor on the remote port")
+		}
+		if snap := s.Snapshot(); len(snap.Sessions) != 0 {
+			t.Errorf("the impostor got sessions: %+v", snap.Sessions)
+		}
+	})
 }

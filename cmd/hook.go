@@ -141,7 +141,7 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 	if id := e.getenv(client.ProbeEnv); id != "" {
 		// clawd doctor's connection test: it reaches the runtime as a
 		// probe, never as the agent's event.
-		if err := postProbe(home, client.Probe{ID: id, Agent: a.ID, HookEvent: o.event}); err != nil {
+		if err := postProbe(ctx, home, client.Probe{ID: id, Agent: a.ID, HookEvent: o.event}); err != nil {
 			log().Warn("runtime not reachable; connection test dropped", "probe", id, "err", err)
 		}
 		noDecision(o.event)
@@ -426,11 +426,19 @@ func postEvent(ctx context.Context, home string, ev agents.Event, interruptible 
 }
 
 // postProbe delivers doctor's connection test to the runtime's socket in
-// the clawd home, as postEvent delivers an event.
-func postProbe(home string, p client.Probe) error {
+// the clawd home, or in remote mode to the desktop, as postEvent delivers
+// an event.
+func postProbe(ctx context.Context, home string, p client.Probe) error {
 	body, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	return client.PostProbeBlocking(client.SocketPath(home), body, time.Now().Add(hookPostTimeout))
+	err = client.PostProbeBlocking(client.SocketPath(home), body, time.Now().Add(hookPostTimeout))
+	r, ok, ferr := remoteFallback(home, err)
+	if !ok {
+		return cmp.Or(ferr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)
+	defer cancel()
+	return r.PostProbe(ctx, body)
 }

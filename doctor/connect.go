@@ -61,19 +61,33 @@ func connectionCheck(ctx context.Context, o Options, a *agents.Agent, st *agentS
 		c.Status, c.Finding, c.Fix = Fail, fmt.Sprintf("hook not runnable: `%s` failed (%s)", command, why), fixCmd
 		return c
 	}
-	if rt.client == nil {
+	ran := o.Now()
+	switch {
+	case !rt.reached() && rt.remote != nil:
+		c.Status, c.Finding, c.Fix = Warn, fmt.Sprintf("the hook ran, but nothing arrived: the desktop of profile %s does not answer", rt.remote.Profile),
+			"on the desktop: clawd serve running, then clawd remote test "+rt.remote.Profile
+		return c
+	case !rt.reached():
 		c.Status, c.Finding, c.Fix = Warn, fmt.Sprintf("the hook ran, but nothing arrived: clawd serve is not running for %s", o.Home), "clawd serve"
 		return c
 	}
-	p, err := rt.client.Probe(ctx, id)
+	p, err := rt.probe(ctx, id)
 	var apiErr *client.APIError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Status == 404:
 		c.Status, c.Fix = Fail, fixCmd
-		c.Finding = fmt.Sprintf("the hook ran, but nothing arrived at the runtime of %s: it talks to another clawd home (CLAWD_HOME), or it runs an older clawd", o.Home)
+		where := "the runtime of " + o.Home
+		if rt.remote != nil {
+			where = "the desktop (profile " + rt.remote.Profile + ")"
+		}
+		c.Finding = fmt.Sprintf("the hook ran, but nothing arrived at %s: it talks to another clawd home (CLAWD_HOME), or it runs an older clawd", where)
 	case err != nil:
 		c.Status, c.Fix = Fail, "restart clawd serve"
 		c.Finding = fmt.Sprintf("the hook ran; asking the runtime whether it arrived failed: %v", err)
+	case rt.remote != nil:
+		// The desktop's clock is not this machine's: the hook's run bounds
+		// the arrival.
+		c.Status, c.Finding = OK, fmt.Sprintf("the hook's test event arrived at the desktop (profile %s) within %d ms", p.Host, ran.Sub(start).Milliseconds())
 	default:
 		ms := max(p.ReceivedAt.Sub(start), 0).Milliseconds()
 		c.Status, c.Finding = OK, fmt.Sprintf("the hook's test event arrived in %d ms", ms)

@@ -2,6 +2,8 @@ package doctor
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +27,24 @@ const isWindows = goruntime.GOOS == "windows"
 type runtimeState struct {
 	checks []Check
 	// client talks to the runtime; nil when none answers.
-	client       *client.Client
+	client *client.Client
+	// remote is the desktop this machine's hooks report to when its
+	// runtime.json is in remote mode, and remoteUp whether it answered.
+	remote       *client.Remote
+	remoteUp     bool
 	integrations []client.Integration
+}
+
+// reached reports whether a runtime answered: this machine's, or in
+// remote mode the desktop's.
+func (rt *runtimeState) reached() bool { return rt.client != nil || rt.remoteUp }
+
+// probe asks the runtime that answered whether probe id arrived.
+func (rt *runtimeState) probe(ctx context.Context, id string) (client.Probe, error) {
+	if rt.remote != nil {
+		return rt.remote.Probe(ctx, id)
+	}
+	return rt.client.Probe(ctx, id)
 }
 
 // health is GET /api/v1/health.
@@ -53,6 +71,12 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	var h healthInfo
 	if err == nil {
 		err = c.Call(dctx, http.MethodGet, "/api/v1/health", nil, &h)
+	}
+	if errors.Is(err, client.ErrNotRunning) {
+		if r, rerr := client.ReadRemote(o.Home); !errors.Is(rerr, client.ErrNoInfo) && !errors.Is(rerr, client.ErrNoRemote) {
+			checkRemote(dctx, o, rt, r, rerr)
+			return rt
+		}
 	}
 	switch {
 	case errors.Is(err, client.ErrNotOurs):
@@ -90,14 +114,8 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	case infoErr == nil:
 		add("info", Warn, fmt.Sprintf("%s is left from a runtime that is gone (pid %d)", infoPath, info.PID), "clawd serve (it rewrites the file), or remove it")
 	}
-	if infoErr == nil && !isWindows {
-		if fi, err := os.Stat(infoPath); err == nil {
-			if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-				add("token", Fail, fmt.Sprintf("%s has mode %04o: other users can read the API token in it", infoPath, perm), "chmod 600 "+infoPath)
-			} else {
-				add("token", OK, fmt.Sprintf("%s (with the API token) is readable by its owner only", infoPath), "")
-			}
-		}
+	if infoErr == nil {
+		checkToken(rt, infoPath)
 	}
 
 	port := 0
@@ -127,6 +145,58 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		add("ports", OK, "no other program holds clawd's ports 23333-23337", "")
 	}
 	return rt
+}
+
+// checkToken checks that only its owner can read runtime.json at path,
+// which holds a token.
+func checkToken(rt *runtimeState, path string) {
+	if isWindows {
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	c := Check{ID: "runtime.token", Status: OK, Finding: path + " (with its token) is readable by its owner only"}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		c.Status, c.Finding, c.Fix = Fail, fmt.Sprintf("%s has mode %04o: other users can read the token in it", path, perm), "chmod 600 "+path
+	}
+	rt.checks = append(rt.checks, c)
+}
+
+// checkRemote checks a machine whose runtime.json is in remote mode (r,
+// or rerr when it is not what remote mode writes): no runtime runs here,
+// the hooks report to a desktop's through the port it names, and a
+// connection test through that port says whether the desktop answers.
+func checkRemote(ctx context.Context, o Options, rt *runtimeState, r client.Remote, rerr error) {
+	add := func(id string, s Status, finding, fix string) {
+		rt.checks = append(rt.checks, Check{ID: "runtime." + id, Status: s, Finding: finding, Fix: fix})
+	}
+	infoPath := filepath.Join(o.Home, client.InfoFile)
+	if rerr != nil {
+		add("info", Fail, rerr.Error(), "on the desktop: clawd remote add again for this machine")
+		return
+	}
+	rt.remote = &r
+	onDesktop := "on the desktop: clawd serve running, then clawd remote test " + r.Profile
+	nonce := make([]byte, 16)
+	rand.Read(nonce)
+	ans, err := r.Test(ctx, hex.EncodeToString(nonce), o.Version)
+	switch {
+	case errors.Is(err, client.ErrBadProof) || errors.Is(err, client.ErrNotClawd):
+		add("reachable", Fail, fmt.Sprintf("something other than the desktop's clawd of profile %s answers on 127.0.0.1:%d: %v; the hooks send it nothing", r.Profile, r.Port, err), onDesktop)
+	case err != nil:
+		add("reachable", Warn, fmt.Sprintf("the desktop of profile %s does not answer through 127.0.0.1:%d (%v): the agents' hooks here deliver nothing until it does", r.Profile, r.Port, err), onDesktop)
+	case ans.Version != "" && ans.Version != o.Version:
+		rt.remoteUp = true
+		add("reachable", Warn, fmt.Sprintf("the desktop's clawd %s answers for profile %s through 127.0.0.1:%d, and this clawd is %s", ans.Version, r.Profile, r.Port, o.Version),
+			"on the desktop: clawd remote add again for this machine (it copies its clawd here)")
+	default:
+		rt.remoteUp = true
+		add("reachable", OK, fmt.Sprintf("the desktop's clawd answers for profile %s through 127.0.0.1:%d", r.Profile, r.Port), "")
+	}
+	add("info", OK, fmt.Sprintf("%s is in remote mode: this machine's hooks report to the desktop of profile %s through 127.0.0.1:%d", infoPath, r.Profile, r.Port), "")
+	checkToken(rt, infoPath)
 }
 
 // open reports whether something listens on 127.0.0.1:port.

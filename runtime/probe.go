@@ -17,34 +17,49 @@ const maxProbes = 64
 // notification, nothing in the event stream.
 type probes struct {
 	mu    sync.Mutex
-	byID  map[string]client.Probe
-	order []string // oldest first
+	byKey map[string]client.Probe // by probeKey
+	order []string                // oldest first
 }
 
-func (p *probes) add(pr client.Probe) {
+func (p *probes) add(key string, pr client.Probe) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.byID == nil {
-		p.byID = map[string]client.Probe{}
+	if p.byKey == nil {
+		p.byKey = map[string]client.Probe{}
 	}
-	if _, ok := p.byID[pr.ID]; !ok {
+	if _, ok := p.byKey[key]; !ok {
 		if len(p.order) == maxProbes {
-			delete(p.byID, p.order[0])
+			delete(p.byKey, p.order[0])
 			p.order = p.order[1:]
 		}
-		p.order = append(p.order, pr.ID)
+		p.order = append(p.order, key)
 	}
-	p.byID[pr.ID] = pr
+	p.byKey[key] = pr
 }
 
-func (p *probes) get(id string) (client.Probe, bool) {
+func (p *probes) get(key string) (client.Probe, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pr, ok := p.byID[id]
+	pr, ok := p.byKey[key]
 	return pr, ok
 }
 
-func (s *Server) handlePostProbe(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handlePostProbe(w http.ResponseWriter, r *http.Request) { s.postProbe(w, r, nil) }
+
+func (s *Server) handleGetProbe(w http.ResponseWriter, r *http.Request) { s.getProbe(w, r, nil) }
+
+// probeKey is where a probe's id is kept: a remote profile's probes
+// apart from the socket's and each other's, as its sessions are.
+func probeKey(id string, from *Ingress) string {
+	if from == nil {
+		return id
+	}
+	return from.Label + ":" + id
+}
+
+// postProbe takes a probe that came in through the ingress from (nil:
+// the socket).
+func (s *Server) postProbe(w http.ResponseWriter, r *http.Request, from *Ingress) {
 	var pr client.Probe
 	if !readBody(w, r, 4<<10, &pr) {
 		return
@@ -54,13 +69,19 @@ func (s *Server) handlePostProbe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pr.ReceivedAt = s.cfg.Now()
-	s.probes.add(pr)
-	s.log.Info("connection test arrived", "agent", pr.Agent, "hook_event", pr.HookEvent, "probe", pr.ID)
+	pr.Host = ""
+	if from != nil {
+		pr.Host = from.Label
+	}
+	s.probes.add(probeKey(pr.ID, from), pr)
+	s.log.Info("connection test arrived", "agent", pr.Agent, "hook_event", pr.HookEvent, "probe", pr.ID, "host", pr.Host)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) handleGetProbe(w http.ResponseWriter, r *http.Request) {
-	pr, ok := s.probes.get(r.PathValue("id"))
+// getProbe answers whether a probe arrived through the ingress from
+// (nil: the socket).
+func (s *Server) getProbe(w http.ResponseWriter, r *http.Request, from *Ingress) {
+	pr, ok := s.probes.get(probeKey(r.PathValue("id"), from))
 	if !ok {
 		writeError(w, http.StatusNotFound, "no such probe has arrived")
 		return

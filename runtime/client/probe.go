@@ -27,6 +27,9 @@ type Probe struct {
 	// on its command line.
 	Agent     string `json:"agent"`
 	HookEvent string `json:"hook_event,omitempty"`
+	// Host is the remote profile it came through (set by the runtime);
+	// "" for the runtime's own socket.
+	Host string `json:"host,omitempty"`
 	// ReceivedAt is when the runtime got it (set by the runtime).
 	ReceivedAt time.Time `json:"received_at"`
 }
@@ -49,6 +52,25 @@ func PostProbeBlocking(sock string, probe []byte, deadline time.Time) error {
 func (c *Client) Probe(ctx context.Context, id string) (Probe, error) {
 	var p Probe
 	err := c.Call(ctx, http.MethodGet, probesPath+"/"+url.PathEscape(id), nil, &p)
+	return p, err
+}
+
+// On a remote machine the hook posts its probe to the desktop's runtime
+// through the profile's ingress, and doctor asks there whether it
+// arrived: the desktop keeps it as one of that profile's, which only the
+// profile's token can ask about.
+
+// PostProbe posts an encoded Probe to the desktop, given up when ctx
+// ends.
+func (r Remote) PostProbe(ctx context.Context, probe []byte) error {
+	return r.endpoint().exchange(ctx, http.MethodPost, probesPath, probe, nil)
+}
+
+// Probe returns the probe id if it has arrived at the desktop; an
+// *APIError with status 404 when it has not.
+func (r Remote) Probe(ctx context.Context, id string) (Probe, error) {
+	var p Probe
+	err := r.endpoint().exchange(ctx, http.MethodGet, probesPath+"/"+url.PathEscape(id), nil, &p)
 	return p, err
 }
 
