@@ -3,8 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"os"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
