@@ -24,6 +24,7 @@ import (
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // Check is one check's result (see health.Check).
@@ -59,6 +60,9 @@ type Options struct {
 	Desktop func() desktop.Session
 	// NoConnection skips the connection tests.
 	NoConnection bool
+	// Ports are the ports runtime.ports looks at; nil: client.Ports,
+	// where the runtime listens and the original app's scripts post.
+	Ports []int
 }
 
 func (o *Options) defaults() {
@@ -67,6 +71,9 @@ func (o *Options) defaults() {
 	}
 	if o.Desktop == nil {
 		o.Desktop = desktop.Probe
+	}
+	if o.Ports == nil {
+		o.Ports = client.Ports
 	}
 }
 

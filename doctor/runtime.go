@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +129,7 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		}
 	}
 	var foreign []string
-	for _, p := range client.Ports {
+	for _, p := range o.Ports {
 		if p == port {
 			continue
 		}
@@ -137,12 +138,12 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		}
 	}
 	switch {
-	case len(foreign) == len(client.Ports):
+	case len(foreign) == len(o.Ports):
 		add("ports", Fail, "other programs hold every one of clawd's ports 127.0.0.1:"+strings.Join(foreign, ", "), "stop one of them, or run clawd serve --port N")
 	case len(foreign) > 0:
 		add("ports", Warn, "another program holds clawd's port 127.0.0.1:"+strings.Join(foreign, ", ")+": the original app's scripts posting there reach it, not clawd", "stop it if it is a stale clawd-on-desk")
 	default:
-		add("ports", OK, "no other program holds clawd's ports 23333-23337", "")
+		add("ports", OK, "no other program holds clawd's ports "+portRange(o.Ports), "")
 	}
 	return rt
 }
@@ -197,6 +198,22 @@ func checkRemote(ctx context.Context, o Options, rt *runtimeState, r client.Remo
 	}
 	add("info", OK, fmt.Sprintf("%s is in remote mode: this machine's hooks report to the desktop of profile %s through 127.0.0.1:%d", infoPath, r.Profile, r.Port), "")
 	checkToken(rt, infoPath)
+}
+
+// portRange says which ports ports are: "23333-23337".
+func portRange(ports []int) string {
+	if len(ports) == 0 {
+		return "(none)"
+	}
+	lo, hi := slices.Min(ports), slices.Max(ports)
+	if hi-lo+1 == len(ports) {
+		return fmt.Sprintf("%d-%d", lo, hi)
+	}
+	var s []string
+	for _, p := range ports {
+		s = append(s, strconv.Itoa(p))
+	}
+	return strings.Join(s, ", ")
 }
 
 // open reports whether something listens on 127.0.0.1:port.
