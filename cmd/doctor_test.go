@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -159,6 +160,16 @@ func TestDoctorExitCodes(t *testing.T) {
 	code, out, errs := run("doctor", "--agent", "claude", "--json")
 	if code != 1 || errs != "" || !strings.HasPrefix(out, "{\n  \"checks\": [\n") || !strings.Contains(out, `"id": "claude.hooks.missing"`) {
 		t.Errorf("doctor --json on a broken install exited %d, stderr %q, stdout:\n%s", code, errs, out)
+	}
+	// --agent claude: the runtime's checks and Claude Code's, nothing else.
+	var rep doctor.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		if c.Agent != "claude" && !strings.HasPrefix(c.ID, "runtime.") {
+			t.Errorf("doctor --agent claude ran %s", c.ID)
+		}
 	}
 	// --fix --dry-run shows the diff, writes nothing, and still fails.
 	code, out, _ = run("doctor", "--agent", "claude", "--fix", "--dry-run")
