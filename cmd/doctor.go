@@ -34,11 +34,11 @@ func newDoctorCmd(e *env) *cli.Command {
 			"agent wants for them), a connection test per installed agent (its\n" +
 			"hook command, run through a shell with a minimal PATH as the agent runs it, sends a test\n" +
 			"event that the runtime never shows: \"not runnable\", \"ran but nothing arrived\" or\n" +
-			"\"arrived in N ms\"), the runtime's self-repair, and the desktop (session bus, tray host,\n" +
-			"notifications). Each check has a stable id, a status (ok, warn, fail, skipped), what was\n" +
-			"found and the fix. Exit status 1 when a check fails. On a machine `clawd remote add` set\n" +
-			"up, it tests the link to the desktop instead of a runtime here, and the connection tests\n" +
-			"arrive at the desktop's runtime.\n\n" +
+			"\"arrived in N ms\"), the runtime's self-repair, its links to remote machines, and the\n" +
+			"desktop (session bus, tray host, notifications). Each check has a stable id, a status\n" +
+			"(ok, warn, fail, skipped), what was found and the fix. Exit status 1 when a check fails.\n" +
+			"On a machine `clawd remote add` set up, it tests the link to the desktop instead of a\n" +
+			"runtime here, and the connection tests arrive at the desktop's runtime.\n\n" +
 			"--fix repairs each installed agent's hooks through its installer, with install's safety\n" +
 			"rules (a backup, a temp file and rename, a file that does not parse left alone), then\n" +
 			"checks again and says what is still wrong. --fix --dry-run prints the diffs and writes\n" +

@@ -94,9 +94,11 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		rt.client = c
 		add("reachable", OK, fmt.Sprintf("clawd serve %s (pid %d) answers on %s", h.Version, h.PID, sock), "")
 	}
+	var links []client.RemoteLink
 	if rt.client != nil {
 		if snap, err := rt.client.Sessions(dctx); err == nil {
 			rt.integrations = snap.Integrations
+			links = snap.Remotes
 		}
 	}
 
@@ -145,7 +147,31 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	default:
 		add("ports", OK, "no other program holds clawd's ports "+portRange(o.Ports), "")
 	}
+	rt.checks = append(rt.checks, linkChecks(links)...)
 	return rt
+}
+
+// linkChecks reports the runtime's links to remote machines (clawd
+// remote add): a link that is not up leaves that machine's agents
+// unheard.
+func linkChecks(links []client.RemoteLink) []Check {
+	var out []Check
+	for _, l := range links {
+		c := Check{ID: "remote." + l.Profile + ".link", Status: OK}
+		switch l.State {
+		case client.LinkUp:
+			c.Finding = fmt.Sprintf("the link to %s (%s) is up: its hooks reach this runtime", l.Profile, l.Kind)
+		default:
+			c.Status = Warn
+			c.Finding = fmt.Sprintf("the link to %s (%s) is %s: its agents' hooks deliver nothing meanwhile", l.Profile, l.Kind, l.State)
+			if l.Error != "" {
+				c.Finding += " (" + l.Error + ")"
+			}
+			c.Fix = "clawd remote test " + l.Profile
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // checkToken checks that only its owner can read runtime.json at path,

@@ -20,7 +20,12 @@ import (
 // the kernel's choosing, and returns what it wrote in runtime.json.
 func startRuntime(t *testing.T, home string) client.Info {
 	t.Helper()
-	s := runtime.New(runtime.Config{Home: home, Version: "test"})
+	return startRuntimeWith(t, runtime.Config{Home: home, Version: "test"})
+}
+
+func startRuntimeWith(t *testing.T, cfg runtime.Config) client.Info {
+	t.Helper()
+	s := runtime.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan client.Info, 1)
 	done := make(chan error, 1)
@@ -180,6 +185,31 @@ func TestRuntimeChecks(t *testing.T) {
 		}
 		want(t, runtimeChecks(t, home, foreign), "runtime.ports", Fail, "other programs hold every one of clawd's ports")
 	})
+}
+
+// links are remote links as clawd serve's link manager reports them.
+type links []client.RemoteLink
+
+func (l links) Links() []client.RemoteLink     { return l }
+func (links) Reload(ctx context.Context) error { return nil }
+
+// TestRemoteLinkChecks: each link of the runtime to a remote machine is
+// a check: up is ok; down or still connecting is a warning with why and
+// the command that tests it.
+func TestRemoteLinkChecks(t *testing.T) {
+	home := filepath.Join(t.TempDir(), ".clawd")
+	startRuntimeWith(t, runtime.Config{Home: home, Version: "test", Remotes: links{
+		{Profile: "box", Kind: client.LinkSSH, State: client.LinkUp},
+		{Profile: "ubuntu", Kind: client.LinkWSL, State: client.LinkDown, Error: "wsl.exe: exit status 1"},
+		{Profile: "far", Kind: client.LinkSSH, State: client.LinkConnecting},
+	}})
+	checks := runtimeChecks(t, home)
+	want(t, checks, "remote.box.link", OK, "the link to box (ssh) is up")
+	want(t, checks, "remote.ubuntu.link", Warn, "the link to ubuntu (wsl) is down: its agents' hooks deliver nothing meanwhile (wsl.exe: exit status 1)")
+	want(t, checks, "remote.far.link", Warn, "the link to far (ssh) is connecting")
+	if c := checks["remote.ubuntu.link"]; c.Fix != "clawd remote test ubuntu" {
+		t.Errorf("remote.ubuntu.link's fix = %q", c.Fix)
+	}
 }
 
 // TestDesktopChecks: a desktop with a tray host and a notification daemon

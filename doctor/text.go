@@ -70,5 +70,8 @@ func groupTitle(g string) string {
 	if a := agents.Lookup(g); a != nil {
 		return a.Name + " (" + a.ID + ")"
 	}
+	if g == "remote" {
+		return "remote machines"
+	}
 	return g
 }

@@ -403,6 +403,10 @@ func TestRemoteSSH(t *testing.T) {
 		t.Errorf("clawd doctor on the box: %s\nwant exit 0, the desktop answering, the connection test arrived", dr)
 	}
 	t.Logf("clawd doctor on the box:\n%s", dr.stdout)
+	// clawd doctor on the desktop reports the link.
+	if r := w.clawd(ctx, "", "doctor", "--agent", "claude"); !regexp.MustCompile(`(?m)^  ok +remote\.box\.link: the link to box \(ssh\) is up`).MatchString(r.stdout) {
+		t.Errorf("clawd doctor on the desktop: %s\nwant the link to box up", r)
+	}
 	// Neither shows as a session: the box's sessions are those of its
 	// hooks and the direct post only.
 	st, _ = w.status(ctx)
