@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -9,8 +10,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/internal/agentinfo"
+	"github.com/clawdhq/clawd/doctor"
+	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 type agentsOptions struct {
@@ -36,8 +39,7 @@ func newAgentsCmd(e *env) *cli.Command {
 }
 
 func runAgents(e *env, o *agentsOptions) error {
-	binary, _ := e.executable()
-	list, err := agentinfo.All(e.getenv, e.home(), binary)
+	list, err := agentList(e)
 	if err != nil {
 		return err
 	}
@@ -60,6 +62,48 @@ func runAgents(e *env, o *agentsOptions) error {
 		}
 	}
 	return nil
+}
+
+// agentList finds out what clawd knows of every agent here: `clawd
+// agents` prints it, and clawd serve hands it to the dashboard.
+func agentList(e *env) ([]client.AgentInfo, error) {
+	binary, _ := e.executable()
+	rec, err := installers.ReadRecord(e.home())
+	if err != nil {
+		return nil, err
+	}
+	list := []client.AgentInfo{}
+	for _, a := range agents.All() {
+		list = append(list, inspectAgent(e, a, binary, rec))
+	}
+	return list, nil
+}
+
+// inspectAgent finds out what `clawd agents` says of a.
+func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) client.AgentInfo {
+	ai := client.AgentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
+	f := doctor.Detect(a, e.getenv)
+	if f.DirErr != nil {
+		ai.Notes = append(ai.Notes, f.DirErr.Error())
+	}
+	ai.ConfigPath, ai.Detected, ai.Version = f.Dir, f.Detected(), f.Version
+	inst, err := installers.For(a, e.getenv)
+	if err != nil {
+		if !errors.Is(err, installers.ErrUnsupported) {
+			ai.Notes = append(ai.Notes, err.Error())
+		}
+		return ai
+	}
+	// Installed means an install would change nothing: every hook is
+	// there and runs this binary.
+	rep, err := inst.Install(binary, installers.Options{DryRun: true, Known: rec.Known(a.ID).With(binary)})
+	if err != nil {
+		ai.Notes = append(ai.Notes, "cannot read its settings: "+err.Error())
+		return ai
+	}
+	ai.ConfigPath = rep.Handlers
+	ai.Installed = !rep.Any()
+	return ai
 }
 
 func yesNo(b bool) string {

@@ -15,7 +15,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/internal/agentinfo"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/internal/launch"
@@ -24,6 +23,7 @@ import (
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/monitors"
+	"github.com/clawdhq/clawd/runtime/selfrepair"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
 	"github.com/clawdhq/clawd/tray/notify"
@@ -114,6 +114,12 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	for _, a := range agents.All() {
 		disabled[a.ID] = !cfg.PermissionsEnabled(a.ID)
 	}
+	// The agents' hooks are kept in place while the runtime runs, or only
+	// watched with [doctor] self_repair = false.
+	binary, _ := e.executable()
+	repairer := selfrepair.New(selfrepair.Options{
+		Home: e.home(), Getenv: e.getenv, Binary: binary, Repair: cfg.Doctor.SelfRepair, Now: e.now, Log: log,
+	})
 	remotes := remote.NewManager(remote.ManagerOptions{Home: e.home(), Programs: remotePrograms(e), Log: log, Now: e.now})
 	srv := runtime.New(runtime.Config{
 		Home:                e.home(),
@@ -129,14 +135,12 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The agents' own logs keep their sessions right when their hooks
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
-		Agents: func(ctx context.Context) ([]agentinfo.Info, error) {
-			binary, _ := e.executable()
-			return agentinfo.All(e.getenv, e.home(), binary)
-		},
+		Agents:  func(ctx context.Context) ([]client.AgentInfo, error) { return agentList(e) },
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
 		},
-		Remotes: remotes,
+		Integrations: repairer.Integrations,
+		Remotes:      remotes,
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -158,6 +162,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
+	wg.Go(func() { repairer.Run(ctx, srv.IntegrationsChanged) })
 	wg.Go(func() { remotes.Run(ctx, srv) })
 	if notifications {
 		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})

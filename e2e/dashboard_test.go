@@ -26,7 +26,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/tidwall/gjson"
 
-	"github.com/clawdhq/clawd/internal/agentinfo"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -953,8 +952,8 @@ func TestDashboardDoctor(t *testing.T) {
 	home := t.TempDir()
 	doc := pageDoctor{fixed: make(chan string, 1)}
 	srv := runInProcess(t, runtime.Config{Home: home, Doctor: doc,
-		Agents: func(ctx context.Context) ([]agentinfo.Info, error) {
-			return []agentinfo.Info{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true, ConfigPath: "/home/ada/.claude/settings.json"},
+		Agents: func(ctx context.Context) ([]client.AgentInfo, error) {
+			return []client.AgentInfo{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true, ConfigPath: "/home/ada/.claude/settings.json"},
 				{ID: "codex", Name: "Codex"}}, nil
 		}})
 	tab := newBrowser(t)

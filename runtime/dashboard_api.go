@@ -35,7 +35,7 @@ type Doctor interface {
 //	POST /ui/api/v1/dnd                           {"on"}
 //	POST /ui/api/v1/pause                         {"on"}: pause notifications for client.PauseFor, or resume
 //	POST /ui/api/v1/focus                         {"agent","session_id"}: bring its terminal to the front
-//	GET  /ui/api/v1/agents                        []agentinfo.Info (Config.Agents)
+//	GET  /ui/api/v1/agents                        []client.AgentInfo (Config.Agents)
 //	GET  /ui/api/v1/doctor                        []client.DoctorReport (Config.Doctor)
 //	POST /ui/api/v1/doctor/{agent}/fix            client.DoctorFix (Config.Doctor)
 //	     /ui/api/v1/automations...                as /api/v1/automations (see mountAutomations)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/internal/agentinfo"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
@@ -61,8 +60,8 @@ func startDash(t *testing.T, withDoctor bool, mods ...func(*Config)) *dashEnv {
 			d.mu.Unlock()
 			return nil
 		}
-		c.Agents = func(ctx context.Context) ([]agentinfo.Info, error) {
-			return []agentinfo.Info{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true}}, nil
+		c.Agents = func(ctx context.Context) ([]client.AgentInfo, error) {
+			return []client.AgentInfo{{ID: "claude", Name: "Claude Code", Detected: true, Installed: true}}, nil
 		}
 		if withDoctor {
 			c.Doctor = fakeDoctor{d}

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/internal/agentinfo"
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -100,10 +99,13 @@ type Config struct {
 	Focus func(ctx context.Context, t focus.Target) error
 	// Agents lists what clawd knows of each agent here, for the
 	// dashboard's Agents section; nil: the section is absent.
-	Agents func(ctx context.Context) ([]agentinfo.Info, error)
+	Agents func(ctx context.Context) ([]client.AgentInfo, error)
 	// Doctor checks and repairs the agents' setups, for the dashboard's
 	// Agents section; nil: the dashboard shows no checks and no Fix.
 	Doctor Doctor
+	// Integrations reports the agents' hooks as the self-repair sees them
+	// (client.Snapshot.Integrations); nil: none.
+	Integrations func() []client.Integration
 	// Remotes are the remote links `clawd serve` keeps (see Ingress); nil:
 	// none.
 	Remotes Remotes
@@ -141,6 +143,7 @@ type Server struct {
 	sources *sources
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
+	probes probes
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
@@ -556,6 +559,7 @@ func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()
 	snap := s.snapshotLocked()
 	s.mu.Unlock()
+	snap.Integrations = s.integrations()
 	snap.Remotes = s.links()
 	return snap
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/clawdhq/clawd/agents"
 )
 
 // The dashboard's side of the API. `clawd dashboard` (and the tray's
@@ -30,6 +32,20 @@ func (c *Client) DashboardLogin(ctx context.Context) (DashboardLogin, error) {
 	var l DashboardLogin
 	err := c.Call(ctx, http.MethodPost, "/api/v1/dashboard/login", struct{}{}, &l)
 	return l, err
+}
+
+// AgentInfo is what clawd knows of one agent on this machine: what
+// `clawd agents` prints and the dashboard's Agents section shows.
+type AgentInfo struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Detected  bool   `json:"detected"`
+	Installed bool   `json:"installed"`
+	// ConfigPath is the file that holds (or would hold) clawd's hooks.
+	ConfigPath string          `json:"config_path"`
+	Version    string          `json:"version,omitempty"`
+	Supports   agents.Supports `json:"supports"`
+	Notes      []string        `json:"notes"`
 }
 
 // DoctorReport is what `clawd doctor` finds of one agent's setup.
