@@ -3,11 +3,15 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/internal/launch"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 type dashboardOptions struct {
@@ -54,4 +58,73 @@ func runDashboard(ctx context.Context, e *env, o *dashboardOptions) error {
 	}
 	fmt.Fprintln(e.stderr, "opened the dashboard in your browser")
 	return nil
+}
+
+// dashboardDoctor is `clawd doctor` for the dashboard's Agents section
+// (runtime.Config.Doctor): the same checks and the same fix, run by
+// clawd serve.
+type dashboardDoctor struct{ opts doctor.Options }
+
+// Check runs the doctor's checks of one agent (the runtime's own checks
+// run too, and are left out: the section shows agents).
+func (d dashboardDoctor) Check(ctx context.Context, id string) (client.DoctorReport, error) {
+	a := agents.Lookup(id)
+	if a == nil {
+		return client.DoctorReport{}, fmt.Errorf("unknown agent %q", id)
+	}
+	out := client.DoctorReport{Agent: id, OK: true, Findings: []client.DoctorFinding{}, Fixable: doctor.Fixable(d.opts, a)}
+	for _, c := range doctor.Run(ctx, d.opts, []*agents.Agent{a}).Checks {
+		if c.Agent != id {
+			continue
+		}
+		level := string(c.Status)
+		switch c.Status {
+		case doctor.Fail:
+			level = "error"
+			out.OK = false
+		case doctor.Warn:
+			out.OK = false
+		}
+		msg := c.Finding
+		if c.Fix != "" {
+			msg += " (fix: " + c.Fix + ")"
+		}
+		out.Findings = append(out.Findings, client.DoctorFinding{Level: level, Message: msg})
+	}
+	return out, nil
+}
+
+// Fix runs `clawd doctor --fix --agent id` for an installed agent and
+// returns the diff it applied: the dry run's diff of each file the fix
+// then changed. An agent whose hooks are not installed is left alone (a
+// fix would install them).
+func (d dashboardDoctor) Fix(ctx context.Context, id string) (client.DoctorFix, error) {
+	a := agents.Lookup(id)
+	if a == nil {
+		return client.DoctorFix{}, fmt.Errorf("unknown agent %q", id)
+	}
+	out := client.DoctorFix{Agent: id}
+	if !doctor.Fixable(d.opts, a) {
+		return out, nil
+	}
+	dry, err := doctor.Fix(d.opts, a, true)
+	if err != nil {
+		return out, err
+	}
+	diffs := map[string]string{}
+	for _, f := range dry.Files {
+		diffs[f.Path] = f.Diff
+	}
+	rep, err := doctor.Fix(d.opts, a, false)
+	if err != nil {
+		return out, err
+	}
+	var b strings.Builder
+	for _, f := range rep.Files {
+		if f.Changed {
+			b.WriteString(diffs[f.Path])
+		}
+	}
+	out.Changed, out.Diff = rep.Any(), b.String()
+	return out, nil
 }

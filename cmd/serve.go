@@ -136,6 +136,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
 		Agents:  func(ctx context.Context) ([]client.AgentInfo, error) { return agentList(e) },
+		Doctor:  dashboardDoctor{doctorEnv(e)},
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
 		},

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,5 +292,43 @@ func (c requestCard) click(t *testing.T, tab context.Context, label string) {
 	js := `((label) => { const b = [...document.querySelectorAll('` + c.sel + ` button')].find((b) => b.textContent.startsWith(label)); if (b) b.click(); return !!b; })(` + strconv.Quote(label) + `)`
 	if !pageEval[bool](t, tab, js) {
 		t.Fatalf("request %s has no %q button: %s", c.id, label, c.text(t, tab))
+	}
+}
+
+// TestDashboardDoctorFix: the Agents section of a real clawd serve runs
+// clawd doctor: Claude Code's settings lost clawd's entries (another tool
+// rewrote them), the section says so and offers Fix; Fix repairs them,
+// shows the diff it applied, and `clawd doctor --agent claude` passes.
+func TestDashboardDoctorFix(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := newWorld(t)
+	w.selfRepairOff()
+	srv := w.startServe()
+	defer srv.shutdown()
+	w.install(ctx)
+	if err := os.WriteFile(w.settingsFile(), []byte(originalSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab := newBrowser(t)
+	w.openDashboard(ctx, tab, srv)
+	card := `document.querySelector('#agent-list li[data-agent="claude"]')`
+	waitPage(t, tab, "Claude Code's checks", `!!(`+card+` && `+card+`.querySelector(".findings li"))`, 30*time.Second)
+	if text := pageEval[string](t, tab, card+`.innerText`); !strings.Contains(text, "error: ") || !strings.Contains(text, "have no clawd entry") {
+		t.Errorf("Claude Code's card reads %q, want the failed check of its missing entries", text)
+	}
+	pageEval[bool](t, tab, `[...`+card+`.querySelectorAll("button")].find((b) => b.textContent === "Fix").click(); true`)
+	waitPage(t, tab, "the diff", `!!document.querySelector('#agent-list li[data-agent="claude"] pre.diff')`, 30*time.Second)
+	diff := pageEval[string](t, tab, card+`.querySelector("pre.diff").textContent`)
+	if !strings.Contains(diff, "+") || !strings.Contains(diff, "hook claude") {
+		t.Errorf("the diff Fix shows = %q, want the clawd hooks it added", diff)
+	}
+	text := pageEval[string](t, tab, card+`.innerText`)
+	if strings.Contains(text, "error: ") || strings.Contains(text, "\nFix\n") {
+		t.Errorf("after Fix Claude Code's card reads %q, want no failed check and no Fix", text)
+	}
+	if r := w.clawd(ctx, "", "doctor", "--agent", "claude"); r.code != 0 {
+		t.Errorf("clawd doctor after Fix in the dashboard: %s", r)
 	}
 }

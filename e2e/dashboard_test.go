@@ -946,7 +946,8 @@ func (d pageDoctor) Fix(ctx context.Context, agent string) (client.DoctorFix, er
 // TestDashboardDoctor: with a doctor (runtime.Config.Doctor) the Agents
 // section shows its findings and a Fix button per fixable agent, which
 // runs the fix and shows the diff it applied. The runtime runs in
-// process here: `clawd doctor` is not part of this binary.
+// process here with a doctor that makes up its findings, one per agent;
+// TestDashboardDoctorFix runs the real one in clawd serve.
 func TestDashboardDoctor(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()

@@ -59,7 +59,7 @@ type DoctorReport struct {
 
 // DoctorFinding is one thing the doctor checked.
 type DoctorFinding struct {
-	// Level is "ok", "warn" or "error".
+	// Level is "ok", "skipped", "warn" or "error" (a failed check).
 	Level   string `json:"level"`
 	Message string `json:"message"`
 }

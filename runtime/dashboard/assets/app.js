@@ -491,6 +491,10 @@ setInterval(() => {
   if (!document.hidden && view && view.features.automations && !signedOutShown) loadAutomations();
 }, 5000);
 
+// fixDiffs are the diffs the Fix buttons applied, by agent, shown on
+// its card after the checks ran again.
+const fixDiffs = new Map();
+
 async function loadAgents() {
   let list, doctor = [];
   try {
@@ -505,7 +509,7 @@ async function loadAgents() {
 }
 
 function agentCard(a, d) {
-  const li = el("li", {class: "card"},
+  const li = el("li", {class: "card", "data-agent": a.id},
     el("div", {class: "who"}, el("strong", {}, a.name), " ", el("span", {class: a.installed ? "ok" : "muted"},
       a.detected ? (a.installed ? "hooks installed" : "found, hooks not installed") : "not found here")),
     el("p", {}, [a.version ? "version " + a.version : "", a.config_path].filter(Boolean).join(" · ")),
@@ -513,21 +517,21 @@ function agentCard(a, d) {
   if (d) {
     li.append(el("ul", {class: "findings"}, ...(d.findings || []).map((f) => el("li", {class: "f-" + f.level}, f.level + ": " + f.message))));
     if (d.fixable) {
-      const out = el("pre", {class: "diff", hidden: true});
       li.append(el("button", {type: "button", onclick: async (ev) => {
         const b = ev.currentTarget;
         b.disabled = true;
         try {
           const fix = await api("POST", "doctor/" + encodeURIComponent(a.id) + "/fix", {});
-          out.textContent = fix.changed ? fix.diff : "Nothing to change.";
-          out.hidden = false;
+          fixDiffs.set(a.id, fix.changed ? fix.diff || "Fixed." : "Nothing to change.");
+          await loadAgents(); // the checks again, with the diff
         } catch (e) {
           toast(e.message);
+          b.disabled = false;
         }
-        b.disabled = false;
-      }}, "Fix"), out);
+      }}, "Fix"));
     }
   }
+  if (fixDiffs.has(a.id)) li.append(el("pre", {class: "diff"}, fixDiffs.get(a.id)));
   return li;
 }
 
