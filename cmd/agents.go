@@ -2,20 +2,17 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 type agentsOptions struct {
@@ -40,28 +37,10 @@ func newAgentsCmd(e *env) *cli.Command {
 	}
 }
 
-// agentInfo is what `clawd agents` says about one agent.
-type agentInfo struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Detected  bool   `json:"detected"`
-	Installed bool   `json:"installed"`
-	// ConfigPath is the file that holds (or would hold) clawd's hooks.
-	ConfigPath string          `json:"config_path"`
-	Version    string          `json:"version,omitempty"`
-	Supports   agents.Supports `json:"supports"`
-	Notes      []string        `json:"notes"`
-}
-
 func runAgents(e *env, o *agentsOptions) error {
-	binary, _ := e.executable()
-	rec, err := installers.ReadRecord(e.home())
+	list, err := agentList(e)
 	if err != nil {
 		return err
-	}
-	var list []agentInfo
-	for _, a := range agents.All() {
-		list = append(list, inspectAgent(e, a, binary, rec))
 	}
 	if o.json {
 		return printJSON(e.stdout, list, true)
@@ -90,23 +69,29 @@ func runAgents(e *env, o *agentsOptions) error {
 	return nil
 }
 
-// inspectAgent finds out what `clawd agents` says of a.
-func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) agentInfo {
-	ai := agentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
-	dir, err := a.ConfigDir(e.getenv)
+// agentList finds out what clawd knows of every agent here: `clawd
+// agents` prints it, and clawd serve hands it to the dashboard.
+func agentList(e *env) ([]client.AgentInfo, error) {
+	binary, _ := e.executable()
+	rec, err := installers.ReadRecord(e.home())
 	if err != nil {
-		ai.Notes = append(ai.Notes, err.Error())
+		return nil, err
 	}
-	ai.ConfigPath = dir
-	if dir != "" {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			ai.Detected = true
-		}
+	list := []client.AgentInfo{}
+	for _, a := range agents.All() {
+		list = append(list, inspectAgent(e, a, binary, rec))
 	}
-	if cmd := lookPath(e.getenv("PATH"), a.Command); cmd != "" {
-		ai.Detected = true
-		ai.Version = npmVersion(cmd, a.Package)
+	return list, nil
+}
+
+// inspectAgent finds out what `clawd agents` says of a.
+func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) client.AgentInfo {
+	ai := client.AgentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
+	f := doctor.Detect(a, e.getenv)
+	if f.DirErr != nil {
+		ai.Notes = append(ai.Notes, f.DirErr.Error())
 	}
+	ai.ConfigPath, ai.Detected, ai.Version = f.Dir, f.Detected(), f.Version
 	inst, err := installers.For(a, e.getenv)
 	if err != nil {
 		if !errors.Is(err, installers.ErrUnsupported) {
@@ -124,58 +109,6 @@ func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record
 	ai.ConfigPath = rep.Handlers
 	ai.Installed = !rep.Any()
 	return ai
-}
-
-// lookPath finds the executable name in the folders of path (a PATH
-// value), or returns "".
-func lookPath(path, name string) string {
-	if name == "" {
-		return ""
-	}
-	exts := []string{""}
-	if runtime.GOOS == "windows" {
-		exts = []string{".exe", ".cmd", ".bat", ""}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		for _, ext := range exts {
-			p := filepath.Join(dir, name+ext)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
-// npmVersion reads the version of the npm package pkg that the
-// executable cmd belongs to, from the package.json in a folder above it
-// (npm links bin/ scripts into node_modules/.bin); "" when there is none.
-func npmVersion(cmd, pkg string) string {
-	real, err := filepath.EvalSymlinks(cmd)
-	if err != nil || pkg == "" {
-		return ""
-	}
-	dir := filepath.Dir(real)
-	for range 6 {
-		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
-		if err == nil {
-			var p struct{ Name, Version string }
-			if json.Unmarshal(b, &p) == nil && p.Name == pkg {
-				return p.Version
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return ""
 }
 
 func orDash(s string) string {

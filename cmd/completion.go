@@ -12,7 +12,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 // Shell completion is urfave/cli's own: `clawd completion bash|zsh|fish|
@@ -92,7 +92,7 @@ func pendingWords(e *env) func(context.Context, *cli.Command) []completion {
 		for _, p := range list {
 			// One inert line: the script splits on newlines and the
 			// first colon.
-			out = append(out, completion{text.Line(p.ID, 0), text.Line(tray.AgentName(p.Agent)+": "+p.Summary, 60)})
+			out = append(out, completion{text.Line(p.ID, 0), text.Line(present.AgentName(p.Agent)+": "+p.Summary, 60)})
 		}
 		return out
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 // remotePrograms are the programs clawd reaches remote machines with;
@@ -318,7 +318,7 @@ func linkSummary(p i18n.Printer, l *client.RemoteLink, running bool, now time.Ti
 	case l == nil:
 		return p.T("remote.off")
 	}
-	s := tray.LinkState(p, l.State)
+	s := present.LinkState(p, l.State)
 	if now.Sub(l.Since) >= 5*time.Second {
 		s = p.T("remote.for", s, age(p, now, l.Since))
 	}

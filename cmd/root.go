@@ -27,7 +27,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	now            func() time.Time
+	// environ is the whole environment (the doctor's connection test
+	// runs hooks with it); nil in tests that give getenv alone.
+	environ func() []string
+	now     func() time.Time
 	// executable returns the absolute path of the running clawd binary,
 	// which installers write into agent settings.
 	executable func() (string, error)
@@ -76,6 +79,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		stdout:     stdout,
 		stderr:     stderr,
 		getenv:     os.Getenv,
+		environ:    osEnviron,
 		now:        time.Now,
 		executable: executablePath,
 	}
@@ -164,7 +168,9 @@ func newRootCmd(e *env) *cli.Command {
 			newEventsCmd(e),
 			newPermissionsCmd(e),
 			newDNDCmd(e),
+			newDashboardCmd(e),
 			newAgentsCmd(e),
+			newDoctorCmd(e),
 			newAutomationsCmd(e),
 			newRemoteCmd(e),
 			newInstallCmd(e),

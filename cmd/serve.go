@@ -17,11 +17,13 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/monitors"
+	"github.com/clawdhq/clawd/runtime/selfrepair"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
 	"github.com/clawdhq/clawd/tray/notify"
@@ -49,7 +51,9 @@ func newServeCmd(e *env) *cli.Command {
 			"Stops cleanly on SIGINT/SIGTERM.\n\n" +
 			"On a desktop it shows a tray icon (state of the agents, sessions, Allow/Deny for\n" +
 			"pending permission requests) and notifications when an agent needs you; without one\n" +
-			"(no D-Bus session bus, an SSH box) it says so once and serves.",
+			"(no D-Bus session bus, an SSH box) it says so once and serves.\n\n" +
+			"The same port serves the web dashboard (/, /login, /ui/...) to a browser that\n" +
+			"`clawd dashboard` let in; its own guard keeps every other page out.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "headless", Usage: "run without the tray icon and desktop notifications", Destination: &o.headless},
 			&cli.IntFlag{Name: "port", Value: -1, HideDefault: true, Destination: &o.port,
@@ -110,6 +114,12 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	for _, a := range agents.All() {
 		disabled[a.ID] = !cfg.PermissionsEnabled(a.ID)
 	}
+	// The agents' hooks are kept in place while the runtime runs, or only
+	// watched with [doctor] self_repair = false.
+	binary, _ := e.executable()
+	repairer := selfrepair.New(selfrepair.Options{
+		Home: e.home(), Getenv: e.getenv, Binary: binary, Repair: cfg.Doctor.SelfRepair, Now: e.now, Log: log,
+	})
 	remotes := remote.NewManager(remote.ManagerOptions{Home: e.home(), Programs: remotePrograms(e), Log: log, Now: e.now})
 	srv := runtime.New(runtime.Config{
 		Home:                e.home(),
@@ -125,10 +135,13 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The agents' own logs keep their sessions right when their hooks
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
+		Agents:  func(ctx context.Context) ([]client.AgentInfo, error) { return agentList(e) },
+		Doctor:  dashboardDoctor{doctorEnv(e)},
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
 		},
-		Remotes: remotes,
+		Integrations: repairer.Integrations,
+		Remotes:      remotes,
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -150,6 +163,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
+	wg.Go(func() { repairer.Run(ctx, srv.IntegrationsChanged) })
 	wg.Go(func() { remotes.Run(ctx, srv) })
 	if notifications {
 		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Printer: e.printer(), Sender: d, Log: log, Now: e.now})
@@ -166,7 +180,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if showTray {
 		// systray.Run wants the main goroutine, which urfave/cli runs
 		// actions on; it returns when ctx ends.
-		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now, Printer: e.printer()}); err != nil {
+		dashboard := func(ctx context.Context) error { return launch.Open(ctx, srv.DashboardLogin().URL) }
+		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now, Dashboard: dashboard, Printer: e.printer()}); err != nil {
 			log.Warn("tray", "err", err)
 		}
 	}

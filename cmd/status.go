@@ -20,6 +20,7 @@ import (
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 type statusOptions struct {
@@ -118,7 +119,17 @@ func printJSON(w io.Writer, v any, indent bool) error {
 func renderStatus(e *env, snap client.Snapshot) {
 	w, now, home, p := e.stdout, e.now(), e.getenv("HOME"), e.printer()
 	display := text.Line(snap.DisplayState, 0)
-	fmt.Fprintln(w, e.t("status.display", tray.StateLabel(p, client.SessionView{State: display})))
+	fmt.Fprintln(w, e.t("status.display", present.StateLabel(p, client.SessionView{State: display})))
+	// The hooks the runtime repaired or gave up on: the sessions of such
+	// an agent may be missing below.
+	for _, in := range snap.Integrations {
+		switch in.State {
+		case client.IntegrationNeedsManualFix:
+			fmt.Fprintln(w, e.t("status.manual_fix", text.Line(in.Agent, 0), text.Line(in.Detail, 0)))
+		case client.IntegrationRepaired:
+			fmt.Fprintln(w, e.n("status.repaired", in.Repairs, text.Line(in.Agent, 0), text.Line(in.Detail, 0)))
+		}
+	}
 	for _, l := range snap.Remotes {
 		fmt.Fprintln(w, e.t("status.remote", text.Line(l.Profile, 0), linkSummary(p, &l, true, now)))
 	}
@@ -129,7 +140,7 @@ func renderStatus(e *env, snap client.Snapshot) {
 	tw := newTable(w)
 	tw.Row(e.t("status.header"))
 	for _, s := range snap.Sessions {
-		state := tray.StateLabel(p, s)
+		state := present.StateLabel(p, s)
 		if s.Headless {
 			state += p.T("tray.headless")
 		}

@@ -159,3 +159,33 @@ func TestEventsHumanFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusIntegrations: clawd status says which agents' hooks the
+// runtime repaired or gave up on; fine ones take no line.
+func TestStatusIntegrations(t *testing.T) {
+	snap := client.Snapshot{DisplayState: "idle", Integrations: []client.Integration{
+		{Agent: "claude", State: client.IntegrationNeedsManualFix, Detail: "another program keeps rewriting it"},
+		{Agent: "codex", State: client.IntegrationRepaired, Repairs: 2, Detail: "last repaired at 10:00:00"},
+		{Agent: "qwen", State: client.IntegrationRepaired, Repairs: 1, Detail: "last repaired at 11:00:00"},
+		{Agent: "gemini", State: client.IntegrationOK},
+		{Agent: "opencode", State: client.IntegrationNotInstalled},
+	}}
+	for lang, want := range map[string]string{
+		"C.UTF-8": "display: idle\n" +
+			"claude: hooks need a manual fix (clawd doctor): another program keeps rewriting it\n" +
+			"codex: hooks repaired 2 times by the runtime: last repaired at 10:00:00\n" +
+			"qwen: hooks repaired 1 time by the runtime: last repaired at 11:00:00\n" +
+			"no sessions\n",
+		"zh_CN.UTF-8": "显示：空闲\n" +
+			"claude：钩子需要手动修复（clawd doctor）：another program keeps rewriting it\n" +
+			"codex：运行时已修复钩子 2 次：last repaired at 10:00:00\n" +
+			"qwen：运行时已修复钩子 1 次：last repaired at 11:00:00\n" +
+			"没有会话\n",
+	} {
+		e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": lang})
+		renderStatus(e, snap)
+		if out.String() != want {
+			t.Errorf("LANG=%s renderStatus =\n%s\nwant\n%s", lang, out, want)
+		}
+	}
+}

@@ -603,8 +603,9 @@ type statusSession struct {
 
 // status is the output of `clawd status --json`.
 type status struct {
-	DisplayState string          `json:"display_state"`
-	Sessions     []statusSession `json:"sessions"`
+	DisplayState string               `json:"display_state"`
+	Sessions     []statusSession      `json:"sessions"`
+	Integrations []client.Integration `json:"integrations"`
 }
 
 func (st status) session(id string) (statusSession, bool) {
@@ -733,7 +734,7 @@ func withSession(t *testing.T, payload []byte, id string) []byte {
 	return b
 }
 
-func readTestdata(t *testing.T, parts ...string) []byte {
+func readTestdata(t testing.TB, parts ...string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(append([]string{"..", "testdata"}, parts...)...))
 	if err != nil {

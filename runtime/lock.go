@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clawdhq/clawd/internal/filelock"
 )
 
 // LockFile is the file in the clawd home that one `clawd serve` at a time
@@ -28,7 +30,7 @@ func lockHome(home string) (*homeLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	held, err := tryLock(f)
+	held, err := filelock.TryLock(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -59,7 +61,7 @@ func lockHolder(path string) int {
 // release gives the lock up. The pid stays in the file: the next runtime
 // overwrites it, and nobody reads it without failing to lock first.
 func (l *homeLock) release() {
-	unlock(l.f)
+	filelock.Unlock(l.f)
 	l.f.Close()
 }
 
@@ -77,12 +79,12 @@ func HomeInUse(home string) (pid int, inUse bool, err error) {
 		return 0, false, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	held, err := tryLock(f)
+	held, err := filelock.TryLock(f)
 	if err != nil {
 		return 0, false, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if held {
-		unlock(f)
+		filelock.Unlock(f)
 		return 0, false, nil
 	}
 	return lockHolder(path), true, nil

@@ -11,7 +11,6 @@ import (
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/notify"
 )
 
@@ -73,22 +72,6 @@ func TestBuildChinese(t *testing.T) {
 	dnd := Build(View{Now: t0, Printer: i18n.For(i18n.Chinese), View: client.View{DND: true}})
 	if want := "clawd: 没有运行中的智能体 · 勿扰"; dnd.Tooltip != want {
 		t.Errorf("Chinese tooltip in do-not-disturb = %q, want %q", dnd.Tooltip, want)
-	}
-}
-
-// TestStateLabels checks every state the state machine has reads as
-// words in every language, not as its id or a missing key.
-func TestStateLabels(t *testing.T) {
-	for _, l := range i18n.Langs() {
-		p := i18n.For(l)
-		for _, st := range []statemachine.State{statemachine.Sleeping, statemachine.Idle, statemachine.Thinking,
-			statemachine.Working, statemachine.Juggling, statemachine.Carrying, statemachine.Attention,
-			statemachine.Sweeping, statemachine.Notification, statemachine.Waiting, statemachine.Error} {
-			got := StateLabel(p, client.SessionView{State: string(st)})
-			if strings.HasPrefix(got, "state.") || (l != i18n.English && got == string(st)) || got == "" {
-				t.Errorf("StateLabel(%s, %s) = %q, want words", l, st, got)
-			}
-		}
 	}
 }
 

@@ -3,17 +3,16 @@ package tray
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 // View is everything the menu shows: the runtime's View, the time the
@@ -23,6 +22,9 @@ type View struct {
 	client.View
 	Now     time.Time
 	Printer i18n.Printer
+	// Dashboard offers "Open dashboard" (the tray was given a way to open
+	// it).
+	Dashboard bool
 }
 
 // ActionKind is what clicking a menu item does.
@@ -37,6 +39,7 @@ const (
 	ActPause                 // pause notifications for PauseFor
 	ActResume                // resume notifications
 	ActOpenConfig            // open the clawd home in the file manager
+	ActDashboard             // open the web dashboard in the browser
 	ActQuit                  // stop the runtime and the tray
 )
 
@@ -91,7 +94,7 @@ const (
 	// MaxRequests is how many pending requests get their own submenu.
 	MaxRequests = 8
 	// PauseFor is how long "Pause notifications" lasts.
-	PauseFor = time.Hour
+	PauseFor = client.PauseFor
 	// maxLabel keeps labels to what a menu shows without wrapping.
 	maxLabel = 80
 )
@@ -99,15 +102,7 @@ const (
 // Build turns a View into the menu. It is pure: same View, same Menu.
 func Build(v View) Menu {
 	sessions := slices.Clone(v.Sessions)
-	slices.SortFunc(sessions, func(a, b client.SessionView) int {
-		return cmp.Or(
-			cmp.Compare(urgency(a), urgency(b)),
-			boolOrder(a.Headless, b.Headless),
-			b.UpdatedAt.Compare(a.UpdatedAt),
-			cmp.Compare(a.Agent, b.Agent),
-			cmp.Compare(a.SessionID, b.SessionID),
-		)
-	})
+	present.Sort(sessions)
 	byKey := map[[2]string]client.SessionView{}
 	for _, s := range sessions {
 		byKey[[2]string{s.Agent, s.SessionID}] = s
@@ -116,6 +111,13 @@ func Build(v View) Menu {
 	p := v.Printer
 	m := Menu{Icon: iconFor(v), Tooltip: Tooltip(v)}
 	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
+	for _, in := range v.Integrations {
+		if in.State == client.IntegrationNeedsManualFix {
+			m.Items = append(m.Items, Item{Key: "integration:" + in.Agent,
+				Label:   text.Line(p.T("tray.manual_fix", present.AgentName(in.Agent)), maxLabel),
+				Tooltip: text.Line(in.Detail, 0)})
+		}
+	}
 
 	if len(v.Permissions) > 0 {
 		m.Items = append(m.Items, sep("sep-pending"),
@@ -160,7 +162,7 @@ func Build(v View) Menu {
 	if len(v.Remotes) > 0 {
 		m.Items = append(m.Items, sep("sep-remotes"))
 		for _, l := range v.Remotes {
-			label := p.T("tray.remote", text.Line(l.Label, 0), LinkState(p, l.State))
+			label := p.T("tray.remote", text.Line(l.Label, 0), present.LinkState(p, l.State))
 			if l.Error != "" {
 				label += " (" + text.Line(l.Error, 0) + ")"
 			}
@@ -179,6 +181,10 @@ func Build(v View) Menu {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
 			Label: p.T("tray.pause")})
 	}
+	if v.Dashboard {
+		m.Items = append(m.Items, Item{Key: "dashboard", Label: p.T("tray.dashboard"), Enabled: true,
+			Tooltip: p.T("tray.dashboard_tip"), Action: Action{Kind: ActDashboard}})
+	}
 	m.Items = append(m.Items,
 		Item{Key: "config", Label: p.T("tray.config"), Enabled: true, Action: Action{Kind: ActOpenConfig}},
 		sep("sep-quit"),
@@ -188,38 +194,6 @@ func Build(v View) Menu {
 }
 
 func sep(key string) Item { return Item{Key: key, Separator: true} }
-
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
-// urgency orders sessions for the menu: whatever waits for the person
-// first, then failures and news, then work in progress, then the quiet.
-func urgency(s client.SessionView) int {
-	if s.Pending > 0 {
-		return 0
-	}
-	switch statemachine.State(s.State) {
-	case statemachine.Waiting:
-		return 0
-	case statemachine.Error:
-		return 1
-	case statemachine.Notification, statemachine.Attention:
-		return 2
-	case statemachine.Juggling, statemachine.Working, statemachine.Thinking,
-		statemachine.Sweeping, statemachine.Carrying:
-		return 3
-	case statemachine.Idle:
-		return 4
-	}
-	return 5
-}
 
 func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) SessionRef {
 	r := SessionRef{Agent: agent, ID: id, Cwd: cwd, Title: title}
@@ -232,8 +206,8 @@ func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) S
 }
 
 func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
-	agent := AgentName(p.Agent)
-	where := place(p.Title, p.Cwd)
+	agent := present.AgentName(p.Agent)
+	where := present.Place(p.Title, p.Cwd)
 	key := "request:" + p.ID
 	var label string
 	switch p.Kind {
@@ -242,7 +216,7 @@ func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
 	case client.KindPlan:
 		label = pr.T("tray.review_plan", agent)
 	default:
-		label = agent + " · " + RequestSummary(p)
+		label = agent + " · " + present.RequestSummary(p)
 	}
 	if where != "" {
 		label += " — " + where
@@ -274,87 +248,22 @@ func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
 	return it
 }
 
-// RequestSummary is a permission request in one line: the tool and what
-// it would do, "Bash: npm test".
-func RequestSummary(p client.PermissionView) string {
-	switch {
-	case p.Summary == "" || p.Summary == p.Tool:
-		return p.Tool
-	case p.Tool == "" || strings.HasPrefix(p.Summary, p.Tool):
-		return p.Summary
-	}
-	return p.Tool + ": " + p.Summary
-}
-
-// AgentName is an agent's display name, or its id when clawd does not
-// know it.
-func AgentName(id string) string {
-	if a := agents.Lookup(id); a != nil {
-		return a.Name
-	}
-	return id
-}
-
-// place names a session for people: its title, else its folder's name.
-func place(title, cwd string) string {
-	if title != "" {
-		return title
-	}
-	if cwd != "" {
-		return filepath.Base(cwd)
-	}
-	return ""
-}
-
 func sessionLabel(p i18n.Printer, s client.SessionView, now time.Time) string {
-	label := AgentName(s.Agent)
+	label := present.AgentName(s.Agent)
 	if s.Headless {
 		label += p.T("tray.headless")
 	}
 	if s.Host != "" {
 		label += " @" + text.Line(s.Host, 0)
 	}
-	if p := place(s.Title, s.Cwd); p != "" {
+	if p := present.Place(s.Title, s.Cwd); p != "" {
 		label += " · " + p
 	}
-	label += " — " + StateLabel(p, s)
+	label += " — " + present.StateLabel(p, s)
 	if age := Age(p, now.Sub(s.UpdatedAt)); age != "" {
 		label += " · " + age
 	}
 	return clip(label)
-}
-
-// StateLabel says what a session does, in words: "working (Bash)".
-func StateLabel(p i18n.Printer, s client.SessionView) string {
-	if s.Pending > 0 {
-		return p.T("state.waiting")
-	}
-	switch st := statemachine.State(s.State); st {
-	case statemachine.Working, statemachine.Carrying:
-		if s.Tool != "" {
-			return p.T("state.working_tool", s.Tool)
-		}
-		return p.T("state.working")
-	case statemachine.Juggling:
-		if s.Subagents > 0 {
-			return p.N("state.juggling_n", s.Subagents)
-		}
-		return p.T("state.juggling")
-	case statemachine.Waiting, statemachine.Error, statemachine.Attention, statemachine.Notification,
-		statemachine.Thinking, statemachine.Sweeping, statemachine.Idle, statemachine.Sleeping:
-		return p.T("state." + string(st))
-	}
-	return s.State
-}
-
-// LinkState is a remote link's state as a word: "up", "connecting",
-// "down".
-func LinkState(p i18n.Printer, st string) string {
-	switch st {
-	case client.LinkUp, client.LinkConnecting, client.LinkDown:
-		return p.T("remote." + st)
-	}
-	return st
 }
 
 // Age is a short duration for a menu: "now", "45s", "12m", "3h", "2d".
@@ -389,7 +298,7 @@ func Tooltip(v View) string {
 		if s.Headless && s.Pending == 0 {
 			continue
 		}
-		switch urgency(s) {
+		switch present.Urgency(s) {
 		case 0:
 			if asks[[2]string{s.Agent, s.SessionID}] {
 				questions++
@@ -447,26 +356,11 @@ func iconFor(v View) icons.Name {
 			hasPermission = true
 		}
 	}
-	switch statemachine.State(v.DisplayState) {
-	case statemachine.Waiting:
-		if hasQuestion && !hasPermission {
-			return icons.Question
-		}
-		return icons.NeedsYou
-	case statemachine.Error:
-		return icons.Error
-	case statemachine.Notification:
-		return icons.NeedsYou
-	case statemachine.Attention:
-		return icons.Done
-	case statemachine.Juggling:
-		return icons.Juggling
-	case statemachine.Working, statemachine.Carrying:
-		return icons.Working
-	case statemachine.Thinking, statemachine.Sweeping:
-		return icons.Thinking
-	case statemachine.Idle:
-		return icons.Idle
+	if statemachine.State(v.DisplayState) == statemachine.Waiting && hasQuestion && !hasPermission {
+		return icons.Question
+	}
+	if n, ok := present.StateIcon(v.DisplayState); ok {
+		return n
 	}
 	if hasPermission {
 		return icons.NeedsYou // a headless session's request, held by policy "ask"

@@ -175,7 +175,7 @@ func TestBuild(t *testing.T) {
 		},
 	}, {
 		name: "do not disturb and paused",
-		view: View{Now: t0, View: client.View{DND: true, NotificationsPausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
+		view: View{Now: t0, Dashboard: true, View: client.View{DND: true, NotificationsPausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
 			sess("claude", "d", "attention", 0),
 		}}}},
 		icon: icons.DND,
@@ -187,6 +187,7 @@ func TestBuild(t *testing.T) {
 			"-",
 			"[x] Do Not Disturb",
 			"Resume notifications (paused until " + t0.Add(30*time.Minute).Local().Format("15:04") + ")",
+			"Open dashboard",
 			"Open config folder",
 			"-",
 			"Quit clawd",
@@ -214,7 +215,7 @@ func TestBuildActions(t *testing.T) {
 		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.AgentPID = 4242; s.Pending = 1 }),
 	}}, Permissions: []client.PermissionView{
 		perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) { p.Suggestions = []string{"a", "b"} }),
-	}}}
+	}}, Dashboard: true}
 	m := Build(v)
 	find := func(key string) Item {
 		var walk func([]Item) (Item, bool)
@@ -247,6 +248,7 @@ func TestBuildActions(t *testing.T) {
 		{"dnd", Action{Kind: ActDND}},
 		{"pause", Action{Kind: ActPause}},
 		{"config", Action{Kind: ActOpenConfig}},
+		{"dashboard", Action{Kind: ActDashboard}},
 		{"quit", Action{Kind: ActQuit}},
 	}
 	wantRef := SessionRef{Agent: "claude", ID: "s1", PID: 4242, Cwd: "/home/u/s1"}
@@ -351,21 +353,6 @@ func TestAge(t *testing.T) {
 	}
 }
 
-func TestRequestSummary(t *testing.T) {
-	tests := []struct{ tool, summary, want string }{
-		{"Bash", "npm test", "Bash: npm test"},
-		{"Bash", "Bash: npm test", "Bash: npm test"},
-		{"Bash", "", "Bash"},
-		{"Write", "Write", "Write"},
-		{"", "something", "something"},
-	}
-	for _, tt := range tests {
-		if got := RequestSummary(client.PermissionView{Tool: tt.tool, Summary: tt.summary}); got != tt.want {
-			t.Errorf("RequestSummary(%q, %q) = %q, want %q", tt.tool, tt.summary, got, tt.want)
-		}
-	}
-}
-
 // TestBuildLabelsInert: a session's title, folder, tool and a request's
 // summary, suggestions and options reach the menu as one line each,
 // without control or format characters.
@@ -398,5 +385,26 @@ func TestBuildLabelsInert(t *testing.T) {
 	walk(m.Items)
 	if !strings.Contains(strings.Join(outline(m.Items, 0), "\n"), "evil[2J line") {
 		t.Errorf("the labels lost the text around what was dropped:\n%s", strings.Join(outline(m.Items, 0), "\n"))
+	}
+}
+
+// TestBuildIntegrations: an agent whose hooks the runtime gave up on shows
+// right under the summary, with why in its tooltip; the others do not.
+func TestBuildIntegrations(t *testing.T) {
+	v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "idle", Integrations: []client.Integration{
+		{Agent: "claude", State: client.IntegrationNeedsManualFix, Detail: "another program keeps rewriting ~/.claude/settings.json"},
+		{Agent: "codex", State: client.IntegrationRepaired, Repairs: 1},
+		{Agent: "gemini", State: client.IntegrationOK},
+	}}}}
+	m := Build(v)
+	if len(m.Items) < 2 || m.Items[1].Key != "integration:claude" ||
+		m.Items[1].Label != "Claude Code: hooks need a manual fix (run clawd doctor)" ||
+		m.Items[1].Tooltip != "another program keeps rewriting ~/.claude/settings.json" || m.Items[1].Enabled {
+		t.Fatalf("menu:\n%s\nwant Claude Code's manual fix, disabled, second", strings.Join(outline(m.Items, 0), "\n"))
+	}
+	for _, it := range m.Items[2:] {
+		if strings.HasPrefix(it.Key, "integration:") {
+			t.Errorf("menu shows %q: only a needed manual fix shows", it.Label)
+		}
 	}
 }

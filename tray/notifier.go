@@ -12,6 +12,7 @@ import (
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/notify"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 // Sender delivers notes to the desktop; *notify.Desktop is one.
@@ -151,8 +152,8 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 	case c.Permission != nil && (c.Permission.Type == client.ChangeAdded || c.Permission.Type == client.ChangeUnshown):
 		p := c.Permission.Permission
 		oc := notify.Occurrence{
-			Kind: notify.Permission, Agent: p.Agent, AgentName: AgentName(p.Agent),
-			SessionID: p.SessionID, Title: p.Title, Cwd: p.Cwd, Detail: RequestSummary(p), Headless: p.Headless,
+			Kind: notify.Permission, Agent: p.Agent, AgentName: present.AgentName(p.Agent),
+			SessionID: p.SessionID, Title: p.Title, Cwd: p.Cwd, Detail: present.RequestSummary(p), Headless: p.Headless,
 		}
 		switch p.Kind {
 		case client.KindQuestion:
@@ -177,7 +178,7 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 			return notify.Occurrence{}, false
 		}
 		return notify.Occurrence{
-			Kind: kind, Agent: e.Agent, AgentName: AgentName(e.Agent), SessionID: e.SessionID,
+			Kind: kind, Agent: e.Agent, AgentName: present.AgentName(e.Agent), SessionID: e.SessionID,
 			Title: e.Title, Cwd: e.Cwd, Detail: e.ErrorKind, Headless: e.Headless,
 			Subagent: e.SubagentID != "",
 		}, true

@@ -59,6 +59,12 @@
 //	# translated.
 //	language = "auto"
 //
+//	[doctor]
+//	# false: the runtime does not put clawd's hooks back when another
+//	# program removes or breaks them in an agent's settings; it only
+//	# reports it (clawd status, the tray, clawd doctor).
+//	self_repair = true
+//
 // An agent table is named by the agent's id or one of its aliases (see
 // agents.Lookup). Unknown keys and bad values are errors that name the key,
 // its line and what is accepted, so a typo never silently falls back to a
@@ -129,6 +135,7 @@ type Config struct {
 	// for the agents the file has a table for.
 	Agents map[string]Agent
 	UI     UI
+	Doctor Doctor
 }
 
 // UI is the [ui] table.
@@ -136,6 +143,12 @@ type UI struct {
 	// Language is the language setting as written ("auto", "en",
 	// "zh-CN", ...; "" when unset), for i18n.Detect.
 	Language string
+}
+
+// Doctor is the [doctor] table.
+type Doctor struct {
+	// SelfRepair: the runtime repairs clawd's hooks when they break.
+	SelfRepair bool
 }
 
 // Permissions is the [permissions] table.
@@ -314,6 +327,7 @@ func Default() Config {
 		Permissions:   Permissions{Timeout: DefaultTimeout, Headless: HeadlessNone},
 		Notifications: DefaultNotifications(),
 		Agents:        map[string]Agent{},
+		Doctor:        Doctor{SelfRepair: true},
 	}
 }
 
@@ -350,6 +364,9 @@ type file struct {
 	UI struct {
 		Language *string `toml:"language"`
 	} `toml:"ui"`
+	Doctor struct {
+		SelfRepair *bool `toml:"self_repair"`
+	} `toml:"doctor"`
 }
 
 // notificationsFile is the [notifications] table as written.
@@ -429,6 +446,9 @@ func Parse(path string, data []byte) (Config, error) {
 		} else {
 			c.UI.Language = *s
 		}
+	}
+	if v := f.Doctor.SelfRepair; v != nil {
+		c.Doctor.SelfRepair = *v
 	}
 	names := make([]string, 0, len(f.Agents))
 	for name := range f.Agents {
@@ -578,6 +598,10 @@ func wantType(key string) string {
 		return "a table: [ui]"
 	case key == "ui.language":
 		return fmt.Sprintf("a quoted language like %q, %q or %q", i18n.Auto, i18n.English, i18n.Chinese)
+	case key == "doctor":
+		return "a table: [doctor]"
+	case key == "doctor.self_repair":
+		return "true or false"
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
@@ -598,7 +622,7 @@ func wantType(key string) string {
 func knownKeys(k toml.Key) string {
 	switch {
 	case len(k) == 1:
-		return "known tables: [permissions], [notifications], [agents.<id>], [ui]"
+		return "known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui]"
 	case k[0] == "permissions" && len(k) == 2:
 		return "known keys in [permissions]: timeout, headless"
 	case k[0] == "notifications" && len(k) == 2:
@@ -607,6 +631,8 @@ func knownKeys(k toml.Key) string {
 		return "known keys in [ui]: language"
 	case k[0] == "agents" && len(k) == 3:
 		return "known keys in [agents.<id>]: permissions, permission_mode, permission_modes"
+	case k[0] == "doctor" && len(k) == 2:
+		return "known keys in [doctor]: self_repair"
 	case k[0] == "agents" && len(k) == 2:
 		return "an agent needs a table: [agents." + k[1] + "]"
 	}
