@@ -12,6 +12,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/internal/atomicfile"
+	"github.com/clawdhq/clawd/internal/autostart"
 )
 
 type doctorOptions struct {
@@ -135,7 +136,8 @@ func doctorEnv(e *env) doctor.Options {
 	if e.environ != nil {
 		environ = e.environ()
 	}
-	return doctor.Options{Home: e.home(), Getenv: e.getenv, Environ: environ, Binary: binary, Version: Version(), Now: e.now}
+	return doctor.Options{Home: e.home(), Getenv: e.getenv, Environ: environ, Binary: binary, Version: Version(), Now: e.now,
+		Autostart: func(ctx context.Context) (autostart.Status, error) { return autostart.Check(ctx, e.autostart()) }}
 }
 
 // osEnviron is the process's environment, for the connection test.

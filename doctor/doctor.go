@@ -22,6 +22,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/installers"
+	"github.com/clawdhq/clawd/internal/autostart"
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/internal/health"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -63,6 +64,9 @@ type Options struct {
 	// Ports are the ports runtime.ports looks at; nil: client.Ports,
 	// where the runtime listens and the original app's scripts post.
 	Ports []int
+	// Autostart reads what starts clawd serve at login (autostart.Check
+	// of the running binary); nil: no autostart check.
+	Autostart func(ctx context.Context) (autostart.Status, error)
 }
 
 func (o *Options) defaults() {
@@ -88,7 +92,8 @@ func (r Report) Failed() bool {
 }
 
 // Run checks the runtime, then each agent of list (nil: every agent clawd
-// knows), then, when list is nil, the desktop.
+// knows), then, when list is nil, the desktop and what starts clawd at
+// login.
 func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 	o.defaults()
 	all := list == nil
@@ -108,6 +113,9 @@ func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 	}
 	if all {
 		r.Checks = append(r.Checks, checkDesktop(o)...)
+		if o.Autostart != nil {
+			r.Checks = append(r.Checks, checkAutostart(ctx, o, rt))
+		}
 	}
 	return r
 }
