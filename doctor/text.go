@@ -6,18 +6,24 @@ import (
 	"strings"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 )
 
 // ANSI colours of the statuses.
 var colours = map[Status]string{OK: "\x1b[32m", Warn: "\x1b[33m", Fail: "\x1b[31m", Skipped: "\x1b[2m"}
 
-// WriteText writes r for a person: the checks grouped by what they are
-// about (the runtime, each agent, the desktop), each with its status, id
-// and finding and, when something is wrong, its fix; then a summary line.
-// colour colours the statuses (a terminal, without NO_COLOR). Every
-// string is one inert line (text.Line).
-func (r Report) WriteText(w io.Writer, colour bool) {
+// WriteText writes r for a person, in p's language: the checks grouped
+// by what they are about (the runtime, each agent, the desktop), each
+// with its status, id and finding and, when something is wrong, its fix;
+// then a summary line. colour colours the statuses (a terminal, without
+// NO_COLOR). Every string is one inert line (text.Line). The findings and
+// fixes are English in every language; ids never change.
+func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
+	width := 0
+	for _, s := range []Status{OK, Skipped, Warn, Fail} {
+		width = max(width, text.Width(statusWord(p, s)))
+	}
 	group := ""
 	for _, c := range r.Checks {
 		if g := groupOf(c); g != group {
@@ -25,15 +31,16 @@ func (r Report) WriteText(w io.Writer, colour bool) {
 				fmt.Fprintln(w)
 			}
 			group = g
-			fmt.Fprintln(w, groupTitle(g))
+			fmt.Fprintln(w, groupTitle(p, g))
 		}
-		status := fmt.Sprintf("%-7s", c.Status)
+		word := statusWord(p, c.Status)
+		status := word + strings.Repeat(" ", width-text.Width(word))
 		if colour {
 			status = colours[c.Status] + status + "\x1b[0m"
 		}
 		fmt.Fprintf(w, "  %s %s: %s\n", status, text.Line(c.ID, 0), text.Line(c.Finding, 0))
 		if c.Fix != "" && (c.Status == Fail || c.Status == Warn) {
-			fmt.Fprintf(w, "          fix: %s\n", text.Line(c.Fix, 0))
+			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", width+3), p.T("doctor.fix", text.Line(c.Fix, 0)))
 		}
 	}
 	fails, warns := 0, 0
@@ -48,12 +55,21 @@ func (r Report) WriteText(w io.Writer, colour bool) {
 	fmt.Fprintln(w)
 	switch {
 	case fails > 0:
-		fmt.Fprintf(w, "%d failed, %d %s: clawd doctor --fix repairs what it can\n", fails, warns, plural(warns, "warning", "warnings"))
+		fmt.Fprintln(w, p.N("doctor.failed", warns, fails))
 	case warns > 0:
-		fmt.Fprintf(w, "nothing failed, %d %s\n", warns, plural(warns, "warning", "warnings"))
+		fmt.Fprintln(w, p.N("doctor.warnings", warns))
 	default:
-		fmt.Fprintln(w, "everything works")
+		fmt.Fprintln(w, p.T("doctor.works"))
 	}
+}
+
+// statusWord is a status as the text report shows it.
+func statusWord(p i18n.Printer, s Status) string {
+	switch s {
+	case OK, Skipped, Warn, Fail:
+		return p.T("doctor.status." + string(s))
+	}
+	return string(s)
 }
 
 // groupOf is what check c is about: its agent, else the first part of
@@ -66,12 +82,13 @@ func groupOf(c Check) string {
 	return g
 }
 
-func groupTitle(g string) string {
+func groupTitle(p i18n.Printer, g string) string {
 	if a := agents.Lookup(g); a != nil {
 		return a.Name + " (" + a.ID + ")"
 	}
-	if g == "remote" {
-		return "remote machines"
+	switch g {
+	case "runtime", "desktop", "remote", "autostart", "record":
+		return p.T("doctor.group." + g)
 	}
 	return g
 }

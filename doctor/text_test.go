@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // TestWriteText: checks grouped under the runtime, each agent by name,
@@ -17,7 +19,7 @@ func TestWriteText(t *testing.T) {
 		{ID: "desktop.tray", Status: Warn, Finding: "no tray host\x1b[2J", Fix: "enable it"},
 	}}
 	var plain bytes.Buffer
-	r.WriteText(&plain, false)
+	r.WriteText(&plain, false, i18n.Printer{})
 	want := "runtime\n" +
 		"  ok      runtime.reachable: up\n\n" +
 		"Claude Code (claude)\n" +
@@ -32,8 +34,36 @@ func TestWriteText(t *testing.T) {
 		t.Errorf("WriteText =\n%q\nwant\n%q", plain.String(), want)
 	}
 	var colour bytes.Buffer
-	r.WriteText(&colour, true)
+	r.WriteText(&colour, true, i18n.Printer{})
 	if !strings.Contains(colour.String(), "\x1b[31mfail   \x1b[0m claude.hooks.missing") || strings.Contains(colour.String(), "\x1b[2J") {
 		t.Errorf("WriteText with colour =\n%q", colour.String())
+	}
+}
+
+// TestWriteTextChinese: the report's frame in Simplified Chinese, the
+// statuses aligned in terminal columns; ids, findings and fixes as they
+// are.
+func TestWriteTextChinese(t *testing.T) {
+	r := Report{Checks: []Check{
+		{ID: "runtime.reachable", Status: OK, Finding: "up"},
+		{ID: "claude.hooks.missing", Agent: "claude", Status: Fail, Finding: "2 missing", Fix: "clawd doctor --fix"},
+		{ID: "desktop.tray", Status: Skipped, Finding: "no desktop"},
+		{ID: "autostart", Status: Warn, Finding: "nothing starts clawd serve at login", Fix: "clawd autostart enable"},
+	}}
+	var b bytes.Buffer
+	r.WriteText(&b, false, i18n.For(i18n.Chinese))
+	want := "运行时\n" +
+		"  正常 runtime.reachable: up\n\n" +
+		"Claude Code (claude)\n" +
+		"  失败 claude.hooks.missing: 2 missing\n" +
+		"       修复：clawd doctor --fix\n\n" +
+		"桌面\n" +
+		"  跳过 desktop.tray: no desktop\n\n" +
+		"自启动\n" +
+		"  警告 autostart: nothing starts clawd serve at login\n" +
+		"       修复：clawd autostart enable\n\n" +
+		"1 项失败，1 项警告：clawd doctor --fix 会修复能修复的部分\n"
+	if b.String() != want {
+		t.Errorf("WriteText in Chinese =\n%s\nwant\n%s", b.String(), want)
 	}
 }
