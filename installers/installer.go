@@ -65,6 +65,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Codex.ID:    func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
 	agents.Gemini.ID:   func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
 	agents.Opencode.ID: func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
+	agents.Pi.ID:       func(getenv func(string) string) (Installer, error) { return NewPi(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
