@@ -77,7 +77,7 @@ func (w *piWorld) startPiAPI(script fakeopenai.Script) {
 		w.t.Fatal(err)
 	}
 	for name, body := range map[string][]byte{
-		"models.json":         append(data, '\n'),
+		"models.json":        append(data, '\n'),
 		"extensions/mine.ts": []byte("export default function (pi: any) {}\n"),
 	} {
 		if err := os.WriteFile(filepath.Join(w.agentDir, name), body, 0o600); err != nil {
