@@ -120,7 +120,10 @@ type Supports struct {
 }
 
 // registry holds every supported agent, in display order.
-var registry = []*Agent{Claude, Codex, Gemini, Opencode, Pi}
+var registry = []*Agent{
+	Claude, Codex, Gemini, Opencode,
+	Pi, Qoder, Cursor, CodeBuddy, Grok, WorkBuddy, QwenWork, TraeCode, CodeWhale, Reasonix,
+}
 
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }

@@ -52,6 +52,10 @@ type agentInfo struct {
 	Version    string          `json:"version,omitempty"`
 	Supports   agents.Supports `json:"supports"`
 	Notes      []string        `json:"notes"`
+	// Verified is how clawd's support was checked; Unsupported why clawd
+	// knows the agent but installs nothing for it.
+	Verified    agents.Verification `json:"verified,omitempty"`
+	Unsupported string              `json:"unsupported,omitempty"`
 }
 
 func runAgents(e *env, o *agentsOptions) error {
@@ -77,7 +81,14 @@ func runAgents(e *env, o *agentsOptions) error {
 	}
 	tw.Flush()
 	for _, ai := range list {
-		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), supportText(ai.Supports))
+		what := supportText(ai.Supports)
+		if ai.Unsupported != "" {
+			what = "not supported: " + ai.Unsupported
+		}
+		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), what)
+		if ai.Verified != "" {
+			fmt.Fprintf(e.stdout, "  verified: %s\n", ai.Verified)
+		}
 		for _, n := range ai.Notes {
 			fmt.Fprintf(e.stdout, "  - %s\n", text.Line(n, 0))
 		}
@@ -87,7 +98,8 @@ func runAgents(e *env, o *agentsOptions) error {
 
 // inspectAgent finds out what `clawd agents` says of a.
 func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) agentInfo {
-	ai := agentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
+	ai := agentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...),
+		Verified: a.Verified, Unsupported: a.Unsupported}
 	dir, err := a.ConfigDir(e.getenv)
 	if err != nil {
 		ai.Notes = append(ai.Notes, err.Error())

@@ -69,6 +69,21 @@ type hooksConfig struct {
 	// Hook: clawd", hooksConfig.disabled). It never tells clawd's
 	// handlers from others: the command does.
 	name string
+	// matcher, when set, is the "matcher" of each group clawd adds (the
+	// agents whose documented entries carry one: Qoder, QwenWork).
+	matcher string
+	// flat: an event's list holds handlers themselves, {"command": ...},
+	// not groups of them (Cursor's hooks.json, Reasonix's settings).
+	flat bool
+	// noType and noTimeout: clawd's handlers carry no "type", no
+	// "timeout" (the agents whose documented entries have none).
+	noType, noTimeout bool
+	// extra are fields written after the command of each handler clawd
+	// adds (Reasonix's "match": "*").
+	extra object
+	// version, when set, is the "version" a file clawd creates starts
+	// with (Cursor's hooks.json: 1).
+	version int
 }
 
 // parse parses a settings file the way cfg's agent reads it.
@@ -103,6 +118,9 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			return data, Changes{}, nil
 		}
 		doc := object{{"hooks", newEvents(cfg)}}
+		if cfg.version != 0 {
+			doc = append(object{{"version", cfg.version}}, doc...)
+		}
 		out := render(doc, defaultLayout, "", true, "") + "\n"
 		if cfg.jsonc && hasComment(data) {
 			// Only comments so far: they stay, the settings go after.
@@ -166,7 +184,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 				continue
 			}
 			hs, _ := g.get("hooks")
-			if len(d) == len(hs.elems) && !ed.hasComments(g, hs) {
+			if cfg.flat || len(d) == len(hs.elems) && !ed.hasComments(g, hs) {
 				dropGroups[gi] = true
 			} else {
 				ed.container(hs, d, nil)
@@ -257,6 +275,9 @@ func findOurs(hooks *node, cfg hooksConfig) []found {
 	for ei, m := range hooks.members {
 		for gi, g := range m.value.elems {
 			hs, _ := g.get("hooks")
+			if cfg.flat {
+				hs = &node{kind: kindArray, elems: []*node{g}}
+			}
 			if hs == nil {
 				continue
 			}
@@ -289,13 +310,27 @@ func (ed *editor) repair(h *node, cfg hooksConfig, event string, timeout int) bo
 			ed.replace(nm, cfg.name)
 		}
 	}
-	if t, _ := h.get("type"); t == nil {
+	if c, _ := h.get("command"); c.str != cfg.command(event) {
+		ed.replace(c, cfg.command(event))
+	}
+	for _, f := range cfg.extra {
+		if v, _ := h.get(f.key); v == nil {
+			add = append(add, f)
+		} else if s, ok := f.value.(string); ok && (v.kind != kindString || v.str != s) {
+			ed.replace(v, s)
+		}
+	}
+	if t, _ := h.get("type"); cfg.noType {
+	} else if t == nil {
 		add = append(add, field{"type", "command"})
 	} else if t.kind != kindString || t.str != "command" {
 		ed.replace(t, "command")
 	}
-	if c, _ := h.get("command"); c.str != cfg.command(event) {
-		ed.replace(c, cfg.command(event))
+	if cfg.noTimeout {
+		if len(add) > 0 {
+			ed.container(h, nil, add)
+		}
+		return len(ed.edits) > n
 	}
 	t, _ := h.get("timeout")
 	if t == nil && cfg.timeoutAlias != "" {
@@ -339,13 +374,23 @@ func newEvents(cfg hooksConfig) object {
 // newGroup is the group clawd appends for one event: no matcher, so it
 // fires for everything.
 func newGroup(cfg hooksConfig, s agents.HookSpec) object {
-	h := object{
-		{"type", "command"},
-		{"command", cfg.command(s.Event)},
-		{"timeout", cfg.timeout(s)},
+	var h object
+	if !cfg.noType {
+		h = append(h, field{"type", "command"})
 	}
+	h = append(h, field{"command", cfg.command(s.Event)})
+	if !cfg.noTimeout {
+		h = append(h, field{"timeout", cfg.timeout(s)})
+	}
+	h = append(h, cfg.extra...)
 	if cfg.name != "" {
 		h = append(object{{"name", cfg.name}}, h...)
+	}
+	if cfg.flat {
+		return h
+	}
+	if cfg.matcher != "" {
+		return object{{"matcher", cfg.matcher}, {"hooks", array{h}}}
 	}
 	return object{{"hooks", array{h}}}
 }

@@ -1,6 +1,7 @@
 package installers
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
@@ -54,6 +55,12 @@ func TestReports(t *testing.T) {
 	env := envMap(map[string]string{"HOME": home})
 	for _, a := range agents.All() {
 		inst, err := For(a, env)
+		if a.Unsupported != "" {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("For(%s), an agent clawd does not support = %v, want ErrUnsupported", a.ID, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("For(%s): %v", a.ID, err)
 		}
