@@ -3,6 +3,7 @@ package agents
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -137,4 +138,15 @@ func noOutput(string) []byte { return nil }
 // no-decision answer, whatever d says.
 func stateOnlyRender(noDecision func(string) []byte) func(string, *Decision) []byte {
 	return func(hookEvent string, _ *Decision) []byte { return noDecision(hookEvent) }
+}
+
+// containsAny reports whether s, in lower case, holds one of words.
+func containsAny(s string, words ...string) bool {
+	s = strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
