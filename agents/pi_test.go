@@ -19,9 +19,13 @@ func TestDecodePi(t *testing.T) {
 		check         func(Event) bool
 	}{
 		{"start", `{"type":"session_start",` + base + `,"reason":"startup"}`, KindSessionStart,
-			func(e Event) bool { return e.Source == "startup" && e.AgentPID == 4242 && e.Transcript != "" && !e.Headless }},
+			func(e Event) bool {
+				return e.Source == "startup" && e.AgentPID == 4242 && e.Transcript != "" && !e.Headless
+			}},
 		{"prompt", `{"type":"before_agent_start",` + base + `,"headless":true,"prompt":"Fix the build\nnow"}`, KindPromptSubmit,
-			func(e Event) bool { return e.Title == "Fix the build" && e.TitleSource == TitleFromPrompt && e.Headless }},
+			func(e Event) bool {
+				return e.Title == "Fix the build" && e.TitleSource == TitleFromPrompt && e.Headless
+			}},
 		{"named", `{"type":"before_agent_start",` + base + `,"session_name":"Release prep","prompt":"Fix the build"}`, KindPromptSubmit,
 			func(e Event) bool { return e.Title == "Release prep" && e.TitleSource == TitleFromAgent }},
 		{"tool", `{"type":"tool_execution_start",` + base + `,"tool_call_id":"call_1","tool_name":"bash"}`, KindToolStart,
