@@ -307,7 +307,7 @@ func selectAgents(verb string, names []string, all bool) ([]*agents.Agent, error
 func agentSettings() string {
 	var b strings.Builder
 	for _, a := range agents.All() {
-		fmt.Fprintf(&b, "  %-8s %s\n", a.ID, a.Settings)
+		fmt.Fprintf(&b, "  %-12s %s\n", a.ID, a.Settings)
 	}
 	return b.String()
 }
