@@ -1,6 +1,7 @@
 package installers
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
@@ -49,9 +50,15 @@ func (f *HooksFile) Install(binary string, opts Options) (*Report, error) {
 	if err := CheckBinary(binary); err != nil {
 		return nil, err
 	}
-	return rewrite(f.Agent, f.Path, opts, f.beforeCheck, func(data []byte) ([]byte, Changes, error) {
+	rep, err := rewrite(f.Agent, f.Path, opts, f.beforeCheck, func(data []byte) ([]byte, Changes, error) {
 		return editHooks(data, f.config(binary, f.specs, opts.Known.With(binary)))
 	}, nil)
+	if err == nil && f.shape.enabled {
+		if data, rerr := os.ReadFile(f.Path); rerr == nil && f.shape.hooksDisabled(data) {
+			rep.Warnings = append(rep.Warnings, disabledWarning)
+		}
+	}
+	return rep, err
 }
 
 // Uninstall removes every clawd handler from the file.
