@@ -69,6 +69,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Qoder.ID:       func(getenv func(string) string) (Installer, error) { return NewQoder(getenv) },
 	agents.Cursor.ID:      func(getenv func(string) string) (Installer, error) { return NewCursor(getenv) },
 	agents.CodeBuddy.ID:   func(getenv func(string) string) (Installer, error) { return NewCodeBuddy(getenv) },
+	agents.Kiro.ID:        func(getenv func(string) string) (Installer, error) { return NewKiro(getenv) },
 	agents.Kimi.ID:        func(getenv func(string) string) (Installer, error) { return NewKimi(getenv) },
 	agents.Antigravity.ID: func(getenv func(string) string) (Installer, error) { return NewAntigravity(getenv) },
 	agents.Grok.ID:        func(getenv func(string) string) (Installer, error) { return NewGrok(getenv) },
