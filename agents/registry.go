@@ -122,7 +122,7 @@ type Supports struct {
 // registry holds every supported agent, in display order.
 var registry = []*Agent{
 	Claude, Codex, Gemini, Opencode,
-	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, ZCode, CodeWhale, Reasonix,
+	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
 }
 
 // All returns the supported agents.

@@ -76,6 +76,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.WorkBuddy.ID:   func(getenv func(string) string) (Installer, error) { return NewWorkBuddy(getenv) },
 	agents.QwenWork.ID:    func(getenv func(string) string) (Installer, error) { return NewQwenWork(getenv) },
 	agents.TraeCode.ID:    func(getenv func(string) string) (Installer, error) { return NewTraeCode(getenv) },
+	agents.MiniMax.ID:     func(getenv func(string) string) (Installer, error) { return NewMiniMax(getenv) },
 	agents.ZCode.ID:       func(getenv func(string) string) (Installer, error) { return NewZCode(getenv) },
 	agents.Reasonix.ID:    func(getenv func(string) string) (Installer, error) { return NewReasonix(getenv) },
 }

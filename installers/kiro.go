@@ -3,7 +3,6 @@ package installers
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,49 +79,21 @@ func (k *Kiro) files() ([]Installer, error) {
 // Install puts clawd's hooks into every agent file and writes clawd's
 // agent.
 func (k *Kiro) Install(binary string, opts Options) (*Report, error) {
-	return k.each(opts, func(i Installer, o Options) (*Report, error) { return i.Install(binary, o) })
+	list, err := k.files()
+	if err != nil {
+		return nil, err
+	}
+	return eachFile(agents.Kiro.ID, list, opts, func(i Installer, o Options) (*Report, error) { return i.Install(binary, o) })
 }
 
 // Uninstall takes clawd's hooks out of every agent file and deletes
 // clawd's agent.
 func (k *Kiro) Uninstall(opts Options) (*Report, error) {
-	return k.each(opts, func(i Installer, o Options) (*Report, error) { return i.Uninstall(o) })
-}
-
-// each runs do on every file: first as a dry run of them all, so that a
-// file that does not parse stops the change before anything is written,
-// then for real (unless opts is a dry run), in one report.
-func (k *Kiro) each(opts Options, do func(Installer, Options) (*Report, error)) (*Report, error) {
 	list, err := k.files()
 	if err != nil {
 		return nil, err
 	}
-	dry := opts
-	dry.DryRun = true
-	var reps []*Report
-	for _, i := range list {
-		rep, err := do(i, dry)
-		if err != nil {
-			return nil, fmt.Errorf("%w (nothing was written)", err)
-		}
-		reps = append(reps, rep)
-	}
-	if !opts.DryRun {
-		reps = reps[:0]
-		for _, i := range list {
-			rep, err := do(i, opts)
-			if err != nil {
-				return nil, err
-			}
-			reps = append(reps, rep)
-		}
-	}
-	out := &Report{Agent: agents.Kiro.ID, Handlers: reps[0].Handlers}
-	for _, r := range reps {
-		out.Files = append(out.Files, r.Files...)
-		out.Warnings = append(out.Warnings, r.Warnings...)
-	}
-	return out, nil
+	return eachFile(agents.Kiro.ID, list, opts, func(i Installer, o Options) (*Report, error) { return i.Uninstall(o) })
 }
 
 // kiroAgent is clawd's own Kiro agent for binary: all tools, clawd's
