@@ -25,7 +25,10 @@ import "time"
 //	SessionEnd          session.end       removed
 //
 // Qoder's permission dialog is its own: clawd registers no blocking event
-// and answers nothing.
+// and answers nothing. Qoder names its sessions in the transcript its
+// hooks point at (transcript_path): runtime/qodermon reads those names,
+// only what was appended, after a session start, a prompt or a turn's
+// end.
 var Qoder = &Agent{
 	ID:       qoderID,
 	Name:     "Qoder CLI",
@@ -37,7 +40,7 @@ var Qoder = &Agent{
 	Notes: []string{
 		"tested from Qoder's documented hook format: the CLI needs a Qoder login, so it cannot run offline here",
 		"Qoder's permission dialog stays its own: clawd shows the session and answers nothing",
-		"titles come from the first prompt; Qoder's own session names (in its session files) are not read",
+		"a session is named by its first prompt, then by the name Qoder gives it (yours or its own), read from its session file after a session start, a prompt or a turn's end",
 	},
 	Settings: "settings.json in ~/.qoder",
 	ConfigDir: func(getenv Env) (string, error) {
