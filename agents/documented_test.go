@@ -83,6 +83,22 @@ func TestDecodeDocumented(t *testing.T) {
 	}
 }
 
+// TestEveryAgentSaysHowItWasVerified: clawd agents prints, for each agent
+// clawd supports, how that support was checked; an agent it knows but does
+// not support says why instead, and has nothing to install or decode.
+func TestEveryAgentSaysHowItWasVerified(t *testing.T) {
+	for _, a := range All() {
+		switch {
+		case a.Unsupported != "":
+			if a.Verified != "" || len(a.Hooks) > 0 || a.Decode != nil {
+				t.Errorf("%s is not supported (%s) yet has a verification, hooks or a decoder", a.ID, a.Unsupported)
+			}
+		case a.Verified != VerifiedRealCLI && a.Verified != VerifiedDocumented:
+			t.Errorf("%s.Verified = %q, want %q or %q", a.ID, a.Verified, VerifiedRealCLI, VerifiedDocumented)
+		}
+	}
+}
+
 // checkAnswers checks a's answers to each of its events.
 func checkAnswers(t *testing.T, a *Agent) {
 	t.Helper()

@@ -121,7 +121,7 @@ type Supports struct {
 
 // registry holds every supported agent, in display order.
 var registry = []*Agent{
-	Claude, Codex, Gemini, Opencode,
+	Claude, Codex, Gemini, Qwen, Copilot, Opencode,
 	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
 }
 

@@ -137,7 +137,8 @@ func newRootCmd(e *env) *cli.Command {
 			"                           notifies you when an agent needs you\n" +
 			"  clawd status, events     every live session, and the live stream of what they do\n" +
 			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
-			"  clawd dnd on|off         hand every request back to the agents' own prompts\n\n" +
+			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
+			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
 			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
 			"~/.clawd) that only this user can reach.",
@@ -163,6 +164,7 @@ func newRootCmd(e *env) *cli.Command {
 			newDNDCmd(e),
 			newAgentsCmd(e),
 			newAutomationsCmd(e),
+			newRemoteCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newHookCmd(e),

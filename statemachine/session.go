@@ -103,6 +103,9 @@ func (s *session) touch(e *agents.Event, now time.Time) {
 	if e.AgentPID > 0 {
 		s.snap.AgentPID = e.AgentPID
 	}
+	if e.Host != "" {
+		s.snap.Host = e.Host
+	}
 	s.snap.Headless = e.Headless
 	// An agent's own title (a rename, an AI title) always wins; a title
 	// derived from a prompt only names a session that has none: the
@@ -209,10 +212,7 @@ func (s *session) closeCall(e *agents.Event) {
 		s.removePending(e.ToolUseID)
 	}
 	if e.InputHash != "" {
-		s.removePendingIf(func(k string) bool {
-			return len(k) == len(hashPrefix)+len(e.InputHash) &&
-				strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == e.InputHash
-		})
+		s.removeHashPending(e.InputHash)
 	}
 	s.removePending(notifyPermission)
 	// An MCP server asks its questions (elicitations) while one of its
@@ -225,6 +225,14 @@ func (s *session) closeCall(e *agents.Event) {
 					strings.HasPrefix(k, questionPrefix) && k[len(questionPrefix):] == server)
 		})
 	}
+}
+
+// removeHashPending removes the pending entry of a request keyed by the
+// input hash h.
+func (s *session) removeHashPending(h string) {
+	s.removePendingIf(func(k string) bool {
+		return len(k) == len(hashPrefix)+len(h) && strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == h
+	})
 }
 
 // mcpServer returns the server of an MCP tool name (mcp__server__tool).
