@@ -6,11 +6,15 @@ import "time"
 // by the original app and as the CLI's own bundle ships it: a plugin's
 // qoder-hooks.json there has Claude Code's nested shape).
 //
-// The CLI cannot be run here: it needs a Qoder account. `qodercli -p`
-// prints "Not logged in · Please run /login" and exits 1 before any model
-// call, and custom model providers are only enabled for a logged-in
-// account the server allows; so the decoder and installer are tested on
-// payloads and settings built from the documented format.
+// The CLI cannot answer a prompt here: it needs a Qoder account.
+// `qodercli -p` prints "Not logged in · Please run /login" and exits 1
+// before any model call, and custom model providers are only enabled for
+// a logged-in account the server allows; so the decoder and installer are
+// tested on payloads and settings built from the documented format. The
+// real TUI goes as far as its sign-in screen: its SessionStart and
+// SessionEnd, and its rewriting settings.json as it starts, are tested
+// with the real CLI (e2e). Its transcripts are
+// ~/.qoder/projects/<folder, / as ->/<session>.jsonl.
 //
 // Hook events (Claude Code's names and payload fields) and what they
 // become (the display state is the state machine's):
@@ -38,7 +42,7 @@ var Qoder = &Agent{
 	Supports: Supports{States: true, Titles: true},
 	Verified: VerifiedDocumented,
 	Notes: []string{
-		"tested from Qoder's documented hook format: the CLI needs a Qoder login, so it cannot run offline here",
+		"tested from Qoder's documented hook format: the CLI needs a Qoder login to answer a prompt, so only its session's start and end (up to its sign-in screen) are tested with the real CLI",
 		"Qoder's permission dialog stays its own: clawd shows the session and answers nothing",
 		"a session is named by its first prompt, then by the name Qoder gives it (yours or its own), read from its session file after a session start, a prompt or a turn's end",
 	},
