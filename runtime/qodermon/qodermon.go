@@ -10,7 +10,10 @@
 // appended since its last read: per session an offset, the unfinished
 // last line, and the file's identity; a file replaced or cut short is
 // read again from the start. Sessions are read one after the other on
-// the source's goroutine, in the order the hooks came.
+// the source's goroutine, in the order the hooks came. Only this machine's
+// sessions are read: a remote machine's or WSL's events reach the runtime
+// without their transcript path (runtime's ingress drops it), and
+// SawHook passes over an event without one.
 package qodermon
 
 import (
