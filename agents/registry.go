@@ -45,8 +45,8 @@ type Agent struct {
 	// Verified says how what clawd does for the agent was checked.
 	Verified Verification
 	// Unsupported, when set, says why clawd knows the agent but installs
-	// nothing for it: no source states its hook format. Such an agent has
-	// no hooks and no decoder.
+	// nothing for it: no source it can trust states its hook format. Such
+	// an agent has no hooks and no decoder.
 	Unsupported string
 	// HookEnv is the environment variable the agent sets, non-empty, in
 	// every hook it runs.
