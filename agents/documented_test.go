@@ -58,6 +58,9 @@ func TestDecodeDocumented(t *testing.T) {
 					fmt.Fprintf(&b, "%s: dropped: %v\n", rel, err)
 					continue
 				}
+				if !a.Supports.Permissions && (e.Kind == KindPermissionRequest || e.Kind == KindQuestion) {
+					t.Errorf("%s decodes to %s, but clawd answers no permission of %s's", rel, e.Kind, a.Name)
+				}
 				if verr := e.Validate(); verr != nil {
 					t.Errorf("%s decodes to an invalid event: %v", rel, verr)
 				}
@@ -99,10 +102,14 @@ func TestEveryAgentSaysHowItWasVerified(t *testing.T) {
 	}
 }
 
-// checkAnswers checks a's answers to each of its events.
+// checkAnswers checks a's answers to each of its events; an agent whose
+// permissions clawd does not answer has no event that waits for one.
 func checkAnswers(t *testing.T, a *Agent) {
 	t.Helper()
 	for _, h := range a.Hooks {
+		if h.Blocking && !a.Supports.Permissions {
+			t.Errorf("%s registers %s as blocking, but clawd answers no permission of %s's", a.ID, h.Event, a.Name)
+		}
 		out := a.NoDecision(h.Event)
 		if len(out) > 0 && !json.Valid(out) {
 			t.Errorf("%s NoDecision(%s) = %q, not JSON", a.ID, h.Event, out)
