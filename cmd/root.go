@@ -25,7 +25,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	now            func() time.Time
+	// environ is the whole environment (the doctor's connection test
+	// runs hooks with it); nil in tests that give getenv alone.
+	environ func() []string
+	now     func() time.Time
 	// executable returns the absolute path of the running clawd binary,
 	// which installers write into agent settings.
 	executable func() (string, error)
@@ -62,6 +65,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		stdout:     stdout,
 		stderr:     stderr,
 		getenv:     os.Getenv,
+		environ:    osEnviron,
 		now:        time.Now,
 		executable: executablePath,
 	}
@@ -138,6 +142,7 @@ func newRootCmd(e *env) *cli.Command {
 			"  clawd status, events     every live session, and the live stream of what they do\n" +
 			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
 			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
+			"  clawd doctor [--fix]     check that every agent's hooks reach clawd, and repair them\n" +
 			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
 			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
@@ -163,6 +168,7 @@ func newRootCmd(e *env) *cli.Command {
 			newPermissionsCmd(e),
 			newDNDCmd(e),
 			newAgentsCmd(e),
+			newDoctorCmd(e),
 			newAutomationsCmd(e),
 			newRemoteCmd(e),
 			newInstallCmd(e),

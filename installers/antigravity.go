@@ -167,3 +167,45 @@ func sameJSON(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// Hooks lists the handlers of clawd's group in hooks.json: the group's
+// commands that are clawd's, by event (PostToolUse's inside its group).
+func (a *Antigravity) Hooks(opts Options) ([]Hook, error) {
+	root, _, err := readSettings(agents.Antigravity.ID, a.Path, false)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	if root.kind != kindObject {
+		return nil, fmt.Errorf("%s: %w", a.Path, shapeErrorf("the top level must be an object, not %s", root.kind))
+	}
+	g, _ := root.get(antigravityGroup)
+	if g == nil || g.kind != kindObject {
+		return nil, nil
+	}
+	var out []Hook
+	var add func(event string, h *node)
+	add = func(event string, h *node) {
+		if h.kind != kindObject {
+			return
+		}
+		if hs, _ := h.get("hooks"); hs != nil && hs.kind == kindArray {
+			for _, x := range hs.elems {
+				add(event, x)
+			}
+			return
+		}
+		if c, n := h.get("command"); n == 1 && c.kind == kindString {
+			if bin, ok := opts.Known.Ours(c.str, agents.Antigravity.ID); ok {
+				out = append(out, Hook{File: a.Path, Event: event, Command: c.str, Binary: bin})
+			}
+		}
+	}
+	for _, m := range g.members {
+		if m.value.kind == kindArray {
+			for _, h := range m.value.elems {
+				add(m.key, h)
+			}
+		}
+	}
+	return out, nil
+}

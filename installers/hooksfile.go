@@ -69,3 +69,8 @@ func (f *HooksFile) Uninstall(opts Options) (*Report, error) {
 		return editHooks(data, f.config(placeholderBinary, f.specs, opts.Known.With(placeholderBinary)))
 	})
 }
+
+// Hooks lists clawd's handlers in the file.
+func (f *HooksFile) Hooks(opts Options) ([]Hook, error) {
+	return listHooks(f.Path, f.config("", nil, opts.Known))
+}

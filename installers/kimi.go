@@ -75,15 +75,7 @@ func editKimi(data []byte, binary string, specs []agents.HookSpec, known Known) 
 	if doc.tables[0].get("hooks") != nil {
 		return nil, Changes{}, shapeErrorf(`"hooks" is written inline; clawd adds [[hooks]] tables only`)
 	}
-	str := func(t *tomlTable, key string) string {
-		if e := t.get(key); e != nil {
-			if v, ok := decodeTOMLValue(data[e.value.start:e.value.end]); ok {
-				s, _ := v.(string)
-				return s
-			}
-		}
-		return ""
-	}
+	str := func(t *tomlTable, key string) string { return tomlString(data, t, key) }
 	ed := newTOMLEditor(doc)
 	var ch Changes
 	kept := map[string]bool{}
@@ -157,4 +149,41 @@ func editKimi(data []byte, binary string, specs []agents.HookSpec, known Known) 
 		return nil, Changes{}, fmt.Errorf("internal error: the edited file would not parse (%v)", err)
 	}
 	return out, ch, nil
+}
+
+// tomlString is the string value of key in table t of data, or "".
+func tomlString(data []byte, t *tomlTable, key string) string {
+	if e := t.get(key); e != nil {
+		if v, ok := decodeTOMLValue(data[e.value.start:e.value.end]); ok {
+			s, _ := v.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// Hooks lists clawd's [[hooks]] tables in config.toml.
+func (k *Kimi) Hooks(opts Options) ([]Hook, error) {
+	t, err := readTarget(agents.Kimi.ID, k.Path)
+	if err != nil || !t.existed {
+		return nil, err
+	}
+	if _, err := decodeTOML(t.old); err != nil {
+		return nil, fmt.Errorf("%s: %w", k.Path, err)
+	}
+	doc, err := scanTOML(t.old)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k.Path, err)
+	}
+	var out []Hook
+	for _, tb := range doc.tables {
+		if !tb.is(true, "hooks") {
+			continue
+		}
+		cmd := tomlString(t.old, tb, "command")
+		if bin, ok := opts.Known.Ours(cmd, agents.Kimi.ID); ok {
+			out = append(out, Hook{File: k.Path, Event: tomlString(t.old, tb, "event"), Command: cmd, Binary: bin})
+		}
+	}
+	return out, nil
 }

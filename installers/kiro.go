@@ -64,7 +64,8 @@ func (k *Kiro) agentFiles() ([]string, error) {
 // files are the installers of every file: clawd's own agent first (the
 // handlers' file), then the agent files.
 func (k *Kiro) files() ([]Installer, error) {
-	own := &OwnFile{Agent: agents.Kiro.ID, Path: filepath.Join(k.Dir, kiroOwnAgent), Render: kiroAgent, Ours: kiroAgentOurs}
+	own := &OwnFile{Agent: agents.Kiro.ID, Path: filepath.Join(k.Dir, kiroOwnAgent), Render: kiroAgent, Ours: kiroAgentOurs,
+		Commands: hookCommands(kiroShape)}
 	list := []Installer{own}
 	paths, err := k.agentFiles()
 	if err != nil {
@@ -94,6 +95,15 @@ func (k *Kiro) Uninstall(opts Options) (*Report, error) {
 		return nil, err
 	}
 	return eachFile(agents.Kiro.ID, list, opts, func(i Installer, o Options) (*Report, error) { return i.Uninstall(o) })
+}
+
+// Hooks lists clawd's handlers in its own agent and in every agent file.
+func (k *Kiro) Hooks(opts Options) ([]Hook, error) {
+	list, err := k.files()
+	if err != nil {
+		return nil, err
+	}
+	return eachHooks(list, opts)
 }
 
 // kiroAgent is clawd's own Kiro agent for binary: all tools, clawd's

@@ -39,7 +39,8 @@ func NewMiniMax(getenv func(string) string) (*MiniMax, error) {
 // files are the plugin's two files: the hooks (clawd's handlers) first.
 func (m *MiniMax) files() []Installer {
 	return []Installer{
-		&OwnFile{Agent: agents.MiniMax.ID, Path: filepath.Join(m.Dir, "hooks", "hooks.json"), Render: miniMaxHooks, Ours: miniMaxHooksOurs},
+		&OwnFile{Agent: agents.MiniMax.ID, Path: filepath.Join(m.Dir, "hooks", "hooks.json"), Render: miniMaxHooks, Ours: miniMaxHooksOurs,
+			Commands: hookCommands(hooksConfig{})},
 		&OwnFile{Agent: agents.MiniMax.ID, Path: filepath.Join(m.Dir, ".claude-plugin", "plugin.json"), Render: miniMaxManifest, Ours: miniMaxManifestOurs},
 	}
 }
@@ -60,6 +61,9 @@ func (m *MiniMax) Uninstall(opts Options) (*Report, error) {
 	}
 	return rep, err
 }
+
+// Hooks lists the handlers of clawd's plugin.
+func (m *MiniMax) Hooks(opts Options) ([]Hook, error) { return eachHooks(m.files(), opts) }
 
 // miniMaxHooks is the plugin's hooks file for binary.
 func miniMaxHooks(binary string) ([]byte, int) {

@@ -35,3 +35,55 @@ func eachFile(agent string, list []Installer, opts Options, do func(Installer, O
 	}
 	return out, nil
 }
+
+// eachHooks lists clawd's handlers in each of the installers of one
+// agent's files, in order (see Lister).
+func eachHooks(list []Installer, opts Options) ([]Hook, error) {
+	var out []Hook
+	for _, i := range list {
+		l, ok := i.(Lister)
+		if !ok {
+			continue
+		}
+		hs, err := l.Hooks(opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hs...)
+	}
+	return out, nil
+}
+
+// hookCommands lists the commands of a file of clawd's own in the hooks
+// shape cfg says (its "hooks" object), by event: an OwnFile's Commands
+// (Kiro's agent of clawd's, MiniMax's plugin).
+func hookCommands(cfg hooksConfig) func(data []byte) []Hook {
+	return func(data []byte) []Hook {
+		root, err := cfg.parse(data)
+		if err != nil || root == nil {
+			return nil
+		}
+		hooks, _, err := hooksObject(root)
+		if err != nil || hooks == nil {
+			return nil
+		}
+		var out []Hook
+		for _, m := range hooks.members {
+			for _, g := range m.value.elems {
+				hs, _ := g.get("hooks")
+				if cfg.flat {
+					hs = &node{kind: kindArray, elems: []*node{g}}
+				}
+				if hs == nil {
+					continue
+				}
+				for _, h := range hs.elems {
+					if c, n := h.get("command"); h.kind == kindObject && n == 1 && c.kind == kindString {
+						out = append(out, Hook{Event: m.key, Command: c.str})
+					}
+				}
+			}
+		}
+		return out
+	}
+}

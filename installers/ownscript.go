@@ -62,10 +62,32 @@ func (s ownScript) render(binary string) ([]byte, int) {
 // rewritten; a file someone else put there, even one that copied the
 // marker, is not.
 func (s ownScript) ours(data []byte, known Known) (int, bool) {
+	cmd, ok := s.command(data)
+	if !ok {
+		return 0, false
+	}
+	if _, ok := known.Ours(cmd, s.agent.ID); !ok {
+		return 0, false
+	}
+	return len(s.agent.Hooks), true
+}
+
+// commands lists the command of a script of clawd's, for doctor: the one
+// its every event runs, with the event appended.
+func (s ownScript) commands(data []byte) []Hook {
+	if cmd, ok := s.command(data); ok {
+		return []Hook{{Command: cmd}}
+	}
+	return nil
+}
+
+// command returns the hook command of a file that starts with the
+// script's marker line.
+func (s ownScript) command(data []byte) (string, bool) {
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	first, rest, _ := strings.Cut(text, "\n")
 	if first != s.marker() {
-		return 0, false
+		return "", false
 	}
 	for _, line := range strings.Split(rest, "\n") {
 		quoted, ok := strings.CutPrefix(line, scriptCommandPrefix)
@@ -74,17 +96,14 @@ func (s ownScript) ours(data []byte, known Known) (int, bool) {
 		}
 		var cmd string
 		if json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(quoted), ";")), &cmd) != nil {
-			return 0, false
+			return "", false
 		}
-		if _, ok := known.Ours(cmd, s.agent.ID); !ok {
-			return 0, false
-		}
-		return len(s.agent.Hooks), true
+		return cmd, true
 	}
-	return 0, false
+	return "", false
 }
 
 // ownFile is the installer of the script at path.
 func (s ownScript) ownFile(path string) *OwnFile {
-	return &OwnFile{Agent: s.agent.ID, Path: path, Render: s.render, Ours: s.ours}
+	return &OwnFile{Agent: s.agent.ID, Path: path, Render: s.render, Ours: s.ours, Commands: s.commands}
 }
