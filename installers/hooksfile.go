@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // HooksFile installs clawd's handlers into one JSON settings file of an
@@ -73,4 +74,21 @@ func (f *HooksFile) Uninstall(opts Options) (*Report, error) {
 // Hooks lists clawd's handlers in the file.
 func (f *HooksFile) Hooks(opts Options) ([]Hook, error) {
 	return listHooks(f.Path, f.config("", nil, opts.Known))
+}
+
+// Checks says, for an agent whose hooks have an "enabled" switch (ZCode),
+// whether it runs them: "enabled": false beside the events turns every
+// hook off, clawd's included. A file that cannot be read or parsed is left
+// to Install's dry run to report.
+func (f *HooksFile) Checks(opts Options) []health.Check {
+	a := agents.Lookup(f.Agent)
+	if !f.shape.enabled || a == nil {
+		return nil
+	}
+	if data, err := os.ReadFile(f.Path); err == nil && f.shape.hooksDisabled(data) {
+		return []health.Check{check(a, "hooks.disabled", health.Fail,
+			f.Path+` has "enabled": false beside its hooks: `+a.Name+` runs no hooks, clawd's included`,
+			`set "enabled": true under "hooks" in `+f.Path)}
+	}
+	return []health.Check{check(a, "hooks.disabled", health.OK, a.Name+` runs hooks (no "enabled": false)`, "")}
 }
