@@ -142,6 +142,7 @@ func newRootCmd(e *env) *cli.Command {
 			"  clawd status, events     every live session, and the live stream of what they do\n" +
 			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
 			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
+			"  clawd dashboard          all of it in the browser, live\n" +
 			"  clawd doctor [--fix]     check that every agent's hooks reach clawd, and repair them\n" +
 			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
@@ -167,6 +168,7 @@ func newRootCmd(e *env) *cli.Command {
 			newEventsCmd(e),
 			newPermissionsCmd(e),
 			newDNDCmd(e),
+			newDashboardCmd(e),
 			newAgentsCmd(e),
 			newDoctorCmd(e),
 			newAutomationsCmd(e),
