@@ -3,12 +3,14 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -71,5 +73,18 @@ func TestStatusChinese(t *testing.T) {
 		"codex   空闲（无界面）  -         /srv/ci  刚刚\n"
 	if out.String() != want {
 		t.Errorf("status in Chinese =\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestCompleteAgents: `clawd install <TAB>` offers every agent of the
+// registry, by id, in its order.
+func TestCompleteAgents(t *testing.T) {
+	var want strings.Builder
+	for _, a := range agents.All() {
+		fmt.Fprintf(&want, "%s:%s\n", a.ID, a.Name)
+	}
+	code, out, errOut := runCLI(t, t.TempDir(), "install", "--generate-shell-completion")
+	if code != 0 || out != want.String() {
+		t.Errorf("clawd install <TAB> = %d, %q (stderr %q), want %q", code, out, errOut, want.String())
 	}
 }

@@ -215,16 +215,28 @@ func report(e *env, rep *installers.Report, install, dryRun bool) {
 		switch {
 		case onlyRemoved:
 			what = e.t("install.phrase", removed, strings.Join(objects, e.t("list.and")))
+		case what == "" && f.Deleted:
+			// A file of clawd's own that registers no hook itself (a
+			// plugin's manifest) goes with the rest: "deleted X".
+		case what == "" && !f.Existed:
+			what = verb("wrote")
 		case what == "":
 			what = verb("updated")
 		}
-		reportChange(e, &f, what, onlyRemoved || f.Deleted, dryRun)
+		key := "install.in"
+		switch {
+		case what == "" || !f.Existed && what == verb("wrote"):
+			key = "install.bare"
+		case onlyRemoved || f.Deleted:
+			key = "install.from"
+		}
+		reportChange(e, &f, what, key, dryRun)
 	}
 }
 
 // reportChange prints the diff of a dry run, then one line about res:
 // what happened (what) in the file, or from it.
-func reportChange(e *env, res *installers.Result, what string, from, dryRun bool) {
+func reportChange(e *env, res *installers.Result, what, key string, dryRun bool) {
 	var notes []string
 	switch {
 	case dryRun:
@@ -238,16 +250,17 @@ func reportChange(e *env, res *installers.Result, what string, from, dryRun bool
 	if res.BackupRemoved != "" {
 		notes = append(notes, e.t("install.note.restored"))
 	}
-	if dryRun {
-		what = e.t("install.would", what)
-	}
-	key := "install.in"
-	if from {
-		key = "install.from"
-	}
-	line := e.t(key, res.Agent, what, res.Path)
-	if res.Deleted {
-		line += e.t(dryRunVerb(dryRun, "install.deleted_too", "install.would_delete_too"))
+	var line string
+	if what == "" && res.Deleted {
+		line = e.t(dryRunVerb(dryRun, "install.deleted_alone", "install.would_delete_alone"), res.Agent, res.Path)
+	} else {
+		if dryRun {
+			what = e.t("install.would", what)
+		}
+		line = e.t(key, res.Agent, what, res.Path)
+		if res.Deleted {
+			line += e.t(dryRunVerb(dryRun, "install.deleted_too", "install.would_delete_too"))
+		}
 	}
 	if len(notes) > 0 {
 		line += e.t("install.notes", strings.Join(notes, e.t("install.note.sep")))
@@ -291,7 +304,7 @@ func selectAgents(verb string, names []string, all bool) ([]*agents.Agent, error
 func agentSettings() string {
 	var b strings.Builder
 	for _, a := range agents.All() {
-		fmt.Fprintf(&b, "  %-8s %s\n", a.ID, a.Settings)
+		fmt.Fprintf(&b, "  %-12s %s\n", a.ID, a.Settings)
 	}
 	return b.String()
 }

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -72,6 +74,17 @@ func TestServeSingleInstance(t *testing.T) {
 		}
 	}
 	s := &server{proc: survivor, w: w}
+	// The losers exit as soon as they see the lock, which can be before
+	// the survivor has written runtime.json on a loaded machine.
+	for end := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		data, err := os.ReadFile(w.runtimeFile())
+		if err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == pid {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the survivor (pid %d) wrote no runtime.json naming it within 15 s (last read: %v)", pid, err)
+		}
+	}
 	if r := w.clawd(t.Context(), "", "status", "--json"); r.code != 0 {
 		t.Errorf("clawd status with the survivor running: %s", r)
 	}
