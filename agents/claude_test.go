@@ -745,6 +745,9 @@ func TestValidate(t *testing.T) {
 		{"long title", func(e *Event) { e.Title = strings.Repeat("é", MaxTitleLen+1) }},
 		{"invalid UTF-8", func(e *Event) { e.Cwd = "/home/\xff" }},
 		{"unknown title source", func(e *Event) { e.Title, e.TitleSource = "t", "guess" }},
+		// Only the person, through the API, names a session: a hook cannot
+		// pass its title off as theirs.
+		{"person title source", func(e *Event) { e.Title, e.TitleSource = "t", TitleFromPerson }},
 		{"too many batch ids", func(e *Event) { e.ToolUseIDs = make([]string, MaxBatchIDs+1) }},
 		{"long batch id", func(e *Event) { e.ToolUseIDs = []string{"a", long(MaxIDLen + 1)} }},
 		{"negative pid", func(e *Event) { e.AgentPID = -1 }},

@@ -108,12 +108,15 @@ const (
 	NoticeOther Notice = "other"
 )
 
-// TitleSource says where a session title came from. A title from the agent
-// (a rename, an AI title) always wins over one derived from a prompt.
+// TitleSource says where a session title came from. The person's title
+// wins over the agent's own (a rename in the agent, an AI title, a thread
+// name), which wins over one derived from a prompt (see Titles).
 type TitleSource string
 
-// Title sources.
+// Title sources. Events carry the agent's and the prompt's; only the
+// person, through the runtime's API, gives TitleFromPerson.
 const (
+	TitleFromPerson TitleSource = "person"
 	TitleFromAgent  TitleSource = "agent"
 	TitleFromPrompt TitleSource = "prompt"
 )

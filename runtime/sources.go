@@ -194,7 +194,7 @@ func (s *Server) IngestSource(e agents.Event) {
 		return
 	}
 	s.mu.Lock()
-	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title)
+	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title, agents.TitleFromAgent)
 	s.mu.Unlock()
 	if changed {
 		s.feeds.publish(client.Change{Display: true})
