@@ -117,6 +117,8 @@ type Server struct {
 	pausedUntil time.Time
 
 	sources *sources
+	// titles reads the agents' own files that name sessions.
+	titles *titleFiles
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
@@ -160,6 +162,7 @@ func New(cfg Config) *Server {
 
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
+		titles:  newTitleFiles(),
 	}
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)
@@ -353,6 +356,7 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 		defer wg.Done()
 		s.runClock(clockCtx)
 	}()
+	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile) })
 
 	errc := make(chan error, len(all))
 	for _, a := range all {
@@ -452,6 +456,7 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 		return rec, false
 	}
 	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	s.titles.want(&e)
 	if a := s.auto.Load(); a != nil {
 		a.Record(context.Background(), automations.Fact{Event: e, Title: res.Session.Title, Cwd: res.Session.Cwd, Response: response})
 	}
