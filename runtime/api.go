@@ -39,6 +39,7 @@ func (s *Server) SocketHandler() http.Handler {
 	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
 	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
 	s.mountAutomations(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
+	s.mountHistory(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", notFound)
 	return identify(s.bodyDeadline(mux))
 }
@@ -65,6 +66,7 @@ func (s *Server) TCPHandler() http.Handler {
 	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
 	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
 	s.mountAutomations(mux, tok)
+	s.mountHistory(mux, tok)
 	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.
 	mux.HandleFunc("GET /state", s.handleStateHealth)

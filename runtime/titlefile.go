@@ -85,7 +85,10 @@ func (t *titleFiles) want(e *agents.Event) {
 	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, waiting := t.pending[k]; waiting {
+	if before, waiting := t.pending[k]; waiting {
+		if look.hookTitle == "" {
+			look.hookTitle = before.hookTitle // not heard yet: keep it
+		}
 		t.pending[k] = look
 		return
 	}

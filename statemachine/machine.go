@@ -120,13 +120,15 @@ type Session struct {
 	BaseState   State // state the session returns to after a one-shot
 	Title       string
 	TitleSource agents.TitleSource
-	Cwd         string
-	ProjectDir  string
-	Headless    bool
-	AgentPID    int
-	Tool        string // tool running or last run
-	Subagents   int    // running subagents
-	Pending     int    // open permission requests and questions
+	// Titles are the session's titles by source; Title is the best.
+	Titles     agents.Titles
+	Cwd        string
+	ProjectDir string
+	Headless   bool
+	AgentPID   int
+	Tool       string // tool running or last run
+	Subagents  int    // running subagents
+	Pending    int    // open permission requests and questions
 	// Turns counts the prompts the session took since clawd tracks it
 	// (its subagents' own turns not included).
 	Turns     int

@@ -81,6 +81,7 @@ func (s *session) peek(now time.Time) Session {
 	snap.BaseState = s.base
 	snap.Pending = len(s.pending)
 	snap.Subagents = len(s.subagents)
+	snap.Titles = s.titles
 	return snap
 }
 

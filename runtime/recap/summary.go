@@ -167,7 +167,9 @@ func Build(rows []Row, seen []Seen, coverage []Interval, from, to Day, loc *time
 		sum.CoveredSeconds += ds.CoveredSeconds
 	}
 	if start := from.Start(loc); start.Before(now) {
-		sum.Gaps = gaps(coverage, start, minTime(to.Next().Start(loc), now))
+		for _, g := range gaps(coverage, start, minTime(to.Next().Start(loc), now)) {
+			sum.Gaps = append(sum.Gaps, Interval{From: g.From.In(loc), To: g.To.In(loc)})
+		}
 	}
 
 	for a, c := range agentCounts {

@@ -89,7 +89,14 @@ const OtherTools = "(other)"
 // busy or waiting, and where its time goes.
 type live struct {
 	agent, folder, session string
-	busySince, waitSince   time.Time
+	// path is the folder's name, so it is hashed once, not per event.
+	path                 string
+	busySince, waitSince time.Time
+	// row is the counts of the scope it counted in last, on day rowDay of
+	// batch gen: most events of a session count in the same row.
+	row    *Counts
+	rowDay Day
+	rowGen int
 }
 
 // Tally counts a running runtime's activity until it is taken. It is not
@@ -98,8 +105,12 @@ type Tally struct {
 	loc   *time.Location
 	hash  Hash
 	batch Batch
+	gen   int // counts the batches taken
 	seen  map[Seen]bool
 	live  map[statemachine.Key]*live
+	// today is the day of the latest event, [todayStart, todayEnd).
+	today                Day
+	todayStart, todayEnd time.Time
 }
 
 // NewTally returns a tally counting days in loc, hashing with hash.
@@ -112,6 +123,16 @@ func NewTally(loc *time.Location, hash Hash) *Tally {
 func (t *Tally) reset() {
 	t.batch = Batch{Rows: map[Scope]*Counts{}}
 	t.seen = map[Seen]bool{}
+	t.gen++
+}
+
+// dayOf is DayOf(now, t.loc), without formatting a date per event.
+func (t *Tally) dayOf(now time.Time) Day {
+	if now.Before(t.todayStart) || !now.Before(t.todayEnd) {
+		t.today = DayOf(now, t.loc)
+		t.todayStart, t.todayEnd = t.today.Bounds(t.loc)
+	}
+	return t.today
 }
 
 // Folder is the folder a session's activity counts for: the project it
@@ -126,6 +147,9 @@ func Folder(s statemachine.Session) string {
 // row returns the counts of a session's scope on day d, noting the
 // session as seen there.
 func (t *Tally) row(l *live, d Day) *Counts {
+	if l.row != nil && l.rowGen == t.gen && l.rowDay == d {
+		return l.row
+	}
 	sc := Scope{Day: d, Agent: l.agent, Folder: l.folder}
 	c := t.batch.Rows[sc]
 	if c == nil {
@@ -136,6 +160,7 @@ func (t *Tally) row(l *live, d Day) *Counts {
 		t.seen[s] = true
 		t.batch.Sessions = append(t.batch.Sessions, s)
 	}
+	l.row, l.rowDay, l.rowGen = c, d, t.gen
 	return c
 }
 
@@ -143,7 +168,7 @@ func (t *Tally) row(l *live, d Day) *Counts {
 // state machine left it (removed: the event ended it).
 func (t *Tally) Apply(e *agents.Event, s statemachine.Session, removed bool, now time.Time) {
 	l := t.follow(s, now)
-	c := t.row(l, DayOf(now, t.loc))
+	c := t.row(l, t.dayOf(now))
 	switch e.Kind {
 	case agents.KindPromptSubmit:
 		if e.SubagentID == "" {
@@ -169,14 +194,17 @@ func (t *Tally) Apply(e *agents.Event, s statemachine.Session, removed bool, now
 	case agents.KindTurnFailure:
 		c.FailedTurns++
 	}
-	t.Session(s, removed, now)
+	t.session(l, s, removed, now)
 }
 
 // Session follows a session's state as the state machine left it after
 // anything (an event, the clock, an answer given in clawd): the time it
 // spent busy or waiting up to now is counted, on the days it fell on.
 func (t *Tally) Session(s statemachine.Session, removed bool, now time.Time) {
-	l := t.follow(s, now)
+	t.session(t.follow(s, now), s, removed, now)
+}
+
+func (t *Tally) session(l *live, s statemachine.Session, removed bool, now time.Time) {
 	t.accrue(l, now)
 	if removed {
 		delete(t.live, s.Key())
@@ -198,12 +226,15 @@ func (t *Tally) follow(s statemachine.Session, now time.Time) *live {
 		l = &live{agent: s.Agent, session: t.hash(HashSession, s.Agent+"\x00"+s.ID)}
 		t.live[k] = l
 	}
-	folder := t.hash(HashFolder, Folder(s))
-	if folder != l.folder && l.folder != "" {
+	path := Folder(s)
+	if l.folder != "" && path == l.path {
+		return l
+	}
+	if l.folder != "" {
 		// The session moved: its time so far counts where it was.
 		t.carry(l, now)
 	}
-	l.folder = folder
+	l.path, l.folder, l.row = path, t.hash(HashFolder, path), nil
 	return l
 }
 
