@@ -137,7 +137,9 @@ func newRootCmd(e *env) *cli.Command {
 			"                           notifies you when an agent needs you\n" +
 			"  clawd status, events     every live session, and the live stream of what they do\n" +
 			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
-			"  clawd dnd on|off         hand every request back to the agents' own prompts\n\n" +
+			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
+			"  clawd history, resume    find a session that ended and resume it in its folder\n" +
+			"  clawd rename, recap      your own title for a session; where the agents' days went\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
 			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
 			"~/.clawd) that only this user can reach.",
@@ -161,6 +163,10 @@ func newRootCmd(e *env) *cli.Command {
 			newEventsCmd(e),
 			newPermissionsCmd(e),
 			newDNDCmd(e),
+			newHistoryCmd(e),
+			newResumeCmd(e),
+			newRenameCmd(e),
+			newRecapCmd(e),
 			newAgentsCmd(e),
 			newAutomationsCmd(e),
 			newInstallCmd(e),

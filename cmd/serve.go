@@ -20,6 +20,7 @@ import (
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/runtime/monitors"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
@@ -125,6 +126,9 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		Sources: monitors.All(e.getenv, e.now, log),
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
+		},
+		OpenHistory: func(ctx context.Context) (*history.Store, error) {
+			return history.Open(ctx, history.Options{Home: e.home(), Now: e.now})
 		},
 	})
 	ctx, quit := context.WithCancel(ctx)

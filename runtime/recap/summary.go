@@ -45,9 +45,11 @@ func totals(c *Counts, sessions int) Totals {
 // DaySummary is one local day of a recap.
 type DaySummary struct {
 	Day Day `json:"day"`
-	// Seconds is the day's length: 86400, or 82800 and 90000 on the days
-	// daylight saving time starts and ends; up to now for today.
-	Seconds int64 `json:"seconds"`
+	// LengthSeconds is the day's length: 86400, or 82800 and 90000 on the
+	// days daylight saving time starts and ends. Seconds is as much of it
+	// as has passed: all of it but for today.
+	LengthSeconds int64 `json:"length_seconds"`
+	Seconds       int64 `json:"seconds"`
 	// CoveredSeconds is how much of it clawd was running to see.
 	CoveredSeconds int64 `json:"covered_seconds"`
 	Totals
@@ -154,8 +156,9 @@ func Build(rows []Row, seen []Seen, coverage []Interval, from, to Day, loc *time
 		if !start.Before(now) {
 			break
 		}
+		ds := DaySummary{Day: d, LengthSeconds: int64(end.Sub(start) / time.Second)}
 		end = minTime(end, now)
-		ds := DaySummary{Day: d, Seconds: int64(end.Sub(start) / time.Second)}
+		ds.Seconds = int64(end.Sub(start) / time.Second)
 		ds.CoveredSeconds = int64(covered(coverage, start, end) / time.Second)
 		c := dayCounts[d]
 		if c == nil {
