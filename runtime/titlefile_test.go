@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,15 +74,25 @@ func TestTitleFromTranscript(t *testing.T) {
 
 	s.Ingest(ev(agents.KindSessionStart, "s1", file))
 	titleOf(t, s, "s1", "Login bug hunt")
+	// settled waits until every look asked for so far is done: the looks
+	// run in order, so once s2's next one (asked for after them) named it
+	// anew, s1's are done too.
+	n := 0
+	settled := func() {
+		t.Helper()
+		n++
+		want := fmt.Sprintf("Other, look %d", n)
+		s.Ingest(ev(agents.KindPromptSubmit, "s2", other))
+		appendLines(t, other, customTitle(want, "s2"))
+		s.Ingest(ev(agents.KindTurnEnd, "s2", other))
+		titleOf(t, s, "s2", want)
+	}
 
 	// A tool call asks for no look: the rename appended meanwhile shows
-	// only with the next prompt. The looks run in order, so once s2's
-	// (asked for after the tool call) is done, s1 would have been read.
+	// only with the next prompt.
 	appendLines(t, file, customTitle("Shop refactor", "s1"))
 	s.Ingest(ev(agents.KindToolStart, "s1", file))
-	appendLines(t, other, customTitle("Other session", "s2"))
-	s.Ingest(ev(agents.KindSessionStart, "s2", other))
-	titleOf(t, s, "s2", "Other session")
+	settled()
 	if v, _ := sessionView(s, "claude", "s1"); v.Title != "Login bug hunt" {
 		t.Fatalf("after a tool call: title %q, want still \"Login bug hunt\": only start, prompt and turn end look", v.Title)
 	}
@@ -94,10 +105,7 @@ func TestTitleFromTranscript(t *testing.T) {
 	// A generated title later does not replace the name a person gave.
 	appendLines(t, file, aiTitle("Something generated", "s1"))
 	s.Ingest(ev(agents.KindTurnEnd, "s1", file))
-	s.Ingest(ev(agents.KindPromptSubmit, "s2", other))
-	appendLines(t, other, customTitle("Other, renamed", "s2"))
-	s.Ingest(ev(agents.KindTurnEnd, "s2", other))
-	titleOf(t, s, "s2", "Other, renamed")
+	settled()
 	if v, _ := sessionView(s, "claude", "s1"); v.Title != "Shop refactor" || v.TitleSource != "agent" {
 		t.Errorf("after a generated title: %q (%s), want the person's name in the agent, \"Shop refactor\" (agent)", v.Title, v.TitleSource)
 	}
@@ -108,10 +116,7 @@ func TestTitleFromTranscript(t *testing.T) {
 	r.Title, r.TitleSource = "Renamed in the hook", agents.TitleFromAgent
 	s.Ingest(r)
 	s.Ingest(ev(agents.KindTurnEnd, "s1", file))
-	s.Ingest(ev(agents.KindPromptSubmit, "s2", other))
-	appendLines(t, other, customTitle("Other, third", "s2"))
-	s.Ingest(ev(agents.KindTurnEnd, "s2", other))
-	titleOf(t, s, "s2", "Other, third")
+	settled()
 	if v, _ := sessionView(s, "claude", "s1"); v.Title != "Renamed in the hook" {
 		t.Errorf("after a rename only the hook reported: %q, want \"Renamed in the hook\"", v.Title)
 	}
@@ -119,10 +124,7 @@ func TestTitleFromTranscript(t *testing.T) {
 	// Titles from files pass the secret filter like any other.
 	appendLines(t, file, customTitle("rotate the api_key", "s1"))
 	s.Ingest(ev(agents.KindTurnEnd, "s1", file))
-	s.Ingest(ev(agents.KindPromptSubmit, "s2", other))
-	appendLines(t, other, customTitle("Other, fourth", "s2"))
-	s.Ingest(ev(agents.KindTurnEnd, "s2", other))
-	titleOf(t, s, "s2", "Other, fourth")
+	settled()
 	if v, _ := sessionView(s, "claude", "s1"); v.Title != "Renamed in the hook" {
 		t.Errorf("after a secret-looking rename: %q, want the title before", v.Title)
 	}

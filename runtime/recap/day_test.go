@@ -15,6 +15,18 @@ func zone(t *testing.T, name string) *time.Location {
 	return loc
 }
 
+// inZone returns a reader of "2006-01-02 15:04" times in loc.
+func inZone(t *testing.T, loc *time.Location) func(string) time.Time {
+	return func(s string) time.Time {
+		t.Helper()
+		v, err := time.ParseInLocation("2006-01-02 15:04", s, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
 // TestDayBounds: a local day runs from its first instant to the next
 // day's, 23 or 25 hours long where daylight saving time starts or ends,
 // and starts at the change where the change skips midnight.
@@ -61,13 +73,7 @@ func TestDayBounds(t *testing.T) {
 // TestSplit divides spans at local midnights, DST days included.
 func TestSplit(t *testing.T) {
 	berlin := zone(t, "Europe/Berlin")
-	at := func(s string) time.Time {
-		v, err := time.ParseInLocation("2006-01-02 15:04", s, berlin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	at := inZone(t, berlin)
 	type part struct {
 		day Day
 		d   time.Duration

@@ -9,13 +9,7 @@ import (
 // 23-hour day included, the gaps between runs, and nothing past now.
 func TestBuildCoverage(t *testing.T) {
 	berlin := zone(t, "Europe/Berlin")
-	at := func(s string) time.Time {
-		v, err := time.ParseInLocation("2006-01-02 15:04", s, berlin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	at := inZone(t, berlin)
 	cov := []Interval{
 		{at("2026-03-28 20:00"), at("2026-03-29 01:00")},
 		// Overlapping notes of one run count once.

@@ -24,11 +24,7 @@ type clock struct {
 }
 
 func newClock(t *testing.T, loc *time.Location, start string) *clock {
-	now, err := time.ParseInLocation("2006-01-02 15:04", start, loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &clock{t: t, now: now, m: statemachine.New(statemachine.Options{}), y: NewTally(loc, plainHash)}
+	return &clock{t: t, now: inZone(t, loc)(start), m: statemachine.New(statemachine.Options{}), y: NewTally(loc, plainHash)}
 }
 
 // at moves the clock to d after its current time, ticking on the way.
