@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // TestServeSingleInstance: eight `clawd serve` of one clawd home started
@@ -72,6 +74,17 @@ func TestServeSingleInstance(t *testing.T) {
 		}
 	}
 	s := &server{proc: survivor, w: w}
+	// The losers exit as soon as they find the lock taken, while the
+	// survivor may still be opening its stores: it is ready once its
+	// runtime.json is there.
+	for ready := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if in, err := client.ReadInfo(w.clawdHome); err == nil && in.PID == pid {
+			break
+		}
+		if time.Now().After(ready) || survivor.exited() {
+			t.Fatalf("the surviving serve wrote no runtime.json within 15 s:\n%s", survivor.stderr.String())
+		}
+	}
 	if r := w.clawd(t.Context(), "", "status", "--json"); r.code != 0 {
 		t.Errorf("clawd status with the survivor running: %s", r)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/history"
+	"github.com/clawdhq/clawd/runtime/recap"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -311,5 +312,28 @@ func TestRecapGolden(t *testing.T) {
 	}
 	if got.String() != string(want) {
 		t.Errorf("recap differs from %s (-update rewrites it):\n%s", golden, got.String())
+	}
+}
+
+// TestJournalPrunes: the journal applies the retention as it writes, also
+// when no session ends: a recap day past the 400 kept goes.
+func TestJournalPrunes(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	st, err := history.Open(ctx, history.Options{Home: t.TempDir(), Now: clock, Loc: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	old := recap.Scope{Day: recap.DayOf(now, time.UTC).Add(-history.DefaultRecapDays), Agent: "claude", Folder: "f"}
+	if err := st.AddRecap(ctx, recap.Batch{Rows: map[recap.Scope]*recap.Counts{old: {Turns: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{Home: t.TempDir(), Now: clock, History: st})
+	s.writeJournal(ctx, s.j, &coverage{from: now}, time.Minute, false)
+	rows, _, _, err := st.Recap(ctx, old.Day, old.Day)
+	if err != nil || len(rows) != 0 {
+		t.Errorf("recap of %s after the journal wrote: %+v, %v; want none", old.Day, rows, err)
 	}
 }

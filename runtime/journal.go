@@ -185,12 +185,19 @@ func (s *Server) runJournal(ctx context.Context) {
 	}
 }
 
-// coverage is the span the running runtime has seen so far.
+// coverage is the span the running runtime has seen so far, and when
+// the journal last applied the history's retention.
 type coverage struct {
 	id       int64
 	from     time.Time
 	lastNote time.Time
+	pruned   time.Time
 }
+
+// pruneEvery is how often the journal applies the retention besides when
+// it records sessions: days drop out of the recap also when no session
+// ends.
+const pruneEvery = time.Hour
 
 // writeJournal writes the history entries waiting, the recap tallied and
 // the coverage up to now; at the end (last), with the sessions still
@@ -210,6 +217,12 @@ func (s *Server) writeJournal(ctx context.Context, j *journal, cov *coverage, ev
 	st := j.store
 	if err := st.AddRecap(ctx, batch); err != nil {
 		s.log.Warn("recap", "err", err)
+	}
+	if now.Sub(cov.pruned) >= pruneEvery {
+		if err := st.Prune(ctx); err != nil {
+			s.log.Warn("history retention", "err", err)
+		}
+		cov.pruned = now
 	}
 	if !cov.lastNote.IsZero() && now.Sub(cov.lastNote) > 3*every {
 		cov.id, cov.from = 0, now

@@ -990,3 +990,19 @@ func TestStaleResult(t *testing.T) {
 		t.Errorf("second Tick = %+v, want nothing: the session went stale once", res)
 	}
 }
+
+// TestTitleWithoutSource: a title whose sender named no source (a script's
+// POST /state) names a session that has none, like a prompt's.
+func TestTitleWithoutSource(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	k := Key{Agent: "claude", ID: "s1"}
+	m.Apply(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "s1", Title: "from a script"}, now)
+	if s, _ := m.Session(k); s.Title != "from a script" || s.TitleSource != agents.TitleFromPrompt {
+		t.Errorf("title %q (%s), want \"from a script\" ranked as a prompt's", s.Title, s.TitleSource)
+	}
+	m.Apply(agents.Event{Agent: "claude", Kind: agents.KindSessionUpdate, SessionID: "s1", Title: "Agent's", TitleSource: agents.TitleFromAgent}, now)
+	if s, _ := m.Session(k); s.Title != "Agent's" {
+		t.Errorf("title %q, want the agent's over it", s.Title)
+	}
+}

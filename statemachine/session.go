@@ -108,7 +108,13 @@ func (s *session) touch(e *agents.Event, now time.Time) {
 	}
 	s.snap.Headless = e.Headless
 	if e.Title != "" {
-		s.retitle(e.Title, e.TitleSource)
+		src := e.TitleSource
+		if src == "" {
+			// A title whose source the sender did not say (a script's
+			// POST /state) ranks lowest, as a prompt's.
+			src = agents.TitleFromPrompt
+		}
+		s.retitle(e.Title, src)
 	}
 }
 
