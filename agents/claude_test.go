@@ -334,9 +334,13 @@ func TestDecodeClaudeSessionTitle(t *testing.T) {
 	}
 }
 
+// recorded is one hook call of a recorded run: the event named on the
+// command line, the payload and, where recorded, the environment the
+// agent gave the hook.
 type recorded struct {
-	Event string          `json:"event"`
-	Stdin json.RawMessage `json:"stdin"`
+	Event string            `json:"event"`
+	Stdin json.RawMessage   `json:"stdin"`
+	Env   map[string]string `json:"env"`
 }
 
 func readSequence(t *testing.T, run string) []recorded {
@@ -344,8 +348,8 @@ func readSequence(t *testing.T, run string) []recorded {
 	return readRecorded(t, filepath.Join(sequencesDir, run+".jsonl"))
 }
 
-// readRecorded reads a recorded hook sequence, one {"event","stdin"} per
-// line.
+// readRecorded reads a recorded hook sequence, one {"event","stdin"} (and
+// "env") per line.
 func readRecorded(t *testing.T, path string) []recorded {
 	t.Helper()
 	f, err := os.Open(path)

@@ -21,9 +21,14 @@ const (
 	KindSetup        Kind = "session.setup"
 	// KindSessionUpdate is the agent changing what it knows of a session
 	// (its title): the state stays as it was.
-	KindSessionUpdate     Kind = "session.update"
-	KindPromptSubmit      Kind = "prompt.submit"
-	KindPromptExpansion   Kind = "prompt.expansion"
+	KindSessionUpdate   Kind = "session.update"
+	KindPromptSubmit    Kind = "prompt.submit"
+	KindPromptExpansion Kind = "prompt.expansion"
+	// KindPromptContinue: the agent sends a turn's tool results back to
+	// the model; the same turn goes on (Qwen Code fires UserPromptSubmit
+	// again, with an empty prompt, for it). Not a new turn: no title, and
+	// nothing that reacts to a prompt does.
+	KindPromptContinue    Kind = "prompt.continue"
 	KindToolStart         Kind = "tool.start"
 	KindToolEnd           Kind = "tool.end"
 	KindToolFailure       Kind = "tool.failure"
@@ -74,7 +79,7 @@ var kinds = map[Kind]bool{}
 
 func init() {
 	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindSessionUpdate, KindPromptSubmit,
-		KindPromptExpansion, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
+		KindPromptExpansion, KindPromptContinue, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
 		KindPermissionRequest, KindPermissionDenied, KindPermissionGranted, KindQuestion, KindQuestionAnswered,
 		KindNotification, KindSubagentStart, KindSubagentStop, KindCompactStart,
 		KindCompactEnd, KindTurnEnd, KindTurnFailure, KindCwdChange, KindModelSwitch,
@@ -195,6 +200,16 @@ type Event struct {
 	// Truncated is set when the payload was larger than the hook's stdin
 	// cap and only the fields before the cut could be read.
 	Truncated bool `json:"truncated,omitempty"`
+
+	// Host names the machine a session runs on when it is not the
+	// runtime's own: a remote profile ("box") or a WSL distro
+	// ("wsl:Ubuntu"). Only the runtime's profile ingress sets it (see
+	// runtime.Ingress); an event that came over the socket is local.
+	Host string `json:"host,omitempty"`
+	// Distro is the WSL distro the hook ran in (WSL_DISTRO_NAME), as the
+	// hook marks its events. The ingress of a WSL profile takes only its
+	// own distro's events and shows them under Host.
+	Distro string `json:"wsl_distro,omitempty"`
 
 	// Response is the agent's final answer of a turn (Stop's
 	// last_assistant_message), carried from the hook to the runtime for

@@ -82,6 +82,8 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	if e.Truncated {
 		dst = append(dst, `,"truncated":true`...)
 	}
+	dst = appendStringField(dst, `,"host":`, e.Host)
+	dst = appendStringField(dst, `,"wsl_distro":`, e.Distro)
 	if e.Response != "" {
 		dst = appendStringField(dst, `,"response":`, e.Response)
 	}

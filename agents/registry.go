@@ -121,7 +121,7 @@ type Supports struct {
 }
 
 // registry holds every supported agent, in display order.
-var registry = []*Agent{Claude, Codex, Gemini, Opencode}
+var registry = []*Agent{Claude, Codex, Gemini, Qwen, Copilot, Opencode}
 
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }

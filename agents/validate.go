@@ -50,6 +50,8 @@ func (e *Event) Validate() error {
 		{"action", e.Action, MaxWordLen},
 		{"state", e.State, MaxWordLen},
 		{"permission_mode", e.PermissionMode, MaxWordLen},
+		{"host", e.Host, MaxIDLen},
+		{"wsl_distro", e.Distro, MaxWordLen},
 	} {
 		if len(f.val) > f.max {
 			return bad("%s is longer than %d bytes", f.name, f.max)

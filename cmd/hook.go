@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,8 +54,12 @@ func newHookCmd(e *env) *cli.Command {
 		Usage:     "the command agents run on their lifecycle events (installed by `clawd install`)",
 		ArgsUsage: "AGENT [EVENT]",
 		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
-			"over the socket in the clawd home, and nowhere else, and prints the agent's answer. For a\n" +
-			"permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
+			"over the socket in the clawd home, and prints the agent's answer. Where no socket is, on\n" +
+			"a machine `clawd remote add` set up, runtime.json in remote mode names the one port that\n" +
+			"leads to the desktop's clawd, which must prove it holds the profile's token before\n" +
+			"anything is sent; nothing else is ever tried. In WSL the events carry the distro\n" +
+			"(WSL_DISTRO_NAME).\n" +
+			"For a permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
 			"agent's hook timeout minus 30 s, as long as the runtime acknowledges the request within\n" +
 			"a second and keeps its heartbeat (a stopped runtime is given up on within seconds).\n" +
 			"It fails open: whatever goes wrong, it exits 0 with the\n" +
@@ -143,6 +148,7 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		noDecision(o.event)
 		return
 	}
+	markWSL(&ev, e.getenv)
 	if truncated {
 		log().Info("payload over the stdin cap; forwarded the fields before the cut",
 			"event", ev.HookEvent, "session", ev.SessionID, "cap", maxHookInput)
@@ -271,10 +277,50 @@ func permissionRequest(a *agents.Agent, ev agents.Event, payload []byte, cut boo
 }
 
 // sendPermission delivers a permission request to the runtime's socket in
-// the clawd home and waits for the answer. Nothing else is ever tried: no
-// socket (or one that is not this user's) means no decision at once.
+// the clawd home and waits for the answer. Where nothing listens there,
+// and only then, a remote machine's runtime.json leads to its desktop
+// (see remoteFallback); nothing else is ever tried: no runtime means no
+// decision at once.
 func sendPermission(ctx context.Context, home string, body []byte) (client.Answer, error) {
-	return client.AskPermission(ctx, client.SocketPath(home), body)
+	ans, err := client.AskPermission(ctx, client.SocketPath(home), body)
+	if r, ok, ferr := remoteFallback(home, err); ok {
+		return r.AskPermission(ctx, body)
+	} else if ferr != nil {
+		return ans, ferr
+	}
+	return ans, err
+}
+
+// remoteFallback says where a hook goes when the socket failed with err:
+// to the desktop of a remote machine's runtime.json (ok), when nothing
+// listens on the socket and runtime.json is in remote mode. A
+// runtime.json that is not what remote mode writes, or not this user's,
+// is an error that joins err.
+func remoteFallback(home string, err error) (client.Remote, bool, error) {
+	if !errors.Is(err, client.ErrNotRunning) {
+		return client.Remote{}, false, nil
+	}
+	r, rerr := client.ReadRemote(home)
+	switch {
+	case rerr == nil:
+		return r, true, nil
+	case errors.Is(rerr, client.ErrNoInfo), errors.Is(rerr, client.ErrNoRemote):
+		return r, false, nil
+	}
+	return r, false, fmt.Errorf("%w; %w", err, rerr)
+}
+
+// remoteHookTimeout bounds delivering a non-blocking event to a remote
+// machine's desktop: through the tunnel it takes a hello and a request,
+// two round trips over the network. A tunnel that is down refuses at once.
+const remoteHookTimeout = time.Second
+
+// markWSL marks an event of a hook running in WSL with its distro, which
+// the desktop's WSL profile checks and shows the session under.
+func markWSL(ev *agents.Event, getenv func(string) string) {
+	if d := getenv("WSL_DISTRO_NAME"); d != "" && len(d) <= agents.MaxWordLen {
+		ev.Distro = d
+	}
 }
 
 // readHookInput reads the payload from stdin up to maxHookInput bytes. It
@@ -355,9 +401,17 @@ func postEvent(ctx context.Context, home string, ev agents.Event, interruptible 
 	sock := client.SocketPath(home)
 	deadline := time.Now().Add(hookPostTimeout)
 	if !interruptible {
-		return client.PostEventBlocking(sock, body, deadline)
+		err = client.PostEventBlocking(sock, body, deadline)
+	} else {
+		dctx, cancel := context.WithDeadline(ctx, deadline)
+		err = client.PostEventInterruptible(dctx, sock, body)
+		cancel()
 	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	r, ok, ferr := remoteFallback(home, err)
+	if !ok {
+		return cmp.Or(ferr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)
 	defer cancel()
-	return client.PostEventInterruptible(ctx, sock, body)
+	return r.PostEvent(ctx, body)
 }

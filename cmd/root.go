@@ -139,7 +139,8 @@ func newRootCmd(e *env) *cli.Command {
 			"  clawd permissions        the pending requests; allow, deny, always or terminal answers one\n" +
 			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
 			"  clawd history, resume    find a session that ended and resume it in its folder\n" +
-			"  clawd rename, recap      your own title for a session; where the agents' days went\n\n" +
+			"  clawd rename, recap      your own title for a session; where the agents' days went\n" +
+			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
 			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
 			"~/.clawd) that only this user can reach.",
@@ -169,6 +170,7 @@ func newRootCmd(e *env) *cli.Command {
 			newRecapCmd(e),
 			newAgentsCmd(e),
 			newAutomationsCmd(e),
+			newRemoteCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newHookCmd(e),

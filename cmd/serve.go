@@ -17,6 +17,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -110,6 +111,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	for _, a := range agents.All() {
 		disabled[a.ID] = !cfg.PermissionsEnabled(a.ID)
 	}
+	remotes := remote.NewManager(remote.ManagerOptions{Home: e.home(), Programs: remotePrograms(e), Log: log, Now: e.now})
 	srv := runtime.New(runtime.Config{
 		Home:                e.home(),
 		Version:             Version(),
@@ -130,6 +132,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		OpenHistory: func(ctx context.Context) (*history.Store, error) {
 			return history.Open(ctx, history.Options{Home: e.home(), Now: e.now})
 		},
+		Remotes: remotes,
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -151,6 +154,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
+	wg.Go(func() { remotes.Run(ctx, srv) })
 	if notifications {
 		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})
 		wg.Go(func() {
@@ -178,6 +182,9 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 func serveError(err error) error {
 	var already *runtime.ErrAlreadyRunning
 	if errors.As(err, &already) {
+		return exitCode(1, err)
+	}
+	if errors.Is(err, runtime.ErrRemoteHome) {
 		return exitCode(1, err)
 	}
 	if errors.Is(err, runtime.ErrPortsBusy) {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -113,6 +114,9 @@ func printJSON(w io.Writer, v any, indent bool) error {
 
 func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string) {
 	fmt.Fprintf(w, "display: %s\n", text.Line(snap.DisplayState, 0))
+	for _, l := range snap.Remotes {
+		fmt.Fprintf(w, "remote %s: %s\n", text.Line(l.Profile, 0), linkSummary(&l, true, now))
+	}
 	if len(snap.Sessions) == 0 {
 		fmt.Fprintln(w, "no sessions")
 		return
@@ -128,8 +132,13 @@ func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string)
 		if title == "" {
 			title = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", text.Line(s.Agent, 0), state, title,
-			text.Line(shortPath(s.Cwd, home), 0), age(now, s.UpdatedAt))
+		agent, folder := text.Line(s.Agent, 0), text.Line(shortPath(s.Cwd, home), 0)
+		if s.Host != "" {
+			// A remote's folder is a path on that machine.
+			agent += " @" + text.Line(s.Host, 0)
+			folder = text.Line(s.Host, 0) + ":" + text.Line(cmp.Or(s.Cwd, "-"), 0)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", agent, state, title, folder, age(now, s.UpdatedAt))
 	}
 	tw.Flush()
 }

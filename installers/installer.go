@@ -64,6 +64,8 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Claude.ID:   func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
 	agents.Codex.ID:    func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
 	agents.Gemini.ID:   func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
+	agents.Qwen.ID:     func(getenv func(string) string) (Installer, error) { return NewQwen(getenv) },
+	agents.Copilot.ID:  func(getenv func(string) string) (Installer, error) { return NewCopilot(getenv) },
 	agents.Opencode.ID: func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
 }
 

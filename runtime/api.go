@@ -38,6 +38,8 @@ func (s *Server) SocketHandler() http.Handler {
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.handlePermissionDecision)
 	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
 	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
+	mux.HandleFunc("GET /api/v1/remotes", s.handleRemotes)
+	mux.HandleFunc("POST /api/v1/remotes/reload", s.handleRemotesReload)
 	s.mountAutomations(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	s.mountHistory(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", notFound)
@@ -65,6 +67,7 @@ func (s *Server) TCPHandler() http.Handler {
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", tok(s.handlePermissionDecision))
 	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
 	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
+	mux.HandleFunc("GET /api/v1/remotes", tok(s.handleRemotes))
 	s.mountAutomations(mux, tok)
 	s.mountHistory(mux, tok)
 	mux.HandleFunc("/api/", tok(notFound))
@@ -198,7 +201,11 @@ func (s *Server) handleStateHealth(w http.ResponseWriter, r *http.Request) {
 // every post.
 var eventPool = sync.Pool{New: func() any { return new(agents.Event) }}
 
-func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) { s.postEvent(w, r, nil) }
+
+// postEvent takes an event from a local hook (from nil) or through a
+// remote profile's ingress.
+func (s *Server) postEvent(w http.ResponseWriter, r *http.Request, from *Ingress) {
 	e := eventPool.Get().(*agents.Event)
 	defer func() {
 		*e = agents.Event{} // json.Unmarshal merges into what is there
@@ -207,13 +214,21 @@ func (s *Server) handlePostEvent(w http.ResponseWriter, r *http.Request) {
 	if !readBody(w, r, maxEventBody, e) {
 		return
 	}
-	response, err := s.accept(e)
+	response, err := s.acceptFrom(e, from)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, acceptStatus(err), err.Error())
 		return
 	}
 	s.ingestWith(*e, response, false)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// acceptStatus is the status of an event acceptFrom refused.
+func acceptStatus(err error) int {
+	if errors.Is(err, errForeignDistro) {
+		return http.StatusForbidden
+	}
+	return http.StatusBadRequest
 }
 
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {

@@ -148,7 +148,9 @@ func TestCodexHooksMonitorAndBoth(t *testing.T) {
 func testHooksMonitorAndBoth(t *testing.T, hookFile string, rollouts []string) {
 	recorded := codexHookEvents(t, hookFile)
 	mon := comparable(codexMonitorEvents(t, rollouts...), false)
-	newServer := func() *Server { return New(Config{Home: t.TempDir(), Sources: []Source{&testSource{}}}) }
+	newServer := func() *Server {
+		return New(Config{Home: t.TempDir(), Sources: []Source{&testSource{}}, SourceGrace: -1})
+	}
 
 	// What the hooks tell without the approvals, which the rollout does
 	// not record: the monitor alone must tell the same.

@@ -24,7 +24,12 @@ import (
 //
 // Forwarded and X-Forwarded-* headers are ignored: they grant nothing.
 // Rejections carry an empty body and change nothing.
-func (s *Server) guard(next http.Handler) http.Handler {
+func (s *Server) guard(next http.Handler) http.Handler { return guardHost(s.loopbackHost, next) }
+
+// guardHost is guard with hostOK saying which Host headers are this
+// listener's own: a profile's ingress is reached through the remote's
+// port, whose number its hooks send.
+func guardHost(hostOK func(string) bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reject := func(code int) {
 			w.Header().Set("Connection", "close")
@@ -50,7 +55,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			reject(http.StatusBadRequest)
 			return
 		}
-		if !s.loopbackHost(r.Host) {
+		if !hostOK(r.Host) {
 			reject(http.StatusForbidden)
 			return
 		}
@@ -71,12 +76,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 // loopbackHost accepts 127.0.0.1, localhost and [::1], each with the
 // runtime's own port.
-func (s *Server) loopbackHost(hostport string) bool {
+func (s *Server) loopbackHost(hostport string) bool { return loopbackHostPort(hostport, s.port) }
+
+// loopbackHostPort accepts 127.0.0.1, localhost and [::1] with port want.
+func loopbackHostPort(hostport string, want int) bool {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return false
 	}
-	if p, err := strconv.Atoi(port); err != nil || p != s.port {
+	if p, err := strconv.Atoi(port); err != nil || p != want {
 		return false
 	}
 	switch strings.ToLower(host) {

@@ -30,7 +30,13 @@ const (
 // hook when the person answers in the terminal, and net/http cancels the
 // request's context as soon as the connection drops.
 func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readPermissionRequest(w, r)
+	s.permissionRequest(w, r, nil)
+}
+
+// permissionRequest takes a request from a local hook (from nil) or
+// through a remote profile's ingress.
+func (s *Server) permissionRequest(w http.ResponseWriter, r *http.Request, from *Ingress) {
+	body, ok := s.readPermissionRequest(w, r, from)
 	if !ok {
 		return
 	}
@@ -51,7 +57,7 @@ func (s *Server) handlePermissionRequest(w http.ResponseWriter, r *http.Request)
 
 // readPermissionRequest reads a hook's registration and checks it,
 // answering the error itself.
-func (s *Server) readPermissionRequest(w http.ResponseWriter, r *http.Request) (client.RequestBody, bool) {
+func (s *Server) readPermissionRequest(w http.ResponseWriter, r *http.Request, from *Ingress) (client.RequestBody, bool) {
 	var body client.RequestBody
 	// readBody reads to EOF, which starts net/http's background read that
 	// notices the hook hanging up.
@@ -62,8 +68,8 @@ func (s *Server) readPermissionRequest(w http.ResponseWriter, r *http.Request) (
 	// the agent lets the hook wait (bodyDeadline's limit was for the body).
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	e := &body.Event
-	if _, err := s.accept(e); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if _, err := s.acceptFrom(e, from); err != nil {
+		writeError(w, acceptStatus(err), err.Error())
 		return body, false
 	}
 	if e.Kind != agents.KindPermissionRequest && e.Kind != agents.KindQuestion {

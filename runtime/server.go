@@ -86,8 +86,13 @@ type Config struct {
 	// RecapEvery is how often the recap's counts and the coverage are
 	// written (default DefaultRecapEvery).
 	RecapEvery time.Duration
-	// After is the permission broker's timer; tests replace it.
+	// After is the runtime's timer (the permission broker's waits, the
+	// sources' grace); tests replace it.
 	After func(time.Duration) <-chan time.Time
+	// SourceGrace is how long a source's first events of a session the
+	// runtime has not heard of are held back for the session's hooks to
+	// speak (DefaultSourceGrace when 0; negative: not held).
+	SourceGrace time.Duration
 	// PermissionHeartbeat is how often a held permission request's
 	// response carries a heartbeat (default DefaultPermissionHeartbeat);
 	// see client.HeartbeatLoss.
@@ -99,6 +104,9 @@ type Config struct {
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
+	// Remotes are the remote links `clawd serve` keeps (see Ingress); nil:
+	// none.
+	Remotes Remotes
 }
 
 // Server is the runtime. Create it with New.
@@ -163,6 +171,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.StreamWriteTimeout <= 0 {
 		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
+	if cfg.SourceGrace == 0 {
+		cfg.SourceGrace = DefaultSourceGrace
+	}
+	if cfg.After == nil {
+		cfg.After = time.After
 	}
 	feeds := newFeedHub()
 	s := &Server{
@@ -291,6 +305,10 @@ func Listen(port int) (net.Listener, error) {
 	return nil, ErrPortsBusy
 }
 
+// ErrRemoteHome means the clawd home is a remote machine's: its
+// runtime.json is in remote mode.
+var ErrRemoteHome = errors.New("this clawd home is the remote side of a desktop's clawd")
+
 // ErrAlreadyRunning means another runtime holds this clawd home's lock.
 type ErrAlreadyRunning struct {
 	// PID is the other runtime's process id, 0 if it could not be read.
@@ -325,6 +343,12 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		return err
 	}
 	defer lock.release()
+	if in, err := client.ReadInfo(s.cfg.Home); err == nil && in.Mode == client.ModeRemote {
+		// Its runtime.json is how this machine's hooks reach a desktop:
+		// a runtime here would overwrite it, then delete it.
+		return fmt.Errorf("%w: its hooks report to the desktop of remote profile %q (clawd remote add); run clawd serve there, or `clawd remote remove %s` there first",
+			ErrRemoteHome, in.Profile, in.Profile)
+	}
 	if stop := s.openAutomations(ctx); stop != nil {
 		defer stop()
 	}
@@ -565,8 +589,10 @@ func (s *Server) nudge() {
 // Snapshot returns the display state and every session.
 func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.snapshotLocked()
+	snap := s.snapshotLocked()
+	s.mu.Unlock()
+	snap.Remotes = s.links()
+	return snap
 }
 
 // snapshotLocked is Snapshot; the caller holds mu.
@@ -584,6 +610,7 @@ func (s *Server) snapshotLocked() client.Snapshot {
 			ProjectDir:  ss.ProjectDir,
 			Headless:    ss.Headless,
 			AgentPID:    ss.AgentPID,
+			Host:        ss.Host,
 			Tool:        ss.Tool,
 			Subagents:   ss.Subagents,
 			Pending:     ss.Pending,

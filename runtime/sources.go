@@ -31,7 +31,16 @@ type Source interface {
 // hookTTL, or when the hooks already reported the same tool call;
 // otherwise (hooks off, untrusted, or silent for long) the source alone
 // keeps the session right.
+//
+// An agent may write its log before it runs its first hook (Codex creates
+// the rollout file, then runs SessionStart, whose process can take a while
+// to start on a loaded machine): a source's events of a session the
+// runtime has not heard of wait DefaultSourceGrace for the hooks, so one
+// session start never shows twice, once from each.
 const (
+	// DefaultSourceGrace is Config.SourceGrace's default.
+	DefaultSourceGrace = 3 * time.Second
+
 	hookTTL = 15 * time.Minute
 	// maxHookCalls bounds the tool calls remembered per session.
 	maxHookCalls = 256
@@ -56,13 +65,19 @@ type sessionKind struct {
 type sources struct {
 	byAgent map[string]Source
 
+	// ingest serializes what the sources apply: their own events in
+	// order, and the held ones when their grace ends.
+	ingest sync.Mutex
+
 	mu    sync.Mutex
+	held  map[statemachine.Key][]agents.Event // waiting for the grace to end
 	hooks map[statemachine.Key]*hookTrack
 	kinds map[string]sessionKind // transcript path -> what it says
 }
 
 func newSources(list []Source) *sources {
-	s := &sources{byAgent: map[string]Source{}, hooks: map[statemachine.Key]*hookTrack{}, kinds: map[string]sessionKind{}}
+	s := &sources{byAgent: map[string]Source{}, hooks: map[statemachine.Key]*hookTrack{},
+		kinds: map[string]sessionKind{}, held: map[statemachine.Key][]agents.Event{}}
 	for _, src := range list {
 		s.byAgent[src.Agent()] = src
 	}
@@ -110,9 +125,14 @@ func (c *sources) forgetLocked(now time.Time) {
 
 // covered reports whether the hooks already tell about source event e.
 func (c *sources) covered(e *agents.Event, now time.Time) bool {
-	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.coveredLocked(e, now)
+}
+
+// coveredLocked is covered with c.mu held.
+func (c *sources) coveredLocked(e *agents.Event, now time.Time) bool {
+	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
 	t := c.hooks[k]
 	if t == nil {
 		return false
@@ -184,8 +204,72 @@ func (s *Server) accept(e *agents.Event) (response string, err error) {
 // IngestSource applies an event a source derived, unless the session's
 // hooks already reported it. Only the source may know the name a thread
 // got in the agent (its generated title or the person's rename): that
-// still reaches a session the hooks cover.
+// still reaches a session the hooks cover. The events of a session the
+// runtime has not heard of wait Config.SourceGrace for its hooks.
 func (s *Server) IngestSource(e agents.Event) {
+	c := s.sources
+	c.ingest.Lock()
+	defer c.ingest.Unlock()
+	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
+	c.mu.Lock()
+	q, waiting := c.held[k]
+	if waiting {
+		c.held[k] = append(q, e)
+	}
+	c.mu.Unlock()
+	switch {
+	case waiting:
+	case s.cfg.SourceGrace > 0 && !c.covered(&e, s.cfg.Now()) && !s.knows(k) && c.hold(k, e):
+		timer := s.cfg.After(s.cfg.SourceGrace)
+		go func() {
+			select {
+			case <-timer:
+			case <-s.done:
+			}
+			s.releaseHeld(k)
+		}()
+	default:
+		s.ingestSourceLocked(e)
+	}
+}
+
+// hold starts holding events of k with e, unless too many are held.
+func (c *sources) hold(k statemachine.Key, e agents.Event) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.held) >= maxTracked {
+		return false
+	}
+	c.held[k] = []agents.Event{e}
+	return true
+}
+
+// releaseHeld applies the events of k held for its hooks, each unless
+// the hooks covered it meanwhile.
+func (s *Server) releaseHeld(k statemachine.Key) {
+	c := s.sources
+	c.ingest.Lock()
+	defer c.ingest.Unlock()
+	c.mu.Lock()
+	q := c.held[k]
+	delete(c.held, k)
+	c.mu.Unlock()
+	for _, e := range q {
+		s.ingestSourceLocked(e)
+	}
+}
+
+// knows reports whether the state machine has session k.
+func (s *Server) knows(k statemachine.Key) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m.Session(k)
+	return ok
+}
+
+// ingestSourceLocked applies source event e, or only its title when the
+// hooks cover it; c.ingest is held.
+func (s *Server) ingestSourceLocked(e agents.Event) {
 	if !s.sources.covered(&e, s.cfg.Now()) {
 		s.Ingest(e)
 		return

@@ -36,22 +36,10 @@ func (s *testSource) SessionKind(path string) (kind string, headless bool, ok bo
 
 func TestSourceEventsGiveWayToHooks(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }, Sources: []Source{&testSource{}}})
+	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }, Sources: []Source{&testSource{}}, SourceGrace: -1})
 	changes, cancel := s.Subscribe(64)
 	defer cancel()
-	count := func() int {
-		n := 0
-		for {
-			select {
-			case c := <-changes:
-				if c.Event != nil {
-					n++
-				}
-			default:
-				return n
-			}
-		}
-	}
+	count := eventCounter(changes)
 
 	// No hooks for this session: the monitor alone keeps it.
 	s.IngestSource(codexEvent(agents.KindPromptSubmit, "mon", ""))
@@ -97,6 +85,93 @@ func TestSourceEventsGiveWayToHooks(t *testing.T) {
 	s.sources.sawHook(&claude, now)
 	if s.sources.covered(&agents.Event{Agent: "codex", SessionID: "mon"}, now) {
 		t.Error("a Claude hook event covered a Codex session")
+	}
+}
+
+// eventCounter returns a function that counts the events applied since
+// its last call.
+func eventCounter(changes <-chan client.Change) func() int {
+	return func() int {
+		n := 0
+		for {
+			select {
+			case c := <-changes:
+				if c.Event != nil {
+					n++
+				}
+			default:
+				return n
+			}
+		}
+	}
+}
+
+// TestSourceWaitsForTheHooks: a source's events of a session nobody has
+// reported yet wait for the grace to end; when the session's hooks speak
+// meanwhile, the source's copies never apply, so a session start shows
+// once.
+func TestSourceWaitsForTheHooks(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	timers := make(chan chan time.Time, 4)
+	s := New(Config{Home: t.TempDir(), Now: func() time.Time { return now }, Sources: []Source{&testSource{}},
+		After: func(d time.Duration) <-chan time.Time {
+			if d != DefaultSourceGrace {
+				t.Errorf("grace %v, want %v", d, DefaultSourceGrace)
+			}
+			c := make(chan time.Time, 1)
+			timers <- c
+			return c
+		}})
+	changes, cancel := s.Subscribe(64)
+	defer cancel()
+	count := eventCounter(changes)
+	released := func() {
+		t.Helper()
+		eventually(t, "the held events released", func() bool {
+			s.sources.mu.Lock()
+			defer s.sources.mu.Unlock()
+			return len(s.sources.held) == 0
+		})
+		s.sources.ingest.Lock() // the release applies under it
+		s.sources.ingest.Unlock()
+	}
+
+	// The log speaks first, then the hooks.
+	s.IngestSource(codexEvent(agents.KindSessionStart, "both", ""))
+	s.IngestSource(codexEvent(agents.KindPromptSubmit, "both", ""))
+	if got := count(); got != 0 {
+		t.Fatalf("source events of a new session applied at once: %d, want 0 until the grace ends", got)
+	}
+	hook := codexEvent(agents.KindSessionStart, "both", "")
+	if _, err := s.accept(&hook); err != nil {
+		t.Fatal(err)
+	}
+	s.Ingest(hook)
+	(<-timers) <- now
+	released()
+	if got := count(); got != 1 {
+		t.Errorf("events applied with the hooks speaking in the grace: %d, want 1 (the hook's)", got)
+	}
+
+	// No hooks: after the grace the source's events apply, in order;
+	// later ones at once.
+	s.IngestSource(codexEvent(agents.KindSessionStart, "quiet", ""))
+	s.IngestSource(codexEvent(agents.KindPromptSubmit, "quiet", ""))
+	if got := count(); got != 0 {
+		t.Fatalf("held events applied early: %d", got)
+	}
+	(<-timers) <- now
+	released()
+	ss, ok := s.m.Session(statemachine.Key{Agent: "codex", ID: "quiet"})
+	if got := count(); got != 2 || !ok || ss.State != statemachine.Thinking {
+		t.Errorf("after the grace: %d events applied, session %+v (%v); want 2, thinking", got, ss, ok)
+	}
+	s.IngestSource(codexEvent(agents.KindTurnEnd, "quiet", ""))
+	if got := count(); got != 1 {
+		t.Errorf("event of a session already shown: %d applied, want 1 at once", got)
+	}
+	if len(timers) != 0 {
+		t.Errorf("%d more timers started, want none", len(timers))
 	}
 }
 

@@ -16,7 +16,10 @@
 # test (e2e/browser_test.go) drives it headless. A browser downloaded by a test
 # tool does not work here; the distribution's does. And Debian's dbus (apt)
 # when dbus-daemon is missing: the tray and notification tests run clawd on a
-# private session bus of their own.
+# private session bus of their own. And Debian's openssh-server (apt) when
+# /usr/sbin/sshd is missing: the remote tests (e2e/remote_linux_test.go) run
+# an sshd of their own on loopback as the remote machine (never the system's
+# service: it is not started).
 # Silent when everything is already there. Prints progress to stderr otherwise.
 set -euo pipefail
 
@@ -226,6 +229,16 @@ install_dbus() {
   command -v dbus-daemon >/dev/null || { say "dbus installed but dbus-daemon is not on PATH"; exit 1; }
 }
 
+install_sshd() {
+  [ -x /usr/sbin/sshd ] && command -v ssh-keygen >/dev/null && return 0
+  command -v apt-get >/dev/null || { say "/usr/sbin/sshd is missing and apt-get is not available: install Debian's openssh-server"; exit 1; }
+  say "installing openssh-server (apt)"
+  # policy-rc.d or no init keeps the package's own service from starting
+  # where there is none; the tests start sshd themselves either way.
+  apt_install openssh-server openssh-client
+  [ -x /usr/sbin/sshd ] || { say "openssh-server installed but /usr/sbin/sshd is not there"; exit 1; }
+}
+
 install_claude
 install_codex
 install_gemini
@@ -235,3 +248,4 @@ install_opencode
 install_tmux
 install_chromium
 install_dbus
+install_sshd

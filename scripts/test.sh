@@ -21,4 +21,6 @@ if [ -n "$unformatted" ]; then
 fi
 
 go vet ./...
-go test -race -count=1 ./... "$@"
+# The end-to-end package runs every real agent CLI; on a loaded 2-core
+# machine it can pass go test's default 10-minute limit per package.
+go test -race -count=1 -timeout 30m ./... "$@"

@@ -126,6 +126,7 @@ type Session struct {
 	ProjectDir string
 	Headless   bool
 	AgentPID   int
+	Host       string // the remote machine it runs on (agents.Event.Host)
 	Tool       string // tool running or last run
 	Subagents  int    // running subagents
 	Pending    int    // open permission requests and questions
@@ -328,6 +329,17 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		if e.Kind == agents.KindPromptSubmit {
 			s.snap.Turns++
 		}
+	case agents.KindPromptContinue:
+		// The turn's tool results go back to the model: every call of
+		// the batch was decided, so nothing waits any more. The turn
+		// goes on; it is not a new one.
+		if e.SubagentID != "" {
+			s.addSubagent(e.SubagentID)
+			s.base = Juggling
+			break
+		}
+		s.clearPending()
+		s.base = s.busy(Thinking)
 	case agents.KindToolStart:
 		s.endDone()
 		if e.SubagentID != "" {
@@ -339,6 +351,14 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 		if e.ToolUseID != "" {
 			s.remember(e.ToolUseID, e.InputHash)
+		}
+		// An agent that asks before it announces a call (its permission
+		// request has no call id, so it is keyed by the input's hash)
+		// starts the call only once it was allowed: that request is
+		// settled. Agents that announce first key the request by the
+		// call id instead, and are not touched.
+		if e.InputHash != "" {
+			s.removeHashPending(e.InputHash)
 		}
 	case agents.KindPermissionRequest, agents.KindQuestion:
 		res.PendingKey = s.pendingKey(&e)

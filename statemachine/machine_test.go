@@ -217,6 +217,28 @@ func TestApply(t *testing.T) {
 			at(1*sec, ev(agents.KindToolEnd, tool("Bash", "t9", "h2")), Waiting).pend(1),
 			at(2*sec, ev(agents.KindToolEnd, tool("Bash", "t1", "h1")), Working).pend(0),
 		}},
+		{"a call started after its request settles it", []step{
+			// An agent that asks before it announces the call (Qwen Code's
+			// PreToolUse fires once the call was allowed).
+			at(0, ev(agents.KindPermissionRequest, tool("run_shell_command", "", "h1")), Waiting).pend(1),
+			at(0, ev(agents.KindPermissionRequest, tool("run_shell_command", "", "h2")), Waiting).pend(2),
+			at(1*sec, ev(agents.KindToolStart, tool("run_shell_command", "t1", "h1")), Waiting).pend(1),
+			at(2*sec, ev(agents.KindToolStart, tool("run_shell_command", "t2", "h2")), Working).pend(0),
+		}},
+		{"a call started leaves a request keyed by its own id", []step{
+			at(0, ev(agents.KindPermissionRequest, tool("Bash", "t1", "h1")), Waiting).pend(1),
+			at(1*sec, ev(agents.KindToolStart, tool("Bash", "t2", "h1")), Waiting).pend(1),
+		}},
+		{"prompt continue thinks and closes what waited", []step{
+			at(0, ev(agents.KindPromptSubmit, title("Fix the tests", agents.TitleFromPrompt)), Thinking),
+			at(1*sec, ev(agents.KindPermissionRequest, tool("run_shell_command", "", "h1")), Waiting).pend(1),
+			at(2*sec, ev(agents.KindToolBatch), Waiting).pend(1),
+			at(3*sec, ev(agents.KindPromptContinue), Thinking).pend(0).baseIs(Thinking),
+		}},
+		{"prompt continue of a subagent juggles and keeps requests", []step{
+			at(0, ev(agents.KindPermissionRequest, tool("run_shell_command", "", "h1")), Waiting).pend(1),
+			at(1*sec, ev(agents.KindPromptContinue, subagent("a1", "")), Waiting).pend(1).baseIs(Juggling),
+		}},
 		{"parallel permission requests are separate", []step{
 			at(0, ev(agents.KindToolStart, tool("Bash", "t1", "h1")), Working),
 			at(0, ev(agents.KindToolStart, tool("Bash", "t2", "h2")), Working),

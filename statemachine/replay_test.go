@@ -32,9 +32,12 @@ func replayEnv(interactive bool) agents.Env {
 	return func(k string) string { return vars[k] }
 }
 
+// recorded is one hook call: the event its command line named, the
+// payload and, where recorded, the environment the agent gave the hook.
 type recorded struct {
-	Event string          `json:"event"`
-	Stdin json.RawMessage `json:"stdin"`
+	Event string            `json:"event"`
+	Stdin json.RawMessage   `json:"stdin"`
+	Env   map[string]string `json:"env"`
 }
 
 func readSequence(t *testing.T, path string) []recorded {
@@ -72,7 +75,8 @@ func replay(t *testing.T, seq []recorded, interactive bool) string {
 	return replayAgent(t, seq, agents.Claude, replayEnv(interactive))
 }
 
-// replayAgent is replay for any agent's recorded hook calls, decoded with
+// replayAgent is replay for any agent's recorded hook calls, each decoded
+// with its command line's event and with its recorded environment, else
 // env.
 func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) string {
 	t.Helper()
@@ -120,7 +124,11 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 		now := replayStart.Add(time.Duration(i) * time.Second)
 		tickBefore(now)
 		at = now
-		e, err := a.Decode(r.Stdin, "", env, now)
+		callEnv := env
+		if r.Env != nil || env == nil {
+			callEnv = func(k string) string { return r.Env[k] }
+		}
+		e, err := a.Decode(r.Stdin, r.Event, callEnv, now)
 		if err != nil {
 			t.Fatalf("event %d (%s): %v", i, r.Event, err)
 		}
@@ -213,4 +221,74 @@ func TestReplay(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestReplayQwen replays the recorded Qwen Code runs. Qwen's hooks do not
+// tell qwen -p from the TUI: every run shows on the display.
+func TestReplayQwen(t *testing.T) {
+	replayRuns(t, "qwen", agents.Qwen, func(string) bool { return true })
+}
+
+// TestReplayCopilot replays the recorded Copilot CLI runs of its native
+// hook format (clawd does not install the PascalCase one). copilot -p runs
+// are headless: they are replayed as recorded, and once more as if
+// attended, so the display column means something.
+func TestReplayCopilot(t *testing.T) {
+	replayRuns(t, "copilot", agents.Copilot, func(run string) bool { return !strings.Contains(run, "pascal") })
+}
+
+// replayRuns replays testdata/<agent>/sequences/*.jsonl (the runs take
+// selects) against golden timelines <agent>-<run>.golden; a headless run
+// is also replayed attended, as <agent>-<run>.interactive.golden.
+func replayRuns(t *testing.T, agent string, a *agents.Agent, take func(run string) bool) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", agent, "sequences", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := 0
+	for _, path := range files {
+		run := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		if !take(run) {
+			continue
+		}
+		replayed++
+		seq := readSequence(t, path)
+		t.Run(run, func(t *testing.T) {
+			checkGolden(t, agent+"-"+run, path, replayAgent(t, seq, a, nil))
+		})
+		if headlessRun(t, a, seq) {
+			attended := make([]recorded, len(seq))
+			for i, r := range seq {
+				r.Env = attendedEnv(r.Env)
+				attended[i] = r
+			}
+			t.Run(run+".interactive", func(t *testing.T) {
+				checkGolden(t, agent+"-"+run+".interactive", path, replayAgent(t, attended, a, nil))
+			})
+		}
+	}
+	if replayed == 0 {
+		t.Fatalf("no recorded %s runs found", agent)
+	}
+}
+
+// headlessRun reports whether the first call of seq decodes as headless.
+func headlessRun(t *testing.T, a *agents.Agent, seq []recorded) bool {
+	t.Helper()
+	e, err := a.Decode(seq[0].Stdin, seq[0].Event, func(k string) string { return seq[0].Env[k] }, replayStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Headless
+}
+
+// attendedEnv is env as an interactive Copilot sets it: with the loader's
+// pid (a made-up one: replays check no liveness).
+func attendedEnv(env map[string]string) map[string]string {
+	out := map[string]string{"COPILOT_LOADER_PID": "4242"}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
 }

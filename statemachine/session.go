@@ -106,6 +106,9 @@ func (s *session) touch(e *agents.Event, now time.Time) {
 	if e.AgentPID > 0 {
 		s.snap.AgentPID = e.AgentPID
 	}
+	if e.Host != "" {
+		s.snap.Host = e.Host
+	}
 	s.snap.Headless = e.Headless
 	if e.Title != "" {
 		src := e.TitleSource
@@ -226,10 +229,7 @@ func (s *session) closeCall(e *agents.Event) {
 		s.removePending(e.ToolUseID)
 	}
 	if e.InputHash != "" {
-		s.removePendingIf(func(k string) bool {
-			return len(k) == len(hashPrefix)+len(e.InputHash) &&
-				strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == e.InputHash
-		})
+		s.removeHashPending(e.InputHash)
 	}
 	s.removePending(notifyPermission)
 	// An MCP server asks its questions (elicitations) while one of its
@@ -242,6 +242,14 @@ func (s *session) closeCall(e *agents.Event) {
 					strings.HasPrefix(k, questionPrefix) && k[len(questionPrefix):] == server)
 		})
 	}
+}
+
+// removeHashPending removes the pending entry of a request keyed by the
+// input hash h.
+func (s *session) removeHashPending(h string) {
+	s.removePendingIf(func(k string) bool {
+		return len(k) == len(hashPrefix)+len(h) && strings.HasPrefix(k, hashPrefix) && k[len(hashPrefix):] == h
+	})
 }
 
 // mcpServer returns the server of an MCP tool name (mcp__server__tool).

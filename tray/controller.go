@@ -138,6 +138,11 @@ func (c *controller) click(ctx context.Context, key string) {
 }
 
 func (c *controller) focus(ctx context.Context, s SessionRef) {
+	if s.Host != "" {
+		// Its terminal is on another machine; a window here that
+		// happens to match its folder or title is not it.
+		return
+	}
 	t := focus.Target{PID: s.PID, Cwd: s.Cwd, Title: s.Title}
 	c.async(ctx, "focus terminal", func(ctx context.Context) error { return c.o.Focus(ctx, t) })
 }

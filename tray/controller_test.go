@@ -222,3 +222,23 @@ func TestControllerFollowsTheRuntime(t *testing.T) {
 		t.Fatal("Quit in the menu did not stop the runtime")
 	}
 }
+
+// TestNoFocusForARemoteSession: a remote machine's session has its
+// terminal there; a local window that matches its folder or title is not
+// brought to the front.
+func TestNoFocusForARemoteSession(t *testing.T) {
+	var mu sync.Mutex
+	var got []focus.Target
+	c := newController(Options{Focus: func(ctx context.Context, tg focus.Target) error {
+		mu.Lock()
+		got = append(got, tg)
+		mu.Unlock()
+		return nil
+	}}, newRecordUI(), make(chan string))
+	c.focus(context.Background(), SessionRef{Agent: "claude", ID: "box:r1", Cwd: "/home/me/proj", Title: "deploy", Host: "box"})
+	c.focus(context.Background(), SessionRef{Agent: "claude", ID: "l1", Cwd: "/home/me/proj", Title: "deploy", PID: 7})
+	c.wg.Wait()
+	if len(got) != 1 || got[0].PID != 7 {
+		t.Errorf("focused %+v, want the local session only", got)
+	}
+}

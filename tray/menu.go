@@ -52,6 +52,10 @@ type SessionRef struct {
 	Agent, ID  string
 	PID        int
 	Cwd, Title string
+	// Host is the remote machine the session runs on (see
+	// client.SessionView.Host): nothing here is brought to the front
+	// for it.
+	Host string
 }
 
 // Item is one menu entry. Key is stable across rebuilds for the same
@@ -135,13 +139,29 @@ func Build(v View) Menu {
 			break
 		}
 		r := ref(byKey, s.Agent, s.SessionID, s.Cwd, s.Title)
-		m.Items = append(m.Items, Item{
+		it := Item{
 			Key:     "session:" + s.Agent + "/" + s.SessionID,
 			Label:   sessionLabel(s, v.Now),
 			Tooltip: text.Line(s.Cwd, 0),
 			Enabled: true,
 			Action:  Action{Kind: ActFocus, Session: r},
-		})
+		}
+		if s.Host != "" {
+			// Its terminal is on another machine: nothing to click.
+			it.Enabled, it.Action = false, Action{}
+			it.Tooltip = "on " + text.Line(s.Host, 0) + ": " + text.Line(s.Cwd, 0)
+		}
+		m.Items = append(m.Items, it)
+	}
+	if len(v.Remotes) > 0 {
+		m.Items = append(m.Items, sep("sep-remotes"))
+		for _, l := range v.Remotes {
+			label := "Remote " + text.Line(l.Label, 0) + ": " + l.State
+			if l.Error != "" {
+				label += " (" + text.Line(l.Error, 0) + ")"
+			}
+			m.Items = append(m.Items, Item{Key: "remote:" + l.Profile, Label: clip(label)})
+		}
 	}
 
 	m.Items = append(m.Items, sep("sep-settings"),
@@ -200,7 +220,7 @@ func urgency(s client.SessionView) int {
 func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) SessionRef {
 	r := SessionRef{Agent: agent, ID: id, Cwd: cwd, Title: title}
 	if s, ok := byKey[[2]string{agent, id}]; ok {
-		r.PID = s.AgentPID
+		r.PID, r.Host = s.AgentPID, s.Host
 		r.Cwd = cmp.Or(s.Cwd, cwd)
 		r.Title = cmp.Or(s.Title, title)
 	}
@@ -286,6 +306,9 @@ func sessionLabel(s client.SessionView, now time.Time) string {
 	label := AgentName(s.Agent)
 	if s.Headless {
 		label += " (headless)"
+	}
+	if s.Host != "" {
+		label += " @" + text.Line(s.Host, 0)
 	}
 	if p := place(s.Title, s.Cwd); p != "" {
 		label += " · " + p

@@ -147,6 +147,32 @@ func TestBuild(t *testing.T) {
 			"Quit clawd",
 		},
 	}, {
+		name: "a remote's session and the links",
+		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "working",
+			Sessions: []client.SessionView{
+				sess("claude", "box:r1", "working", 0, func(s *client.SessionView) { s.Host = "box"; s.Title = "deploy" }),
+			},
+			Remotes: []client.RemoteLink{
+				{Profile: "box", Label: "box", State: client.LinkUp},
+				{Profile: "ubuntu", Label: "wsl:Ubuntu", State: client.LinkDown, Error: "listen on 127.0.0.1:41000: address in use"},
+			}}}},
+		icon: icons.Working,
+		want: []string{
+			"clawd: 1 working (off)",
+			"-",
+			"Sessions (1) (off)",
+			"Claude Code @box · deploy — working · now (off)",
+			"-",
+			"Remote box: up (off)",
+			"Remote wsl:Ubuntu: down (listen on 127.0.0.1:41000: address in use) (off)",
+			"-",
+			"[ ] Do Not Disturb",
+			"Pause notifications for 1 h",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}, {
 		name: "do not disturb and paused",
 		view: View{Now: t0, View: client.View{DND: true, NotificationsPausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
 			sess("claude", "d", "attention", 0),

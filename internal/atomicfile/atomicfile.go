@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,12 +33,30 @@ func Write(path string, data []byte, perm os.FileMode, keepMode bool, check func
 	return nil
 }
 
+// DisplacedError is WriteIf's refusal in its rarest case: another program
+// wrote the file between clawd's check and its swap, and again in the
+// microseconds while clawd put that write back (the second time perhaps
+// from clawd's version). Each of its two writes may hold something the
+// other lacks: the one not in place is kept in Kept for the person to
+// compare.
+type DisplacedError struct {
+	Err  error
+	Kept string
+}
+
+func (e *DisplacedError) Error() string {
+	return fmt.Sprintf("%v; another program wrote it twice within microseconds meanwhile: one of its versions is kept in %s, compare it with the file", e.Err, e.Kept)
+}
+
+func (e *DisplacedError) Unwrap() error { return e.Err }
+
 // WriteIf replaces path with data like Write, but only while path holds
 // what expect accepts: expect gets path's content, or nil and false when
 // there is no such file, and an error from it leaves path as it is and is
 // returned. Where the platform can swap two files atomically (Linux), the
 // check cannot lose another program's write: the new file is swapped in,
-// what it displaced is checked, and swapped back when expect refuses it.
+// what it displaced is checked, and swapped back when expect refuses it
+// (or, in the rarest case, kept beside path: see DisplacedError).
 // Elsewhere the check runs just before the rename, which leaves a window
 // of a few microseconds.
 func WriteIf(path string, data []byte, perm os.FileMode, keepMode bool, expect func(current []byte, exists bool) error) error {
@@ -46,7 +65,9 @@ func WriteIf(path string, data []byte, perm os.FileMode, keepMode bool, expect f
 		return err
 	}
 	if err := swapIf(tmp, path, expect); err != nil {
-		os.Remove(tmp)
+		if d := (*DisplacedError)(nil); !errors.As(err, &d) {
+			os.Remove(tmp) // clawd's own file
+		}
 		return err
 	}
 	syncDir(filepath.Dir(path))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,12 +114,33 @@ func swapIf(tmp, path string, expect func([]byte, bool) error) error {
 	}
 	var now unix.Stat_t
 	if err := unix.Lstat(path, &now); err != nil || now.Ino != ours.Ino || now.Dev != ours.Dev {
-		return changed // theirs is in place; tmp holds an older one of theirs
+		// Theirs is in place again, but it may have been made from
+		// clawd's file, read in the microseconds it was there: the one
+		// clawd displaced (in tmp) may hold a write that is nowhere
+		// else.
+		return keepDisplaced(tmp, path, changed)
 	}
 	if err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE); err != nil {
-		return fmt.Errorf("%w; and putting %s back failed: %v (it is in %s)", changed, path, err, tmp)
+		return keepDisplaced(tmp, path, fmt.Errorf("%w; and putting it back failed: %v", changed, err))
+	}
+	// The swap back must have displaced clawd's file; if another program
+	// wrote in between, its newer write is what tmp holds now.
+	var back unix.Stat_t
+	if err := unix.Lstat(tmp, &back); err != nil || back.Ino != ours.Ino || back.Dev != ours.Dev {
+		return keepDisplaced(tmp, path, changed)
 	}
 	return changed
+}
+
+// keepDisplaced keeps the file at tmp, another program's write that is
+// not in place, beside path under a name of its own, and returns a
+// DisplacedError.
+func keepDisplaced(tmp, path string, changed error) error {
+	kept := fmt.Sprintf("%s.displaced-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+	if err := os.Rename(tmp, kept); err != nil {
+		kept = tmp
+	}
+	return &DisplacedError{Err: changed, Kept: kept}
 }
 
 // removeIf moves path aside to a temporary name (a rename is atomic),

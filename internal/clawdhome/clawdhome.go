@@ -48,3 +48,9 @@ func Ensure(dir string) (tightened bool, err error) {
 // else may write to: where the runtime's socket may live. The error wraps
 // ErrNotPrivate and says what is wrong.
 func CheckPrivate(dir string) error { return checkPrivate(dir) }
+
+// CheckOwnFile checks that path is a regular file (not a link) owned by
+// this user that nobody else may write to: a file whose content clawd
+// acts on, such as a remote machine's runtime.json. The error wraps
+// ErrNotPrivate, or fs.ErrNotExist when there is no file.
+func CheckOwnFile(path string) error { return checkOwnFile(path) }

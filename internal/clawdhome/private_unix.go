@@ -55,3 +55,20 @@ func owner(fi os.FileInfo) (int, bool) {
 	}
 	return int(st.Uid), true
 }
+
+func checkOwnFile(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is not a regular file", ErrNotPrivate, path)
+	}
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%w: %s belongs to uid %d, not %d", ErrNotPrivate, path, uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%w: others may write to %s (mode %v)", ErrNotPrivate, path, fi.Mode().Perm())
+	}
+	return nil
+}

@@ -3,7 +3,9 @@
 // nobody (setpriv, internal/intrudertest); it reports what it saw as JSON
 // lines on stdout.
 //
-//	intruder serve MARKER      listen on every free port of 23333-23337 and
+//	intruder serve MARKER      listen on every free port of 23333-23337 (the
+//	                           original app's range) and on one port of the
+//	                           kernel's choosing, which it lists last, and
 //	                           answer every request like clawd, with "allow";
 //	                           report each connection and request, and
 //	                           whether the request carried MARKER (the test's
@@ -78,6 +80,13 @@ func serve(m string) {
 		if err != nil {
 			continue
 		}
+		ports = append(ports, p)
+		go accept(ln, p)
+	}
+	// One port always: other programs (clawd's own tests among them) may
+	// hold the whole range.
+	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		p := ln.Addr().(*net.TCPAddr).Port
 		ports = append(ports, p)
 		go accept(ln, p)
 	}

@@ -112,7 +112,8 @@ func Run(t testing.TB, args ...string) map[string]any {
 
 // Server is a running `intruder serve`.
 type Server struct {
-	// Ports are the ports of 23333-23337 it listens on.
+	// Ports are the ports of 23333-23337 it listens on, and last one
+	// the kernel chose.
 	Ports []int
 	stdin io.Closer
 	cmd   *exec.Cmd

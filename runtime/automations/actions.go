@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -180,12 +179,12 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 // secretLike matches what looks like a credential: long runs of token
 // characters, or a key = value where the key says it is one.
-var secretLike = regexp.MustCompile(`(?i)((token|secret|password|passwd|api[_-]?key|authorization|bearer)["']?\s*[:=]?\s*["']?)[^\s"',;]+|\b[A-Za-z0-9_\-]{32,}\b`)
+var secretLike = lazyRegexp(`(?i)((token|secret|password|passwd|api[_-]?key|authorization|bearer)["']?\s*[:=]?\s*["']?)[^\s"',;]+|\b[A-Za-z0-9_\-]{32,}\b`)
 
 // redact hides what looks like a secret.
 func redact(s string) string {
-	return secretLike.ReplaceAllStringFunc(s, func(m string) string {
-		if sub := secretLike.FindStringSubmatch(m); sub != nil && sub[1] != "" {
+	return secretLike().ReplaceAllStringFunc(s, func(m string) string {
+		if sub := secretLike().FindStringSubmatch(m); sub != nil && sub[1] != "" {
 			return sub[1] + "[redacted]"
 		}
 		return "[redacted]"

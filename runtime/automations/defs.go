@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -301,7 +300,7 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // idPattern is what a definition's id may look like: it is typed on the
 // command line and stored.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idPattern = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Parse reads automations.toml (path names it in errors). Every problem is
 // reported, each as "<path>:<line>: automation <id>: <field>: <what>";
@@ -381,7 +380,7 @@ func (d *Definition) check() []problem {
 	add := func(field, format string, args ...any) {
 		ps = append(ps, problem{field, field + ": " + fmt.Sprintf(format, args...)})
 	}
-	if !idPattern.MatchString(d.ID) {
+	if !idPattern().MatchString(d.ID) {
 		add("id", "%q: letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit", d.ID)
 	}
 	if !d.Event.Valid() {

@@ -3,7 +3,6 @@ package automations
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -20,7 +19,7 @@ type Expr struct {
 }
 
 // placeholder matches ${path}; "$${" writes a literal "${".
-var placeholder = regexp.MustCompile(`\$?\$\{([^}]+)\}`)
+var placeholder = lazyRegexp(`\$?\$\{([^}]+)\}`)
 
 func (x *Expr) check(event EventName, where string) error {
 	set := 0
@@ -44,7 +43,7 @@ func (x *Expr) check(event EventName, where string) error {
 			return fmt.Errorf("%s.const: a string, number or boolean, not %T", where, x.Const)
 		}
 	case x.Template != "":
-		for _, m := range placeholder.FindAllStringSubmatch(x.Template, -1) {
+		for _, m := range placeholder().FindAllStringSubmatch(x.Template, -1) {
 			if strings.HasPrefix(m[0], "$$") {
 				continue
 			}
@@ -78,7 +77,7 @@ func (x *Expr) eval(doc any) (any, error) {
 // nothing, JSON for objects and arrays; "$${" stays a literal "${". The
 // result is trimmed.
 func expand(tmpl string, doc any) string {
-	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+	out := placeholder().ReplaceAllStringFunc(tmpl, func(m string) string {
 		if strings.HasPrefix(m, "$$") {
 			return m[1:]
 		}

@@ -11,7 +11,7 @@ import (
 // A path reads a field of the envelope: dot-separated names, where a
 // numeric segment indexes an array (workspaces.0.name). It must match
 // pathSyntax and be one a person may read for the event (allowedPath).
-var pathSyntax = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
+var pathSyntax = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
 
 // commonPaths are readable for every event.
 var commonPaths = map[string]bool{
@@ -23,7 +23,7 @@ var commonPaths = map[string]bool{
 }
 
 // indexedPaths are readable for every event whatever the index.
-var indexedPaths = regexp.MustCompile(`^workspaces\.[0-9]+(\.(id|name))?$`)
+var indexedPaths = lazyRegexp(`^workspaces\.[0-9]+(\.(id|name))?$`)
 
 // payloadPaths are each event's payload fields. turn.started has none.
 var payloadPaths = map[EventName][]string{
@@ -37,16 +37,16 @@ var payloadPaths = map[EventName][]string{
 }
 
 // payloadIndexed are array payload paths, per event.
-var payloadIndexed = map[EventName]*regexp.Regexp{
-	QuestionRequested: regexp.MustCompile(`^payload\.options\.[0-9]+$`),
+var payloadIndexed = map[EventName]func() *regexp.Regexp{
+	QuestionRequested: lazyRegexp(`^payload\.options\.[0-9]+$`),
 }
 
 // checkPath says why path cannot be read for event, or nil.
 func checkPath(path string, event EventName) error {
-	if !pathSyntax.MatchString(path) {
+	if !pathSyntax().MatchString(path) {
 		return fmt.Errorf("path %q is not a path (names joined by dots, numbers index arrays)", path)
 	}
-	if commonPaths[path] || indexedPaths.MatchString(path) {
+	if commonPaths[path] || indexedPaths().MatchString(path) {
 		return nil
 	}
 	fields := payloadPaths[event]
@@ -59,7 +59,7 @@ func checkPath(path string, event EventName) error {
 				return nil
 			}
 		}
-		if re := payloadIndexed[event]; re != nil && re.MatchString(path) {
+		if re := payloadIndexed[event]; re != nil && re().MatchString(path) {
 			return nil
 		}
 	}

@@ -30,15 +30,23 @@ const IdentityHeader = "X-Clawd-Server"
 const IdentityValue = "clawd"
 
 // Info is runtime.json: how clients reach the running runtime. Hooks and
-// the CLI do not read it: they compute Socket from the clawd home
-// (SocketPath). Port and Token are for TCP clients.
+// the CLI do not read a desktop's: they compute Socket from the clawd
+// home (SocketPath). Port and Token are for TCP clients.
+//
+// On a remote machine (Mode ModeRemote, written by `clawd remote add` on
+// the desktop) there is no runtime and no socket: Port is the remote
+// port that leads to the desktop's ingress for Profile, and Token and
+// Generation are what that ingress takes (see Remote).
 type Info struct {
-	Port      int       `json:"port"`
-	Socket    string    `json:"socket"`
-	PID       int       `json:"pid"`
-	Version   string    `json:"version"`
-	Token     string    `json:"token"`
-	StartedAt time.Time `json:"started_at"`
+	Mode       string    `json:"mode,omitempty"`
+	Profile    string    `json:"profile,omitempty"`
+	Generation int64     `json:"generation,omitempty"`
+	Port       int       `json:"port"`
+	Socket     string    `json:"socket,omitempty"`
+	PID        int       `json:"pid,omitempty"`
+	Version    string    `json:"version"`
+	Token      string    `json:"token"`
+	StartedAt  time.Time `json:"started_at"`
 }
 
 // InfoFile is the file name of the runtime info in the clawd home.
@@ -69,6 +77,10 @@ func ReadInfo(home string) (Info, error) {
 		Socket:  r.Get("socket").String(),
 		Version: r.Get("version").String(),
 		Token:   r.Get("token").String(),
+
+		Mode:       r.Get("mode").String(),
+		Profile:    r.Get("profile").String(),
+		Generation: r.Get("generation").Int(),
 	}
 	if t := r.Get("started_at"); t.Exists() {
 		in.StartedAt, _ = time.Parse(time.RFC3339Nano, t.String())

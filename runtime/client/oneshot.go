@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -47,12 +48,38 @@ func PostEventBlocking(sock string, event []byte, deadline time.Time) error {
 // PostEventInterruptible posts one encoded event to the runtime's socket
 // at sock over a fresh connection, given up when ctx ends.
 func PostEventInterruptible(ctx context.Context, sock string, event []byte) error {
-	conn, hangUp, err := dialFor(ctx, sock)
+	return socketEndpoint(sock).postEvent(ctx, event)
+}
+
+// endpoint is where a hook's exchange goes: the runtime's socket, or, in
+// remote mode, a profile's ingress on the desktop through the tunnel (see
+// Remote).
+type endpoint struct {
+	// dial connects and checks who is at the other end before a byte
+	// of the request is written.
+	dial func(ctx context.Context) (net.Conn, error)
+	// host is the request's Host header; header holds further header
+	// lines, each ending in CRLF.
+	host, header string
+}
+
+// socketEndpoint is the runtime's socket at sock.
+func socketEndpoint(sock string) endpoint {
+	return endpoint{
+		dial: func(ctx context.Context) (net.Conn, error) { return dialSocket(ctx, sock) },
+		host: socketHost,
+	}
+}
+
+// postEvent posts one encoded event over a fresh connection, given up
+// when ctx ends.
+func (ep endpoint) postEvent(ctx context.Context, event []byte) error {
+	conn, hangUp, err := dialFor(ctx, ep.dial)
 	if err != nil {
 		return err
 	}
 	defer hangUp()
-	if _, err := conn.Write(buildRequest(http.MethodPost, eventsPath, event)); err != nil {
+	if _, err := conn.Write(ep.request(http.MethodPost, eventsPath, event)); err != nil {
 		return ctxErr(ctx, err)
 	}
 	head, err := readHead(conn.Read)
@@ -69,9 +96,14 @@ const socketHost = "clawd"
 // buildRequest is one whole HTTP/1.1 request to the runtime's socket. It
 // carries no token: the socket's peer check is what lets it in.
 func buildRequest(method, path string, body []byte) []byte {
+	return endpoint{host: socketHost}.request(method, path, body)
+}
+
+// request is one whole HTTP/1.1 request to ep.
+func (ep endpoint) request(method, path string, body []byte) []byte {
 	var req bytes.Buffer
-	req.Grow(len(body) + 256)
-	req.WriteString(method + " " + path + " HTTP/1.1\r\nHost: " + socketHost + "\r\nConnection: close\r\n")
+	req.Grow(len(body) + 256 + len(ep.header))
+	req.WriteString(method + " " + path + " HTTP/1.1\r\nHost: " + ep.host + "\r\nConnection: close\r\n" + ep.header)
 	if body != nil {
 		req.WriteString("Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n")
 	}

@@ -61,7 +61,12 @@ var (
 // Answer, ErrNoAck or ErrHeartbeatLost for a runtime that stopped
 // answering, and context.DeadlineExceeded when ctx's deadline passed first.
 func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error) {
-	conn, hangUp, err := dialFor(ctx, sock)
+	return socketEndpoint(sock).askPermission(ctx, body)
+}
+
+// askPermission is AskPermission to ep.
+func (ep endpoint) askPermission(ctx context.Context, body []byte) (Answer, error) {
+	conn, hangUp, err := dialFor(ctx, ep.dial)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -69,7 +74,7 @@ func AskPermission(ctx context.Context, sock string, body []byte) (Answer, error
 	end, _ := ctx.Deadline()
 	dr := &deadlineReader{ctx: ctx, conn: conn, end: end, within: AckTimeout}
 	conn.SetWriteDeadline(dr.deadline())
-	if _, err := conn.Write(buildRequest(http.MethodPost, permissionsPath, body)); err != nil {
+	if _, err := conn.Write(ep.request(http.MethodPost, permissionsPath, body)); err != nil {
 		return Answer{}, waitErr(ctx, err, ErrNoAck)
 	}
 	resp, err := http.ReadResponse(bufio.NewReaderSize(dr, 4<<10), nil)

@@ -12,7 +12,7 @@ import (
 func roundTrip(sock string, req []byte, deadline time.Time) ([]byte, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	conn, hangUp, err := dialFor(ctx, sock)
+	conn, hangUp, err := dialFor(ctx, socketEndpoint(sock).dial)
 	if err != nil {
 		return nil, err
 	}

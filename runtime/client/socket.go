@@ -108,12 +108,12 @@ func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 	return c, nil
 }
 
-// dialFor connects to the runtime's socket at sock (see dialSocket) for
+// dialFor connects with dial (dialSocket for the runtime's socket) for
 // one exchange that lasts as long as ctx: ctx's deadline is the
 // connection's, and ending ctx cuts short any read or write under way.
 // hangUp closes the connection and lets go of ctx.
-func dialFor(ctx context.Context, sock string) (conn net.Conn, hangUp func(), err error) {
-	conn, err = dialSocket(ctx, sock)
+func dialFor(ctx context.Context, dial func(context.Context) (net.Conn, error)) (conn net.Conn, hangUp func(), err error) {
+	conn, err = dial(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

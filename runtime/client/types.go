@@ -8,28 +8,34 @@ import (
 
 // SessionView is one session as the API shows it.
 type SessionView struct {
-	Agent       string    `json:"agent"`
-	SessionID   string    `json:"session_id"`
-	State       string    `json:"state"`
-	BaseState   string    `json:"base_state,omitempty"`
-	Title       string    `json:"title"`
-	TitleSource string    `json:"title_source,omitempty"`
-	Cwd         string    `json:"cwd"`
-	ProjectDir  string    `json:"project_dir,omitempty"`
-	Headless    bool      `json:"headless"`
-	AgentPID    int       `json:"agent_pid,omitempty"`
-	Tool        string    `json:"tool,omitempty"`
-	Subagents   int       `json:"subagents,omitempty"`
-	Pending     int       `json:"pending,omitempty"`
-	LastEvent   string    `json:"last_event,omitempty"`
-	StartedAt   time.Time `json:"started_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	Agent       string `json:"agent"`
+	SessionID   string `json:"session_id"`
+	State       string `json:"state"`
+	BaseState   string `json:"base_state,omitempty"`
+	Title       string `json:"title"`
+	TitleSource string `json:"title_source,omitempty"`
+	Cwd         string `json:"cwd"`
+	ProjectDir  string `json:"project_dir,omitempty"`
+	Headless    bool   `json:"headless"`
+	AgentPID    int    `json:"agent_pid,omitempty"`
+	// Host is the remote machine the session runs on (its profile, or
+	// "wsl:<distro>"); empty for this machine's.
+	Host      string    `json:"host,omitempty"`
+	Tool      string    `json:"tool,omitempty"`
+	Subagents int       `json:"subagents,omitempty"`
+	Pending   int       `json:"pending,omitempty"`
+	LastEvent string    `json:"last_event,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Snapshot is GET /api/v1/sessions and `clawd status --json`.
 type Snapshot struct {
 	DisplayState string        `json:"display_state"`
 	Sessions     []SessionView `json:"sessions"`
+	// Remotes are the links to remote machines (clawd remote), when
+	// there are any.
+	Remotes []RemoteLink `json:"remotes,omitempty"`
 }
 
 // EventRecord is one line of the event stream: the normalized event plus
@@ -79,3 +85,50 @@ type Change struct {
 	// takes a new View anyway) can resynchronize.
 	Dropped int
 }
+
+// RemoteLink is one remote profile's link as `clawd serve` keeps it (see
+// package remote): `clawd status`, `clawd remote list` and the tray show
+// it.
+type RemoteLink struct {
+	// Profile is the profile's name; Label is what its sessions show
+	// under (their ids are "<label>:<the agent's id>"): the name, or
+	// "wsl:<distro>".
+	Profile string `json:"profile"`
+	Label   string `json:"label"`
+	// Kind is LinkSSH or LinkWSL.
+	Kind string `json:"kind"`
+	// State is LinkUp, LinkConnecting or LinkDown; Error says why a
+	// link is down, Since when it went into its state.
+	State string    `json:"state"`
+	Error string    `json:"error,omitempty"`
+	Since time.Time `json:"since"`
+	// Ingress is the profile's own listener on this machine's loopback;
+	// RemotePort is the port the remote's hooks connect to.
+	Ingress    string `json:"ingress,omitempty"`
+	RemotePort int    `json:"remote_port"`
+	Generation int64  `json:"generation"`
+	// TunnelPID is the ssh process that holds the tunnel, while one runs.
+	TunnelPID int `json:"tunnel_pid,omitempty"`
+	// Attempts counts the connections tried since the link was last up;
+	// NextTry is when the next one starts, while the link waits.
+	Attempts int       `json:"attempts,omitempty"`
+	NextTry  time.Time `json:"next_try,omitzero"`
+	// LastTest is the last connection test that came through.
+	LastTest *RemoteTestNote `json:"last_test,omitempty"`
+}
+
+// RemoteTestNote is a connection test the ingress received.
+type RemoteTestNote struct {
+	Nonce string    `json:"nonce"`
+	At    time.Time `json:"at"`
+}
+
+// Remote link kinds and states.
+const (
+	LinkSSH = "ssh"
+	LinkWSL = "wsl"
+
+	LinkUp         = "up"
+	LinkConnecting = "connecting"
+	LinkDown       = "down"
+)

@@ -1,0 +1,517 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/remote"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+// remotePrograms are the programs clawd reaches remote machines with;
+// $CLAWD_SSH and $CLAWD_WSL name others (a wrapper of the person's, or a
+// test's).
+func remotePrograms(e *env) remote.Programs {
+	return remote.Programs{SSH: e.getenv("CLAWD_SSH"), WSL: e.getenv("CLAWD_WSL")}
+}
+
+func newRemoteCmd(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "remote",
+		Usage: "let agents on SSH boxes and in WSL report to this clawd",
+		Description: "A remote is a machine whose agents show up here and whose permission requests you\n" +
+			"answer here: an SSH box, or a WSL distro on this Windows machine. `clawd remote add`\n" +
+			"copies this clawd to ~/.clawd/bin/clawd there (the same version, checksum checked),\n" +
+			"writes ~/.clawd/runtime.json there in remote mode (the port that leads here, the\n" +
+			"profile's token and generation) and runs `clawd install --all` there. While `clawd\n" +
+			"serve` runs here it keeps, for each SSH remote, `ssh -N -R 127.0.0.1:<remote\n" +
+			"port>:127.0.0.1:<its ingress>` with your own ssh (your config, agent and known_hosts),\n" +
+			"reconnecting with backoff; a WSL distro reaches its ingress over the shared loopback.\n" +
+			"An ingress takes only its profile's token and current generation; its sessions show\n" +
+			"as <name>:<id> (WSL: wsl:<distro>:<id>), and nothing of them is focused. On the\n" +
+			"remote, a hook whose tunnel is down, or whose runtime.json is missing or wrong, gives\n" +
+			"the agent no decision at once and sends nothing anywhere else.",
+		Commands: []*cli.Command{
+			newRemoteAddCmd(e),
+			newRemoteRemoveCmd(e),
+			newRemoteListCmd(e),
+			newRemoteTestCmd(e),
+			newRemoteSwitchCmd(e, "enable", false),
+			newRemoteSwitchCmd(e, "disable", true),
+			newRemoteHereCmd(e, "setup-here", runSetupHere),
+			newRemoteHereCmd(e, "teardown-here", runTeardownHere),
+			newRemoteHereCmd(e, "test-here", runTestHere),
+		},
+	}
+}
+
+type remoteAddOptions struct {
+	port       int
+	identity   string
+	sshConfig  string
+	remotePort int
+	binary     string
+	wsl        string
+}
+
+func newRemoteAddCmd(e *env) *cli.Command {
+	o := &remoteAddOptions{}
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "set a remote machine up to report here",
+		ArgsUsage: "NAME [USER@]HOST | NAME --wsl DISTRO",
+		Description: "Over ssh (BatchMode: its host key must be known and a key must log in; run ssh\n" +
+			"once by hand first): finds the remote's OS and architecture (`ssh -G` says what ssh\n" +
+			"will connect to), copies this clawd there unless it is there already, checks its\n" +
+			"sha256 there, writes runtime.json in remote mode and installs every agent's hooks.\n" +
+			"Running it again repairs the remote and starts a new generation: the previous token\n" +
+			"stops working. A running `clawd serve` picks the change up at once.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "port", Usage: "ssh `PORT` of the remote (ssh -p)", Destination: &o.port},
+			&cli.StringFlag{Name: "identity", Usage: "ssh identity `FILE` (ssh -i)", Destination: &o.identity},
+			&cli.StringFlag{Name: "ssh-config", Usage: "ssh config `FILE` instead of ~/.ssh/config (ssh -F)", Destination: &o.sshConfig},
+			&cli.IntFlag{Name: "remote-port", Usage: "`PORT` on the remote's loopback for its hooks (default: one free there)", Destination: &o.remotePort},
+			&cli.StringFlag{Name: "binary", Usage: "clawd `FILE` to copy, for a remote of another platform", Destination: &o.binary},
+			&cli.StringFlag{Name: "wsl", Usage: "set up WSL `DISTRO` of this Windows machine (through wsl.exe) instead of an SSH box", Destination: &o.wsl},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return runRemoteAdd(ctx, e, o, c.Args().Slice())
+		},
+	}
+}
+
+func runRemoteAdd(ctx context.Context, e *env, o *remoteAddOptions, args []string) error {
+	p := &remote.Profile{Kind: client.LinkSSH, Port: o.port, RemotePort: o.remotePort}
+	switch {
+	case o.wsl != "" && len(args) == 1:
+		p.Kind, p.Distro = client.LinkWSL, o.wsl
+	case o.wsl == "" && len(args) == 2:
+		p.Target = args[1]
+	default:
+		return exitCode(2, errors.New("usage: clawd remote add NAME [USER@]HOST, or clawd remote add NAME --wsl DISTRO"))
+	}
+	p.Name = args[0]
+	if err := remote.CheckName(p.Name); err != nil {
+		return exitCode(2, err)
+	}
+	if o.remotePort < 0 || o.remotePort > 65535 || o.port < 0 || o.port > 65535 {
+		return exitCode(2, errors.New("a port is 1-65535"))
+	}
+	for _, f := range []*string{&o.identity, &o.sshConfig, &o.binary} {
+		if *f != "" {
+			abs, err := filepath.Abs(*f)
+			if err != nil {
+				return err
+			}
+			*f = abs
+		}
+	}
+	p.Identity, p.SSHConfig = o.identity, o.sshConfig
+	st, err := remote.Load(e.home())
+	if err != nil {
+		return exitCode(1, err)
+	}
+	d := deployer(e)
+	if p.Kind == client.LinkSSH {
+		s, err := d.Resolve(ctx, p)
+		if err != nil {
+			return exitCode(1, err)
+		}
+		fmt.Fprintf(e.stdout, "%s: ssh connects to %s@%s port %d\n", p.Name, s.User, s.Hostname, s.Port)
+	}
+	p, err = d.Add(ctx, st, p, remote.AddOptions{Binary: o.binary})
+	if err != nil {
+		return exitCode(1, err)
+	}
+	fmt.Fprintf(e.stdout, "%s: ready: its agents report here through port %d on its loopback (generation %d); %s\n",
+		p.Name, p.RemotePort, p.Generation, reloadRemotes(ctx, e, "the link starts with clawd serve"))
+	return nil
+}
+
+// deployer is the remote.Deployer of the clawd home.
+func deployer(e *env) *remote.Deployer {
+	return &remote.Deployer{
+		Home: e.home(), Version: Version(), Programs: remotePrograms(e),
+		Executable: e.executable, Progress: e.stdout, Now: e.now,
+	}
+}
+
+// reloadRemotes tells a running clawd serve that the profiles changed,
+// and says what became of it; idle is what it says when none runs.
+func reloadRemotes(ctx context.Context, e *env, idle string) string {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := client.Discover(dctx, e.home(), client.Options{DialTimeout: time.Second, ProbeTimeout: 2 * time.Second})
+	if err != nil {
+		return idle
+	}
+	if err := c.Call(dctx, http.MethodPost, "/api/v1/remotes/reload", nil, nil); err != nil {
+		return fmt.Sprintf("clawd serve did not take the change (%v): restart it", err)
+	}
+	return "clawd serve took the change"
+}
+
+type remoteRemoveOptions struct{ force bool }
+
+func newRemoteRemoveCmd(e *env) *cli.Command {
+	o := &remoteRemoveOptions{}
+	return &cli.Command{
+		Name:      "remove",
+		Usage:     "take clawd off a remote machine and forget it",
+		ArgsUsage: "NAME",
+		Description: "Runs `clawd uninstall --all` on the remote (each agent's settings back as they\n" +
+			"were), then deletes what clawd created there (~/.clawd/bin/clawd, runtime.json, the\n" +
+			"hook log and the folders it made, when nothing else is in them), and forgets the\n" +
+			"profile here.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "forget the profile even when the remote cannot be reached (nothing is removed there)", Destination: &o.force},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return exitCode(2, errors.New("usage: clawd remote remove NAME"))
+			}
+			return runRemoteRemove(ctx, e, o, c.Args().First())
+		},
+	}
+}
+
+func runRemoteRemove(ctx context.Context, e *env, o *remoteRemoveOptions, name string) error {
+	st, err := remote.Load(e.home())
+	if err != nil {
+		return exitCode(1, err)
+	}
+	p := st.Get(name)
+	if p == nil {
+		return exitCode(1, fmt.Errorf("no remote %q (clawd remote list)", name))
+	}
+	res, err := deployer(e).Remove(ctx, st, p, o.force)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(res.Uninstall), "\n") {
+		if line != "" {
+			fmt.Fprintf(e.stdout, "%s: %s\n", name, line)
+		}
+	}
+	for _, r := range res.Removed {
+		fmt.Fprintf(e.stdout, "%s: deleted ~/%s\n", name, r)
+	}
+	for _, k := range res.Kept {
+		fmt.Fprintf(e.stdout, "%s: kept ~/%s: something else is in it\n", name, k)
+	}
+	fmt.Fprintf(e.stdout, "%s: removed; %s\n", name, reloadRemotes(ctx, e, "no clawd serve runs"))
+	return nil
+}
+
+type remoteListOptions struct{ json bool }
+
+func newRemoteListCmd(e *env) *cli.Command {
+	o := &remoteListOptions{}
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the remotes and their links",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print them as JSON", Destination: &o.json},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			return runRemoteList(ctx, e, o)
+		},
+	}
+}
+
+// remoteEntry is one remote of `clawd remote list --json`: the profile
+// without its token, and its link while clawd serve runs.
+type remoteEntry struct {
+	Name       string             `json:"name"`
+	Kind       string             `json:"kind"`
+	Target     string             `json:"target,omitempty"`
+	Distro     string             `json:"distro,omitempty"`
+	Label      string             `json:"label"`
+	RemotePort int                `json:"remote_port"`
+	Generation int64              `json:"generation"`
+	Platform   string             `json:"platform,omitempty"`
+	Version    string             `json:"version,omitempty"`
+	Disabled   bool               `json:"disabled,omitempty"`
+	Link       *client.RemoteLink `json:"link,omitempty"`
+}
+
+func runRemoteList(ctx context.Context, e *env, o *remoteListOptions) error {
+	st, err := remote.Load(e.home())
+	if err != nil {
+		return exitCode(1, err)
+	}
+	links := runtimeLinks(ctx, e)
+	entries := []remoteEntry{}
+	for _, p := range st.Profiles {
+		en := remoteEntry{Name: p.Name, Kind: p.Kind, Target: p.Target, Distro: p.Distro, Label: p.Label(),
+			RemotePort: p.RemotePort, Generation: p.Generation, Version: p.Version, Disabled: p.Disabled}
+		if p.OS != "" {
+			en.Platform = p.OS + "/" + p.Arch
+		}
+		for _, l := range links {
+			if l.Profile == p.Name {
+				en.Link = &l
+			}
+		}
+		entries = append(entries, en)
+	}
+	if o.json {
+		return printJSON(e.stdout, entries, true)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(e.stdout, "no remotes (clawd remote add NAME [USER@]HOST)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tMACHINE\tREMOTE PORT\tGENERATION\tLINK")
+	for _, en := range entries {
+		machine := en.Target
+		if en.Kind == client.LinkWSL {
+			machine = "WSL " + en.Distro
+		}
+		summary := linkSummary(en.Link, links != nil, e.now())
+		if en.Disabled {
+			summary = "disabled (clawd remote enable " + en.Name + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", en.Name, text.Line(machine, 0), en.RemotePort, en.Generation, summary)
+	}
+	return tw.Flush()
+}
+
+// runtimeLinks returns the links of a running clawd serve; nil when none
+// runs.
+func runtimeLinks(ctx context.Context, e *env) []client.RemoteLink {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := client.Discover(dctx, e.home(), client.Options{DialTimeout: time.Second, ProbeTimeout: 2 * time.Second})
+	if err != nil {
+		return nil
+	}
+	links := []client.RemoteLink{}
+	if err := c.Call(dctx, http.MethodGet, "/api/v1/remotes", nil, &links); err != nil {
+		return nil
+	}
+	return links
+}
+
+// linkSummary says how a link is, in a few words.
+func linkSummary(l *client.RemoteLink, running bool, now time.Time) string {
+	switch {
+	case !running:
+		return "- (clawd serve is not running)"
+	case l == nil:
+		return "off"
+	}
+	s := l.State
+	if a := age(now, l.Since); a != "just now" {
+		s += " for " + a
+	}
+	if l.State == client.LinkUp && l.Kind == client.LinkSSH {
+		s += fmt.Sprintf(" (tunnel: its port %d to %s)", l.RemotePort, l.Ingress)
+	}
+	if l.Error != "" {
+		s += ": " + text.Line(l.Error, 120)
+	}
+	if !l.NextTry.IsZero() && l.State == client.LinkDown {
+		s += fmt.Sprintf(" (next try in %ds)", max(0, int(l.NextTry.Sub(now).Seconds())))
+	}
+	return s
+}
+
+func newRemoteTestCmd(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "test",
+		Usage:     "send a connection test from a remote through its link to this clawd",
+		ArgsUsage: "NAME",
+		Description: "Runs the remote's clawd over ssh (or wsl.exe), which sends a test, marked as one\n" +
+			"and never shown as a session, through the tunnel to this clawd's ingress for the\n" +
+			"profile, with the profile's token and generation, exactly as its hooks do. It passes\n" +
+			"when this clawd serve received that very test.",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return exitCode(2, errors.New("usage: clawd remote test NAME"))
+			}
+			return runRemoteTest(ctx, e, c.Args().First())
+		},
+	}
+}
+
+func runRemoteTest(ctx context.Context, e *env, name string) error {
+	st, err := remote.Load(e.home())
+	if err != nil {
+		return exitCode(1, err)
+	}
+	p := st.Get(name)
+	if p == nil {
+		return exitCode(1, fmt.Errorf("no remote %q (clawd remote list)", name))
+	}
+	if _, err := connect(ctx, e); err != nil {
+		return err
+	}
+	link := func() *client.RemoteLink {
+		for _, l := range runtimeLinks(ctx, e) {
+			if l.Profile == name {
+				return &l
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%s: link %s\n", name, linkSummary(link(), true, e.now()))
+	var n [16]byte
+	rand.Read(n[:])
+	nonce := hex.EncodeToString(n[:])
+	start := time.Now()
+	out, err := remotePrograms(e).RunnerFor(p).Run(ctx,
+		`CLAWD_HOME="$HOME/.clawd"; export CLAWD_HOME; exec "$HOME/.clawd/bin/clawd" remote test-here `+nonce, nil)
+	took := time.Since(start)
+	if err != nil {
+		return exitCode(1, fmt.Errorf("%s: the test did not come through: %w", name, err))
+	}
+	var ans client.RemoteTest
+	if err := json.Unmarshal(out, &ans); err != nil || ans.Nonce != nonce || ans.Profile != p.Label() {
+		return exitCode(1, fmt.Errorf("%s: unexpected answer to the test: %q", name, out))
+	}
+	if l := link(); l == nil || l.LastTest == nil || l.LastTest.Nonce != nonce {
+		return exitCode(1, fmt.Errorf("%s: the remote got an answer, but not from this clawd serve", name))
+	}
+	fmt.Fprintf(e.stdout, "%s: ok: a test went from the remote (clawd %s) through the link into this clawd with generation %d (%d ms, ssh included)\n",
+		name, text.Line(ans.Version, 40), p.Generation, took.Milliseconds())
+	return nil
+}
+
+// newRemoteSwitchCmd is `clawd remote enable|disable NAME`: whether
+// clawd serve keeps the remote's link (its ingress and tunnel).
+func newRemoteSwitchCmd(e *env, name string, disabled bool) *cli.Command {
+	usage := "keep a remote's link again while clawd serve runs"
+	if disabled {
+		usage = "stop keeping a remote's link (its hooks then fail open, as with the tunnel down)"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		ArgsUsage: "NAME",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return exitCode(2, fmt.Errorf("usage: clawd remote %s NAME", name))
+			}
+			st, err := remote.Load(e.home())
+			if err != nil {
+				return exitCode(1, err)
+			}
+			p := st.Get(c.Args().First())
+			if p == nil {
+				return exitCode(1, fmt.Errorf("no remote %q (clawd remote list)", c.Args().First()))
+			}
+			p.Disabled = disabled
+			if err := st.Save(); err != nil {
+				return exitCode(1, err)
+			}
+			fmt.Fprintf(e.stdout, "%s: %sd; %s\n", p.Name, name, reloadRemotes(ctx, e, "clawd serve is not running"))
+			return nil
+		},
+	}
+}
+
+// newRemoteHereCmd is one of the hidden commands `clawd remote` runs on
+// the remote machine itself.
+func newRemoteHereCmd(e *env, name string, run func(ctx context.Context, e *env, args []string) error) *cli.Command {
+	return &cli.Command{
+		Name:   name,
+		Hidden: true,
+		Usage:  "run on the remote machine by `clawd remote` (not for people)",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := run(ctx, e, c.Args().Slice()); err != nil {
+				return exitCode(1, err)
+			}
+			return nil
+		},
+	}
+}
+
+// readSpec decodes the JSON spec the desktop sent on stdin.
+func readSpec(e *env, v any) error {
+	dec := json.NewDecoder(io.LimitReader(e.stdin, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("read the desktop's spec: %w", err)
+	}
+	return nil
+}
+
+// runSetupHere is `clawd remote setup-here` on the remote: runtime.json
+// in remote mode, then `clawd install --all`.
+func runSetupHere(ctx context.Context, e *env, _ []string) error {
+	var spec remote.SetupSpec
+	if err := readSpec(e, &spec); err != nil {
+		return err
+	}
+	if spec.Version != Version() {
+		return fmt.Errorf("this clawd is %s, the desktop's is %s", Version(), spec.Version)
+	}
+	home := e.home()
+	port, err := remote.SetUp(home, spec, e.now())
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	sub := *e
+	sub.stdout, sub.stderr = &out, &out
+	if err := runInstallers(&sub, true, true, false, nil); err != nil {
+		return fmt.Errorf("install the hooks: %w\n%s", err, out.String())
+	}
+	return printJSON(e.stdout, remote.SetupResult{Port: port, Install: out.String()}, false)
+}
+
+// runTeardownHere is `clawd remote teardown-here` on the remote: `clawd
+// uninstall --all`, then what clawd created.
+func runTeardownHere(ctx context.Context, e *env, _ []string) error {
+	var spec remote.TeardownSpec
+	if err := readSpec(e, &spec); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	sub := *e
+	sub.stdout, sub.stderr = &out, &out
+	if err := runInstallers(&sub, false, true, false, nil); err != nil {
+		return fmt.Errorf("uninstall the hooks (nothing else was removed): %w\n%s", err, out.String())
+	}
+	res, err := remote.TearDown(e.getenv("HOME"), e.home(), spec)
+	res.Uninstall = out.String()
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, res, false)
+}
+
+// runTestHere is `clawd remote test-here NONCE` on the remote: the
+// connection test through the link, as the hooks reach it.
+func runTestHere(ctx context.Context, e *env, args []string) error {
+	if len(args) != 1 {
+		return errors.New("usage: clawd remote test-here NONCE")
+	}
+	r, err := client.ReadRemote(e.home())
+	if err != nil {
+		return fmt.Errorf("runtime.json: %w", err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ans, err := r.Test(tctx, args[0], Version())
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, ans, false)
+}
