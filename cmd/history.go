@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -118,8 +119,14 @@ func renderHistory(w io.Writer, sessions []client.HistoryEntry, now time.Time, h
 		if s.Headless {
 			state += " (headless)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s%s\n", age(now, s.LastActive), text.Line(s.Agent, 0), title,
-			text.Line(shortPath(s.Cwd, home), 0), s.Turns, text.Line(s.SessionID, 0), state)
+		agent, folder := text.Line(s.Agent, 0), text.Line(shortPath(s.Cwd, home), 0)
+		if s.Host != "" {
+			// A remote's folder is a path on that machine.
+			agent += " @" + text.Line(s.Host, 0)
+			folder = text.Line(s.Host, 0) + ":" + text.Line(cmp.Or(s.Cwd, "-"), 0)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s%s\n", age(now, s.LastActive), agent, title,
+			folder, s.Turns, text.Line(s.SessionID, 0), state)
 	}
 	tw.Flush()
 }

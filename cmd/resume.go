@@ -13,6 +13,8 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/remote"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 type resumeOptions struct {
@@ -29,7 +31,8 @@ func newResumeCmd(e *env) *cli.Command {
 		Description: "SESSION is a session's id, a start of it that only it has, or agent:id (see `clawd\n" +
 			"history`). clawd runs the agent's own resume in the folder the session ran in, here,\n" +
 			"and exits as it does:\n\n" + resumeCommands() + "\n" +
-			"--print prints that command instead, for another terminal.",
+			"A session of a remote machine (`clawd remote`) is resumed there, through its ssh or\n" +
+			"wsl.exe. --print prints that command instead, for another terminal.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print", Usage: "print the command instead of running it", Destination: &o.print},
 			&cli.BoolFlag{Name: "force", Usage: "resume a session that is running now too (a second copy of it)", Destination: &o.force},
@@ -75,13 +78,16 @@ func runResume(ctx context.Context, e *env, session string, o *resumeOptions) er
 	case s.Cwd == "":
 		return exitCode(1, fmt.Errorf("%s: clawd does not know which folder it ran in", name))
 	}
-	args := a.Resume(s.SessionID)
+	argv := append([]string{a.Command}, a.Resume(client.AgentSessionID(s.Host, s.SessionID))...)
+	if s.Host != "" {
+		return resumeRemote(ctx, e, s, name, argv, o)
+	}
 	if o.print {
-		fmt.Fprintf(e.stdout, "cd %s && %s\n", shellQuote(s.Cwd), shellJoin(append([]string{a.Command}, args...)))
+		fmt.Fprintf(e.stdout, "cd %s && %s\n", shellQuote(s.Cwd), shellJoin(argv))
 		return nil
 	}
 	if s.Live && !o.force {
-		return exitCode(1, fmt.Errorf("%s is running now: go to its terminal (`clawd status`), or pass --force to start a second copy of it", name))
+		return errRunning(name)
 	}
 	if fi, err := os.Stat(s.Cwd); err != nil || !fi.IsDir() {
 		return exitCode(1, fmt.Errorf("%s ran in %s, which is not there any more", name, text.Line(s.Cwd, 0)))
@@ -90,16 +96,49 @@ func runResume(ctx context.Context, e *env, session string, o *resumeOptions) er
 	if err != nil {
 		return exitCode(1, fmt.Errorf("%s: %s (%s) is not on PATH", name, a.Name, a.Command))
 	}
-	fmt.Fprintf(e.stderr, "clawd: resuming %s in %s: %s\n", name, text.Line(s.Cwd, 0), text.Line(shellJoin(append([]string{a.Command}, args...)), 0))
-	cmd := exec.CommandContext(ctx, bin, args...)
+	fmt.Fprintf(e.stderr, "clawd: resuming %s in %s: %s\n", name, text.Line(s.Cwd, 0), text.Line(shellJoin(argv), 0))
+	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Dir = s.Cwd
+	return runHere(e, cmd, a.Command)
+}
+
+func errRunning(name string) error {
+	return exitCode(1, fmt.Errorf("%s is running now: go to its terminal (`clawd status`), or pass --force to start a second copy of it", name))
+}
+
+// resumeRemote resumes a session of a remote machine there, through the
+// remote profile's ssh or wsl.exe, in this terminal.
+func resumeRemote(ctx context.Context, e *env, s client.HistoryEntry, name string, argv []string, o *resumeOptions) error {
+	st, err := remote.Load(e.home())
+	if err != nil {
+		return exitCode(1, err)
+	}
+	p := st.ByLabel(s.Host)
+	if p == nil {
+		return exitCode(1, fmt.Errorf("%s ran on %s, which is no remote of this clawd any more: resume it there with `cd %s && %s`",
+			name, text.Line(s.Host, 0), shellQuote(s.Cwd), shellJoin(argv)))
+	}
+	command := remotePrograms(e).Interactive(p, s.Cwd, argv)
+	if o.print {
+		fmt.Fprintln(e.stdout, shellJoin(command))
+		return nil
+	}
+	if s.Live && !o.force {
+		return errRunning(name)
+	}
+	fmt.Fprintf(e.stderr, "clawd: resuming %s on %s in %s: %s\n", name, text.Line(s.Host, 0), text.Line(s.Cwd, 0), text.Line(shellJoin(argv), 0))
+	return runHere(e, exec.CommandContext(ctx, command[0], command[1:]...), command[0])
+}
+
+// runHere runs cmd in this terminal and exits as it does.
+func runHere(e *env, cmd *exec.Cmd, prog string) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
 	// Ctrl-C belongs to the agent now (the terminal sends it to both):
 	// clawd waits for the agent to end rather than dying before it.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -107,7 +146,7 @@ func runResume(ctx context.Context, e *env, session string, o *resumeOptions) er
 	case errors.As(err, &ee) && ee.ExitCode() > 0:
 		return exitCode(ee.ExitCode(), errors.New(""))
 	}
-	return exitCode(1, fmt.Errorf("run %s: %w", a.Command, err))
+	return exitCode(1, fmt.Errorf("run %s: %w", prog, err))
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it. A string with

@@ -388,6 +388,29 @@ func TestRemoteSSH(t *testing.T) {
 	}
 	checkPrivate(t, sess, writeContent, finalText)
 
+	// It is in the history, on the box, and clawd resume resumes it
+	// there: through the profile's ssh, in its folder on the box, with the
+	// id Claude Code knows. A claude in the box user's ~/bin (the login
+	// shell's ~/.profile puts it on PATH) records how it was run.
+	he := w.awaitHistory(ctx, csid, func(e client.HistoryEntry) bool { return e.Ended })
+	if he.Host != "box" || he.Cwd != project || strings.Join(he.Resume, " ") != "claude --resume "+cid {
+		t.Errorf("history entry of claude on the box = %+v, want host box, its folder there, claude --resume %s", he, cid)
+	}
+	if r := w.mustClawd(ctx, "history"); !strings.Contains(r.stdout, "claude @box") || !strings.Contains(r.stdout, "box:"+project) {
+		t.Errorf("clawd history does not show the session on the box:\n%s", r.stdout)
+	}
+	box.writeFile("bin/claude", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$HOME/resume.argv\"\npwd > \"$HOME/resume.cwd\"\nexit 3\n", 0o755)
+	rr := w.clawd(ctx, "", "resume", csid)
+	argv, _ := os.ReadFile(filepath.Join(box.home, "resume.argv"))
+	cwd, _ := os.ReadFile(filepath.Join(box.home, "resume.cwd"))
+	if rr.code != 3 || string(argv) != "--resume\n"+cid+"\n" || strings.TrimSpace(string(cwd)) != project {
+		t.Errorf("clawd resume %s: %s\nthe box's claude got %q in %q; want exit 3, --resume %s, in %s", csid, rr, argv, cwd, cid, project)
+	}
+	if r := w.mustClawd(ctx, "resume", "--print", csid[:12]); !strings.HasPrefix(r.stdout, "ssh ") ||
+		!strings.Contains(r.stdout, " -t -- "+box.target()+" ") || !strings.Contains(r.stdout, cid) {
+		t.Errorf("clawd resume --print of the box's session printed %q, want the ssh command", r.stdout)
+	}
+
 	// 6. The connection test.
 	tr := w.mustClawd(ctx, "remote", "test", "box")
 	if !strings.Contains(tr.stdout, "box: ok") {

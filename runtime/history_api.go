@@ -52,11 +52,11 @@ func entryOf(e history.Entry, live bool) client.HistoryEntry {
 	title, src := e.Titles.Best()
 	v := client.HistoryEntry{
 		Agent: e.Agent, SessionID: e.SessionID, Title: title, TitleSource: string(src), Cwd: e.Cwd,
-		StartedAt: e.StartedAt, LastActive: e.LastActive, Turns: e.Turns, Headless: e.Headless,
+		Host: e.Host, StartedAt: e.StartedAt, LastActive: e.LastActive, Turns: e.Turns, Headless: e.Headless,
 		Ended: e.Ended, Live: live,
 	}
 	if a := agents.Lookup(e.Agent); a != nil && a.Resume != nil {
-		v.Resume = append([]string{a.Command}, a.Resume(e.SessionID)...)
+		v.Resume = append([]string{a.Command}, a.Resume(client.AgentSessionID(e.Host, e.SessionID))...)
 	}
 	return v
 }
@@ -64,7 +64,7 @@ func entryOf(e history.Entry, live bool) client.HistoryEntry {
 // liveEntry is a tracked session as a history entry.
 func liveEntry(ss statemachine.Session) history.Entry {
 	return history.Entry{
-		Agent: ss.Agent, SessionID: ss.ID, Titles: ss.Titles, Cwd: recap.Folder(ss),
+		Agent: ss.Agent, SessionID: ss.ID, Titles: ss.Titles, Cwd: recap.Folder(ss), Host: ss.Host,
 		StartedAt: ss.StartedAt, LastActive: ss.UpdatedAt, Turns: ss.Turns, Headless: ss.Headless,
 	}
 }

@@ -133,6 +133,24 @@ func TestHistorySurvivesRestart(t *testing.T) {
 	})
 }
 
+// TestRemoteHistory: a remote machine's session lands in the history with
+// its host, and its resume command names the id its agent knows, not the
+// runtime's namespaced one.
+func TestRemoteHistory(t *testing.T) {
+	s, c, _ := runWithHistory(t, t.TempDir())
+	for _, k := range []agents.Kind{agents.KindSessionStart, agents.KindPromptSubmit, agents.KindSessionEnd} {
+		s.Ingest(agents.Event{Agent: "claude", Kind: k, SessionID: "box:abc-9", Host: "box", Cwd: "/home/me/shop", Time: time.Now()})
+	}
+	var got []client.HistoryEntry
+	eventually(t, "box:abc-9 in the history", func() bool {
+		got = historyIDs(t, c, client.HistoryQuery{})
+		return len(got) == 1
+	})
+	if e := got[0]; e.SessionID != "box:abc-9" || e.Host != "box" || e.Cwd != "/home/me/shop" || strings.Join(e.Resume, " ") != "claude --resume abc-9" {
+		t.Errorf("remote session in the history = %+v, want box:abc-9 on box, resumed there as claude --resume abc-9", e)
+	}
+}
+
 // TestResolve: a session is named by its id, a start of it only it has,
 // or agent:id, among the live ones and the history; an exact id wins over
 // the ids it starts; more than one is an error that lists them.

@@ -137,7 +137,7 @@ func (s *Server) landLocked(ss statemachine.Session, ended bool) {
 	j := s.j
 	k := ss.Key()
 	e := history.Entry{
-		Agent: ss.Agent, SessionID: ss.ID, Titles: ss.Titles, Cwd: recap.Folder(ss),
+		Agent: ss.Agent, SessionID: ss.ID, Titles: ss.Titles, Cwd: recap.Folder(ss), Host: ss.Host,
 		StartedAt: ss.StartedAt, LastActive: ss.UpdatedAt, Turns: ss.Turns - j.turns[k],
 		Headless: ss.Headless, Ended: ended,
 	}

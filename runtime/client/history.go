@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clawdhq/clawd/runtime/recap"
@@ -19,24 +20,37 @@ import (
 
 // HistoryEntry is one session the runtime tracks or keeps in its history.
 type HistoryEntry struct {
-	Agent       string    `json:"agent"`
-	SessionID   string    `json:"session_id"`
-	Title       string    `json:"title"`
-	TitleSource string    `json:"title_source,omitempty"`
-	Cwd         string    `json:"cwd"`
-	StartedAt   time.Time `json:"started_at"`
-	LastActive  time.Time `json:"last_active"`
-	Turns       int       `json:"turns"`
-	Headless    bool      `json:"headless"`
+	Agent       string `json:"agent"`
+	SessionID   string `json:"session_id"`
+	Title       string `json:"title"`
+	TitleSource string `json:"title_source,omitempty"`
+	Cwd         string `json:"cwd"`
+	// Host is the remote machine the session ran on (see
+	// SessionView.Host); "" for this one. Cwd is a folder there.
+	Host       string    `json:"host,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	LastActive time.Time `json:"last_active"`
+	Turns      int       `json:"turns"`
+	Headless   bool      `json:"headless"`
 	// Ended: the session ended; otherwise it went stale, or was running
 	// when clawd stopped, or (Live) runs now.
 	Ended bool `json:"ended"`
 	// Live: the runtime tracks the session right now.
 	Live bool `json:"live"`
 	// Resume is the command that resumes the session in its folder (the
-	// agent's executable and its arguments); empty when the agent has
-	// none.
+	// agent's executable and its arguments), on Host when it is set;
+	// empty when the agent has none.
 	Resume []string `json:"resume,omitempty"`
+}
+
+// AgentSessionID is the id a session of host has in its agent: the
+// runtime names a remote's sessions "<host>:<the agent's id>" (see
+// runtime.Ingress), the agent knows only its own.
+func AgentSessionID(host, id string) string {
+	if host == "" {
+		return id
+	}
+	return strings.TrimPrefix(id, host+":")
 }
 
 // History is GET /api/v1/history.

@@ -23,7 +23,11 @@ type Entry struct {
 	Titles agents.Titles
 	// Cwd is the folder the session ran in (the project folder, where the
 	// agent names one): where `clawd resume` resumes it.
-	Cwd        string
+	Cwd string
+	// Host is the remote machine the session ran on (a remote profile's
+	// label, statemachine.Session.Host); "" for this one. Its Cwd is a
+	// folder there.
+	Host       string
 	StartedAt  time.Time
 	LastActive time.Time
 	// Turns counts the session's prompts clawd saw. Record adds it to the
@@ -46,22 +50,23 @@ func (s *Store) Record(ctx context.Context, entries []Entry) error {
 	err := sqlitedb.InTx(ctx, s.db, func(tx *sql.Tx) error {
 		for _, e := range entries {
 			_, err := tx.ExecContext(ctx, `INSERT INTO sessions(agent, session_id, person_title, agent_title,
-					prompt_title, cwd, started_at, last_active, turns, headless, ended)
+					prompt_title, cwd, host, started_at, last_active, turns, headless, ended)
 				VALUES (?, ?, COALESCE((SELECT title FROM person_titles WHERE agent = ? AND session_id = ?), ?),
-					?, ?, ?, ?, ?, ?, ?, ?)
+					?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT(agent, session_id) DO UPDATE SET
 					person_title = COALESCE((SELECT title FROM person_titles WHERE agent = excluded.agent
 						AND session_id = excluded.session_id), excluded.person_title),
 					agent_title = CASE excluded.agent_title WHEN '' THEN agent_title ELSE excluded.agent_title END,
 					prompt_title = CASE prompt_title WHEN '' THEN excluded.prompt_title ELSE prompt_title END,
 					cwd = CASE excluded.cwd WHEN '' THEN cwd ELSE excluded.cwd END,
+					host = excluded.host,
 					started_at = MIN(started_at, excluded.started_at),
 					last_active = MAX(last_active, excluded.last_active),
 					turns = turns + excluded.turns,
 					headless = excluded.headless,
 					ended = excluded.ended`,
 				e.Agent, e.SessionID, e.Agent, e.SessionID, e.Titles.Person, e.Titles.Agent, e.Titles.Prompt,
-				e.Cwd, ms(e.StartedAt), ms(e.LastActive), e.Turns, e.Headless, e.Ended)
+				e.Cwd, e.Host, ms(e.StartedAt), ms(e.LastActive), e.Turns, e.Headless, e.Ended)
 			if err != nil {
 				return err
 			}
@@ -87,7 +92,7 @@ type Query struct {
 	Limit int
 }
 
-const entryColumns = `agent, session_id, person_title, agent_title, prompt_title, cwd, started_at,
+const entryColumns = `agent, session_id, person_title, agent_title, prompt_title, cwd, host, started_at,
 	last_active, turns, headless, ended`
 
 // entries runs a query of entryColumns and returns its entries.
@@ -96,7 +101,7 @@ func (s *Store) entries(ctx context.Context, q string, args ...any) ([]Entry, er
 	err := s.query(ctx, q, args, func(scan func(...any) error) error {
 		var e Entry
 		var started, active int64
-		if err := scan(&e.Agent, &e.SessionID, &e.Titles.Person, &e.Titles.Agent, &e.Titles.Prompt, &e.Cwd,
+		if err := scan(&e.Agent, &e.SessionID, &e.Titles.Person, &e.Titles.Agent, &e.Titles.Prompt, &e.Cwd, &e.Host,
 			&started, &active, &e.Turns, &e.Headless, &e.Ended); err != nil {
 			return err
 		}

@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS sessions (
 	agent_title   TEXT NOT NULL DEFAULT '',
 	prompt_title  TEXT NOT NULL DEFAULT '',
 	cwd           TEXT NOT NULL DEFAULT '',
+	host          TEXT NOT NULL DEFAULT '',
 	started_at    INTEGER NOT NULL,
 	last_active   INTEGER NOT NULL,
 	turns         INTEGER NOT NULL DEFAULT 0,

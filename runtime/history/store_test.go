@@ -53,6 +53,7 @@ func TestHistorySurvivesReopen(t *testing.T) {
 	again := entry("s1", clock.t.Add(time.Minute))
 	again.StartedAt = clock.t // a later view of the same session
 	again.Titles.Agent = "Shop refactor"
+	again.Host = "box" // the label of a remote's sessions
 	if err := s.Record(ctx, []Entry{again}); err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +70,8 @@ func TestHistorySurvivesReopen(t *testing.T) {
 	}
 	e := got[0]
 	if title, src := e.Titles.Best(); title != "Shop refactor" || src != agents.TitleFromAgent || e.Turns != 4 ||
-		!e.StartedAt.Equal(stale.StartedAt) || !e.LastActive.Equal(again.LastActive) || !e.Ended || e.Cwd != "/home/u/shop" {
-		t.Errorf("after reopening: %+v (title %q from %s), want the agent's title, 4 turns, the first start, the last activity, ended", e, title, src)
+		!e.StartedAt.Equal(stale.StartedAt) || !e.LastActive.Equal(again.LastActive) || !e.Ended || e.Cwd != "/home/u/shop" || e.Host != "box" {
+		t.Errorf("after reopening: %+v (title %q from %s), want the agent's title, 4 turns, the first start, the last activity, ended, on box", e, title, src)
 	}
 }
 
