@@ -84,6 +84,9 @@ var Copilot = &Agent{
 	BypassModes:     []string{CopilotAllowAll},
 	NoDecision:      copilotNoDecision,
 	Render:          copilotRender,
+	// --resume takes an optional value: only --resume=ID is sure to take
+	// the id as its (Copilot prints the same form when a session ends).
+	Resume: func(id string) []string { return []string{"--resume=" + id} },
 }
 
 // copilotStateTimeout bounds a non-blocking hook on Copilot's side

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"runtime"
 	"strings"
@@ -193,6 +194,28 @@ func TestTitlePrecedence(t *testing.T) {
 				t.Errorf("%s, step %d: Set(%q, %s) = %v, Best() = %q, %s; want %v, %q, %s",
 					tt.name, i, st.title, st.src, changed, got, src, st.changed, st.want, st.wantSrc)
 			}
+		}
+	}
+}
+
+// TestResume: each agent's own command that resumes a session by its id,
+// as its CLI's --help (and, for Copilot, its closing summary) says it.
+func TestResume(t *testing.T) {
+	want := map[string]string{
+		"claude":   "claude --resume ID",
+		"codex":    "codex resume ID",
+		"gemini":   "gemini --resume ID",
+		"qwen":     "qwen --resume ID",
+		"copilot":  "copilot --resume=ID",
+		"opencode": "opencode --session ID",
+	}
+	for _, a := range All() {
+		got := "none"
+		if a.Resume != nil {
+			got = strings.Join(append([]string{a.Command}, a.Resume("ID")...), " ")
+		}
+		if w, ok := want[a.ID]; !ok || got != w {
+			t.Errorf("%s resumes with %q, want %q", a.ID, got, cmp.Or(w, "(an entry in this test)"))
 		}
 	}
 }

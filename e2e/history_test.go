@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/fakeanthropic"
+	"github.com/clawdhq/clawd/internal/fakeopenai"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -66,7 +67,13 @@ func (w *world) awaitTitle(ctx context.Context, id, want string) statusSession {
 // line containing want.
 func (w *world) transcriptHas(id, want string) {
 	w.t.Helper()
-	path := filepath.Join(w.home, ".claude", "projects", transcriptFolder(w.project), id+".jsonl")
+	w.transcriptHasFile(filepath.Join(w.home, ".claude", "projects", transcriptFolder(w.project), id+".jsonl"), want)
+}
+
+// transcriptHasFile waits until the file at path has a line containing
+// want.
+func (w *world) transcriptHasFile(path, want string) {
+	w.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, _ := os.ReadFile(path)
@@ -308,5 +315,78 @@ func TestResume(t *testing.T) {
 	e := w.awaitHistory(ctx, id, func(e client.HistoryEntry) bool { return e.Ended && e.Turns == 2 })
 	if e.Headless {
 		t.Errorf("after the resume in the TUI: %+v, want not headless", e)
+	}
+}
+
+// TestQwenResumeAndRename: a `qwen -p` session lands in the history;
+// clawd resume runs the real `qwen --resume` in its folder under tmux,
+// which carries the first turn's conversation on against the fake API;
+// /rename in Qwen's TUI writes the name only to its chat file, where clawd
+// reads it on the next prompt; clawd rename wins over it.
+func TestQwenResumeAndRename(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	w := newQwenWorld(t)
+	w.startQwenAPI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{
+		{Match: "E2E_QWEN_RESUMED", Steps: []fakeopenai.Step{fakeopenai.Text("E2E_QWEN_SECOND_DONE")}},
+		{Match: "E2E_QWEN_FIRST", Steps: []fakeopenai.Step{fakeopenai.Text("E2E_QWEN_FIRST_DONE")}},
+	}})
+	w.startServe()
+	w.installQwen(ctx)
+	res := w.runQwen(ctx, "remember the word PELICAN E2E_QWEN_FIRST")
+	if res.code != 0 || res.sessionID == "" || res.response != "E2E_QWEN_FIRST_DONE" {
+		t.Fatalf("qwen -p: session %q, response %q; %s", res.sessionID, res.response, res.result)
+	}
+	id := res.sessionID
+	// qwen -p has no SessionEnd: the session leaves (for the history)
+	// once the runtime finds Qwen's launcher gone, within 10 s.
+	e := w.awaitHistory(ctx, id, func(e client.HistoryEntry) bool { return !e.Live })
+	if e.Agent != "qwen" || e.Cwd != w.project || strings.Join(e.Resume, " ") != "qwen --resume "+id {
+		t.Errorf("history entry = %+v, want qwen in the project, resumed with qwen --resume %s", e, id)
+	}
+
+	env := append(w.qwenEnv(), "PATH="+filepath.Dir(w.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	tm := startTmux(t, w.dir, 160, 50, env, []string{clawdBin, "resume", id[:8]})
+	tm.deadline = deadline
+	c := &qwenTUI{tmux: tm, w: w}
+	c.WaitFor(qwenReady, 60*time.Second)
+	c.submit("/rename Shop refactor")
+	chats, _ := filepath.Glob(filepath.Join(w.qwenHome, "projects", "*", "chats", id+".jsonl"))
+	if len(chats) != 1 {
+		t.Fatalf("Qwen's chat files of %s: %v, want one", id, chats)
+	}
+	w.transcriptHasFile(chats[0], `"customTitle":"Shop refactor"`)
+	c.submit("what was the word? E2E_QWEN_RESUMED")
+	c.WaitFor(regexp.MustCompile("E2E_QWEN_SECOND_DONE"), 45*time.Second)
+	s := w.awaitTitle(ctx, id, "Shop refactor")
+	if s.Agent != "qwen" || s.Headless {
+		t.Errorf("resumed session in clawd status = %+v, want qwen, not headless", s)
+	}
+	var resumed bool
+	for _, req := range w.api.Requests() {
+		if req.Conversation != "E2E_QWEN_RESUMED" {
+			continue
+		}
+		for _, it := range req.Input {
+			resumed = resumed || strings.Contains(it.Text, "remember the word PELICAN")
+		}
+	}
+	if !resumed {
+		t.Errorf("the resumed session's request did not carry the first turn: qwen did not resume it")
+	}
+
+	// The person's title wins over Qwen's; taking it away shows Qwen's.
+	w.mustClawd(ctx, "rename", id, "Mine")
+	w.awaitTitle(ctx, id, "Mine")
+	w.mustClawd(ctx, "rename", "--clear", id)
+	w.awaitTitle(ctx, id, "Shop refactor")
+	if rc := c.quit(); rc != 0 {
+		t.Errorf("clawd resume exited %d after /quit, want qwen's 0", rc)
+	}
+	e = w.awaitHistory(ctx, id, func(e client.HistoryEntry) bool { return e.Ended && e.Turns == 2 })
+	if e.Title != "Shop refactor" || e.TitleSource != "agent" {
+		t.Errorf("history entry after the resume = %+v, want Qwen's name for it, from the agent", e)
 	}
 }
