@@ -322,7 +322,7 @@ func (s *Server) folderNames(ctx context.Context, st *history.Store) (map[string
 		return nil, err
 	}
 	for _, ss := range s.liveSessions() {
-		folders = append(folders, recap.Folder(ss))
+		folders = append(folders, recap.Place(ss))
 	}
 	names := map[string]string{}
 	for _, f := range folders {

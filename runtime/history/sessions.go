@@ -193,15 +193,15 @@ func (s *Store) PersonTitles(ctx context.Context) (map[Key]string, error) {
 }
 
 // Folders returns the folders the history knows (those of the sessions it
-// keeps).
+// keeps), a remote's on its host as the recap names them (recap.OnHost).
 func (s *Store) Folders(ctx context.Context) ([]string, error) {
 	var out []string
-	err := s.query(ctx, `SELECT DISTINCT cwd FROM sessions WHERE cwd != ''`, nil, func(scan func(...any) error) error {
-		var f string
-		if err := scan(&f); err != nil {
+	err := s.query(ctx, `SELECT DISTINCT host, cwd FROM sessions WHERE cwd != ''`, nil, func(scan func(...any) error) error {
+		var host, f string
+		if err := scan(&host, &f); err != nil {
 			return err
 		}
-		out = append(out, f)
+		out = append(out, recap.OnHost(host, f))
 		return nil
 	})
 	if err != nil {

@@ -73,6 +73,10 @@ func TestHistorySurvivesReopen(t *testing.T) {
 		!e.StartedAt.Equal(stale.StartedAt) || !e.LastActive.Equal(again.LastActive) || !e.Ended || e.Cwd != "/home/u/shop" || e.Host != "box" {
 		t.Errorf("after reopening: %+v (title %q from %s), want the agent's title, 4 turns, the first start, the last activity, ended, on box", e, title, src)
 	}
+	// The recap names a remote's folder on its host.
+	if f, err := s.Folders(ctx); err != nil || len(f) != 1 || f[0] != "box:/home/u/shop" {
+		t.Errorf("Folders() = %q, %v; want box:/home/u/shop", f, err)
+	}
 }
 
 // TestHistoryQuery: newest first, by agent, since, and a search in titles,

@@ -144,6 +144,20 @@ func Folder(s statemachine.Session) string {
 	return s.Cwd
 }
 
+// Place is the folder a session's activity counts for in the recap: its
+// Folder, on its remote machine (OnHost) when it runs on one, so that a
+// remote's folder and this machine's of the same path count apart.
+func Place(s statemachine.Session) string { return OnHost(s.Host, Folder(s)) }
+
+// OnHost names folder on host ("box:/home/u/shop"); host "" is this
+// machine, where a folder is its path.
+func OnHost(host, folder string) string {
+	if host == "" {
+		return folder
+	}
+	return host + ":" + folder
+}
+
 // row returns the counts of a session's scope on day d, noting the
 // session as seen there.
 func (t *Tally) row(l *live, d Day) *Counts {
@@ -226,7 +240,7 @@ func (t *Tally) follow(s statemachine.Session, now time.Time) *live {
 		l = &live{agent: s.Agent, session: t.hash(HashSession, s.Agent+"\x00"+s.ID)}
 		t.live[k] = l
 	}
-	path := Folder(s)
+	path := Place(s)
 	if l.folder != "" && path == l.path {
 		return l
 	}

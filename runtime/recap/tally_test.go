@@ -188,3 +188,18 @@ func TestTallyCounts(t *testing.T) {
 		t.Errorf("the tally follows %d sessions, want 1: the ended one is dropped", len(c.y.live))
 	}
 }
+
+// TestTallyRemoteFolder: a remote machine's session counts for its folder
+// there, apart from this machine's folder of the same path.
+func TestTallyRemoteFolder(t *testing.T) {
+	c := newClock(t, time.UTC, "2026-06-01 10:00")
+	c.apply(agents.Event{Kind: agents.KindPromptSubmit})
+	c.apply(agents.Event{Kind: agents.KindPromptSubmit, SessionID: "box:s1", Host: "box"})
+	c.apply(agents.Event{Kind: agents.KindPromptSubmit, SessionID: "box:s1", Host: "box"})
+	b := c.y.Take(c.now)
+	here := b.Rows[Scope{Day: "2026-06-01", Agent: "claude", Folder: "folder:/home/u/shop"}]
+	there := b.Rows[Scope{Day: "2026-06-01", Agent: "claude", Folder: "folder:box:/home/u/shop"}]
+	if here == nil || here.Turns != 1 || there == nil || there.Turns != 2 {
+		t.Errorf("rows here %+v, on box %+v; want 1 turn here, 2 on box\n%s", here, there, dump(b))
+	}
+}
