@@ -572,6 +572,33 @@ func TestRemoteWSL(t *testing.T) {
 		t.Fatal("the distro's PermissionRequest hook did not return")
 	}
 
+	// The session ends; clawd resume resumes it in the distro, through
+	// wsl.exe, in its folder there: a claude in the distro user's ~/bin
+	// (the login shell's ~/.profile puts it on PATH) records how it ran.
+	end := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"SessionEnd","reason":"other"}`, id, box.home)
+	if r := inDistro(end, `exec "$HOME/.clawd/bin/clawd" hook claude`); r.code != 0 {
+		t.Fatalf("hook SessionEnd in the distro: %s", r)
+	}
+	if he := w.awaitHistory(ctx, sid, func(e client.HistoryEntry) bool { return e.Ended }); he.Host != "wsl:Ubuntu" || he.Cwd != box.home {
+		t.Errorf("history entry of the distro's session = %+v, want host wsl:Ubuntu, its folder there", he)
+	}
+	box.writeFile("bin/claude", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$HOME/resume.argv\"\npwd > \"$HOME/resume.cwd\"\nexit 3\n", 0o755)
+	rr := w.clawd(ctx, "", "resume", sid)
+	argv, _ := os.ReadFile(filepath.Join(box.home, "resume.argv"))
+	cwd, _ := os.ReadFile(filepath.Join(box.home, "resume.cwd"))
+	if rr.code != 3 || string(argv) != "--resume\n"+id+"\n" || strings.TrimSpace(string(cwd)) != box.home {
+		t.Errorf("clawd resume %s: %s\nthe distro's claude got %q in %q; want exit 3, --resume %s, in %s", sid, rr, argv, cwd, id, box.home)
+	}
+	if r := w.mustClawd(ctx, "resume", "--print", sid); r.stdout != "wsl.exe -d Ubuntu --exec /bin/sh -c "+
+		shQuote("cd "+box.home+` && exec "${SHELL:-/bin/sh}" -lc 'exec claude --resume `+id+"'")+"\n" {
+		t.Errorf("clawd resume --print of the distro's session printed %q, want the wsl.exe command", r.stdout)
+	}
+	for _, f := range []string{"bin", "resume.argv", "resume.cwd"} {
+		if err := os.RemoveAll(filepath.Join(box.home, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	w.mustClawd(ctx, "remote", "remove", "ubuntu")
 	if d := diffSnapshots(before, box.snapshot()); len(d) > 0 {
 		t.Errorf("the distro's HOME after remove differs from before the add:\n%s", strings.Join(d, "\n"))

@@ -104,9 +104,9 @@ func (r wslRunner) Run(ctx context.Context, script string, stdin io.Reader) ([]b
 func (pr Programs) Interactive(p *Profile, dir string, argv []string) []string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = shellQuote(a)
+		q[i] = shellWord(a)
 	}
-	script := "cd " + shellQuote(dir) + ` && exec "${SHELL:-/bin/sh}" -lc ` + shellQuote("exec "+strings.Join(q, " "))
+	script := "cd " + shellWord(dir) + ` && exec "${SHELL:-/bin/sh}" -lc ` + shellWord("exec "+strings.Join(q, " "))
 	if p.Kind == client.LinkWSL {
 		return []string{pr.wsl(), "-d", p.Distro, "--exec", "/bin/sh", "-c", script}
 	}
@@ -151,6 +151,16 @@ func lastLines(s string, n int) string {
 // single quotes mean the same there), with ' written as '\”.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellWord is s as one word for a POSIX shell: as it is when it holds
+// nothing a shell reads specially, else shellQuote'd. The command stays
+// readable where clawd prints it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
 
 // Settings are the effective settings of an SSH profile as ssh itself
