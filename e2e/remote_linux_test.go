@@ -474,6 +474,11 @@ func TestRemoteSSH(t *testing.T) {
 	if l, ok := w.linkOf(ctx, "box"); ok {
 		t.Errorf("clawd serve still keeps a link to box after remove: %+v", l)
 	}
+	// Its sessions stay in the history; resuming one says where and how.
+	if r := w.clawd(ctx, "", "resume", csid); r.code != 1 || !strings.Contains(r.stderr, "which is no remote of this clawd any more") ||
+		!strings.Contains(r.stderr, "cd "+project+" && claude --resume "+cid) {
+		t.Errorf("clawd resume of a removed remote's session: %s\nwant exit 1, saying the command to run there", r)
+	}
 	serve.shutdown()
 }
 
