@@ -101,6 +101,11 @@ type TitleFile struct {
 	// nothing of the title. It never sees a line longer than
 	// MaxTitleFileLine.
 	Line func(line []byte, sessionID string) (title string, named, ok bool)
+	// Whole, set instead of Line, reads a small file the agent rewrites
+	// rather than appends to: the runtime reads it whole at each look (a
+	// file longer than MaxTitleFileLine says nothing) and Whole says what
+	// Line says of a line.
+	Whole func(data []byte, sessionID string) (title string, named, ok bool)
 }
 
 // MaxTitleFileLine bounds the lines a TitleFile's Line is given: longer

@@ -390,3 +390,25 @@ func TestQwenResumeAndRename(t *testing.T) {
 		t.Errorf("history entry after the resume = %+v, want Qwen's name for it, from the agent", e)
 	}
 }
+
+// TestCopilotName: `copilot -p --name` names the session only in its
+// workspace.yaml, which clawd reads when the session starts: the session
+// shows the name (the agent's, over its prompt's) and keeps it in the
+// history, with Copilot's own resume command.
+func TestCopilotName(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	w := newCopilotWorld(t)
+	w.startCopilotAPI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{{Steps: []fakeopenai.Step{fakeopenai.Text("E2E_COPILOT_DONE")}}}})
+	w.startServe()
+	w.installCopilot(ctx)
+	r := w.runCopilot(ctx, "fix the login bug", "--name", "Shop refactor")
+	if r.code != 0 || r.sessionID == "" {
+		t.Fatalf("copilot -p --name: %s (session %q)", r.result, r.sessionID)
+	}
+	e := w.awaitHistory(ctx, r.sessionID, func(e client.HistoryEntry) bool { return e.Ended })
+	if e.Title != "Shop refactor" || e.TitleSource != "agent" || !e.Headless || strings.Join(e.Resume, " ") != "copilot --resume="+r.sessionID {
+		t.Errorf("history entry = %+v, want Copilot's name for it from the agent, headless, resumed with copilot --resume=%s", e, r.sessionID)
+	}
+}

@@ -183,6 +183,19 @@ func (f *titleFile) look(tf *agents.TitleFile, sessionID string) error {
 		return err
 	}
 	defer file.Close()
+	if tf.Whole != nil {
+		if size > agents.MaxTitleFileLine {
+			return nil
+		}
+		data, err := io.ReadAll(io.LimitReader(file, agents.MaxTitleFileLine+1))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", f.path, err)
+		}
+		if t, named, ok := tf.Whole(data, sessionID); ok {
+			f.take(t, named)
+		}
+		return nil
+	}
 	if size < f.off {
 		// Shorter than before: the file was replaced. Start over.
 		*f = titleFile{path: f.path, hookTitle: f.hookTitle, latest: f.hookTitle}
@@ -230,17 +243,23 @@ func (f *titleFile) feed(b []byte, tf *agents.TitleFile, sessionID string) {
 		}
 		if !f.skip {
 			if t, named, ok := tf.Line(f.line, sessionID); ok {
-				if named {
-					if t != f.named {
-						f.named, f.latest = t, t
-					}
-				} else {
-					f.generated = t
-				}
+				f.take(t, named)
 			}
 		}
 		f.line, f.skip = f.line[:0], false
 		b = b[i+1:]
+	}
+}
+
+// take notes a title the file gave: a named one that differs from the
+// last named is the latest.
+func (f *titleFile) take(t string, named bool) {
+	if !named {
+		f.generated = t
+		return
+	}
+	if t != f.named {
+		f.named, f.latest = t, t
 	}
 }
 

@@ -186,3 +186,46 @@ func TestTitleFileWindow(t *testing.T) {
 		t.Errorf("after the file was replaced: named %q, generated %q; want none and \"Fresh\"", f.named, f.generated)
 	}
 }
+
+// TestTitleFromWholeFile: a title file the agent rewrites (Copilot CLI's
+// workspace.yaml) is read whole at each look: a generated name, then the
+// person's, shorter, in its place; a file too long to be one says nothing
+// and the session keeps its title.
+func TestTitleFromWholeFile(t *testing.T) {
+	s, _, _ := startServer(t)
+	const id, other = "a5929913-eae9-4e0a-8dc9-6f7dc3ac4477", "00000000-0000-4000-8000-000000000002"
+	dir := t.TempDir()
+	file, otherFile := filepath.Join(dir, "workspace.yaml"), filepath.Join(dir, "other.yaml")
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := func(kind agents.Kind, sid, path string) agents.Event {
+		return agents.Event{Agent: "copilot", Kind: kind, SessionID: sid, Time: time.Now(), Transcript: path}
+	}
+	titled := func(sid, want string) {
+		t.Helper()
+		eventually(t, "copilot session "+sid+" titled "+want, func() bool {
+			v, _ := sessionView(s, "copilot", sid)
+			return v.Title == want
+		})
+	}
+	write(file, "id: "+id+"\nname: Fix the login redirect\nuser_named: false\n")
+	s.Ingest(ev(agents.KindSessionStart, id, file))
+	titled(id, "Fix the login redirect")
+	write(file, "id: "+id+"\nname: Shop\nuser_named: true\n")
+	s.Ingest(ev(agents.KindPromptSubmit, id, file))
+	titled(id, "Shop")
+	write(file, "id: "+id+"\nname: Too long\nuser_named: true\n"+strings.Repeat("# padding\n", agents.MaxTitleFileLine/10+1))
+	s.Ingest(ev(agents.KindTurnEnd, id, file))
+	// The looks run in order: once the other session's, asked for after
+	// it, named that one, the look at the long file is done.
+	write(otherFile, "id: "+other+"\nname: Other\nuser_named: true\n")
+	s.Ingest(ev(agents.KindSessionStart, other, otherFile))
+	titled(other, "Other")
+	if v, _ := sessionView(s, "copilot", id); v.Title != "Shop" {
+		t.Errorf("after a look at a file too long to be one: %q, want still \"Shop\"", v.Title)
+	}
+}
