@@ -6,6 +6,7 @@ require (
 	fyne.io/systray v1.12.2
 	github.com/BurntSushi/toml v1.6.0
 	github.com/aymanbagabas/go-udiff v0.4.2
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gen2brain/beeep v0.12.0
 	github.com/godbus/dbus/v5 v5.2.4
 	github.com/ncruces/go-sqlite3 v0.37.0

@@ -2,19 +2,15 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/text"
 )
@@ -88,20 +84,11 @@ func runAgents(e *env, o *agentsOptions) error {
 // inspectAgent finds out what `clawd agents` says of a.
 func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) agentInfo {
 	ai := agentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
-	dir, err := a.ConfigDir(e.getenv)
-	if err != nil {
-		ai.Notes = append(ai.Notes, err.Error())
+	f := doctor.Detect(a, e.getenv)
+	if f.DirErr != nil {
+		ai.Notes = append(ai.Notes, f.DirErr.Error())
 	}
-	ai.ConfigPath = dir
-	if dir != "" {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			ai.Detected = true
-		}
-	}
-	if cmd := lookPath(e.getenv("PATH"), a.Command); cmd != "" {
-		ai.Detected = true
-		ai.Version = npmVersion(cmd, a.Package)
-	}
+	ai.ConfigPath, ai.Detected, ai.Version = f.Dir, f.Detected(), f.Version
 	inst, err := installers.For(a, e.getenv)
 	if err != nil {
 		if !errors.Is(err, installers.ErrUnsupported) {
@@ -119,58 +106,6 @@ func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record
 	ai.ConfigPath = rep.Handlers
 	ai.Installed = !rep.Any()
 	return ai
-}
-
-// lookPath finds the executable name in the folders of path (a PATH
-// value), or returns "".
-func lookPath(path, name string) string {
-	if name == "" {
-		return ""
-	}
-	exts := []string{""}
-	if runtime.GOOS == "windows" {
-		exts = []string{".exe", ".cmd", ".bat", ""}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		for _, ext := range exts {
-			p := filepath.Join(dir, name+ext)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
-// npmVersion reads the version of the npm package pkg that the
-// executable cmd belongs to, from the package.json in a folder above it
-// (npm links bin/ scripts into node_modules/.bin); "" when there is none.
-func npmVersion(cmd, pkg string) string {
-	real, err := filepath.EvalSymlinks(cmd)
-	if err != nil || pkg == "" {
-		return ""
-	}
-	dir := filepath.Dir(real)
-	for range 6 {
-		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
-		if err == nil {
-			var p struct{ Name, Version string }
-			if json.Unmarshal(b, &p) == nil && p.Name == pkg {
-				return p.Version
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return ""
 }
 
 func yesNo(b bool) string {

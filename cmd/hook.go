@@ -138,6 +138,15 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		noDecision(o.event)
 		return
 	}
+	if id := e.getenv(client.ProbeEnv); id != "" {
+		// clawd doctor's connection test: it reaches the runtime as a
+		// probe, never as the agent's event.
+		if err := postProbe(ctx, home, client.Probe{ID: id, Agent: a.ID, HookEvent: o.event}); err != nil {
+			log().Warn("runtime not reachable; connection test dropped", "probe", id, "err", err)
+		}
+		noDecision(o.event)
+		return
+	}
 	decode := a.Decode
 	if truncated && a.DecodeTruncated != nil {
 		decode = a.DecodeTruncated
@@ -414,4 +423,22 @@ func postEvent(ctx context.Context, home string, ev agents.Event, interruptible 
 	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)
 	defer cancel()
 	return r.PostEvent(ctx, body)
+}
+
+// postProbe delivers doctor's connection test to the runtime's socket in
+// the clawd home, or in remote mode to the desktop, as postEvent delivers
+// an event.
+func postProbe(ctx context.Context, home string, p client.Probe) error {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	err = client.PostProbeBlocking(client.SocketPath(home), body, time.Now().Add(hookPostTimeout))
+	r, ok, ferr := remoteFallback(home, err)
+	if !ok {
+		return cmp.Or(ferr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)
+	defer cancel()
+	return r.PostProbe(ctx, body)
 }

@@ -64,65 +64,68 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 			return err
 		}
 	}
-	rec, err := installers.ReadRecord(e.home())
-	if err != nil {
-		return err
-	}
 	var failed []error
-	fail := func(a *agents.Agent, err error) {
-		failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
-		if all {
-			fmt.Fprintf(e.stdout, "%s: failed: %v\n", a.ID, err)
+	each := func() error {
+		rec, err := installers.ReadRecord(e.home())
+		if err != nil {
+			return err
 		}
-	}
-	for _, a := range list {
-		if all {
-			// --all: the agents found here, each in one line.
-			dir, err := a.ConfigDir(e.getenv)
-			if err == nil && !isDir(dir) {
-				fmt.Fprintf(e.stdout, "%s: skipped: not found (%s does not exist)\n", a.ID, dir)
-				continue
+		for _, a := range list {
+			if err := installOne(e, rec, a, binary, install, all, dryRun); err != nil {
+				failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
+				if all {
+					fmt.Fprintf(e.stdout, "%s: failed: %v\n", a.ID, err)
+				}
 			}
 		}
-		inst, err := installers.For(a, e.getenv)
-		if errors.Is(err, installers.ErrUnsupported) && all {
-			fmt.Fprintf(e.stdout, "%s: skipped: clawd cannot %s %s\n", a.ID, verb, a.Name)
-			continue
-		}
-		if err != nil {
-			fail(a, err)
-			continue
-		}
-		// The running binary's own entries are clawd's whatever it is
-		// called.
-		opts := installers.Options{DryRun: dryRun, Known: rec.Known(a.ID).With(binary)}
-		var rep *installers.Report
-		if install {
-			rep, err = inst.Install(binary, opts)
-		} else {
-			rep, err = inst.Uninstall(opts)
-		}
-		if err != nil {
-			fail(a, err)
-			continue
-		}
-		if all {
-			summarize(e, rep, install, dryRun)
-		} else {
-			report(e, rep, install, dryRun)
-		}
-		switch {
-		case dryRun:
-		case install:
-			rec.Installed(a.ID, binary, rep.Paths()...)
-		default:
-			rec.Uninstalled(a.ID, rep.Paths()...)
-		}
+		return rec.Save()
 	}
-	if err := rec.Save(); err != nil {
+	if dryRun {
+		err = each()
+	} else {
+		// The runtime's self-repair waits meanwhile (installers.LockFile).
+		err = installers.Locked(e.home(), each)
+	}
+	if err != nil {
 		failed = append(failed, err)
 	}
 	return errors.Join(failed...)
+}
+
+// installOne installs (or uninstalls) clawd's hooks for one agent and says
+// what it did; with all, an agent not found here or one clawd cannot
+// install into is skipped with a line.
+func installOne(e *env, rec *installers.Record, a *agents.Agent, binary string, install, all, dryRun bool) error {
+	verb := "uninstall"
+	if install {
+		verb = "install"
+	}
+	if all {
+		// --all: the agents found here, each in one line.
+		dir, err := a.ConfigDir(e.getenv)
+		if err == nil && !isDir(dir) {
+			fmt.Fprintf(e.stdout, "%s: skipped: not found (%s does not exist)\n", a.ID, dir)
+			return nil
+		}
+	}
+	inst, err := installers.For(a, e.getenv)
+	if errors.Is(err, installers.ErrUnsupported) && all {
+		fmt.Fprintf(e.stdout, "%s: skipped: clawd cannot %s %s\n", a.ID, verb, a.Name)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rep, err := installers.Apply(rec, a.ID, inst, binary, install, dryRun)
+	if err != nil {
+		return err
+	}
+	if all {
+		summarize(e, rep, install, dryRun)
+	} else {
+		report(e, rep, install, dryRun)
+	}
+	return nil
 }
 
 // summarize prints what an install or uninstall of --all did to one

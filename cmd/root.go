@@ -25,7 +25,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	now            func() time.Time
+	// environ is the whole environment (the doctor's connection test
+	// runs hooks with it); nil in tests that give getenv alone.
+	environ func() []string
+	now     func() time.Time
 	// executable returns the absolute path of the running clawd binary,
 	// which installers write into agent settings.
 	executable func() (string, error)
@@ -62,6 +65,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		stdout:     stdout,
 		stderr:     stderr,
 		getenv:     os.Getenv,
+		environ:    osEnviron,
 		now:        time.Now,
 		executable: executablePath,
 	}
@@ -140,6 +144,7 @@ func newRootCmd(e *env) *cli.Command {
 			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
 			"  clawd history, resume    find a session that ended and resume it in its folder\n" +
 			"  clawd rename, recap      your own title for a session; where the agents' days went\n" +
+			"  clawd doctor [--fix]     check that every agent's hooks reach clawd, and repair them\n" +
 			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
 			"commands talk to the runtime over a socket in the clawd home ($CLAWD_HOME, default\n" +
@@ -169,6 +174,7 @@ func newRootCmd(e *env) *cli.Command {
 			newRenameCmd(e),
 			newRecapCmd(e),
 			newAgentsCmd(e),
+			newDoctorCmd(e),
 			newAutomationsCmd(e),
 			newRemoteCmd(e),
 			newInstallCmd(e),

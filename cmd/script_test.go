@@ -3,11 +3,13 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +47,9 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"codex-trusted": cmdCodexTrusted,
 			"link":          cmdLink,
+			"drop-events":   cmdDropEvents,
+			"dup-event":     cmdDupEvent,
+			"stale-trust":   cmdStaleTrust,
 		},
 		Setup: func(env *testscript.Env) error {
 			bin, err := exec.LookPath("clawd")
@@ -73,6 +78,86 @@ func cmdLink(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: link OLD NEW")
 	}
 	ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
+}
+
+// cmdDupEvent is the testscript command `dup-event FILE EVENT`: the
+// event's first group of hooks twice over, as a merge of two machines'
+// settings leaves it (the file written anew, indented).
+func cmdDupEvent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: dup-event FILE EVENT")
+	}
+	editSettings(ts, args[0], func(hooks map[string]any) {
+		groups, _ := hooks[args[1]].([]any)
+		if len(groups) == 0 {
+			ts.Fatalf("dup-event: %s has no hooks for %s", args[0], args[1])
+		}
+		hooks[args[1]] = append(groups, groups[0])
+	})
+}
+
+// cmdStaleTrust is the testscript command `stale-trust FILE N`: the first
+// N trusted_hash values of a Codex config.toml replaced by a hash of
+// nothing that matters, as an edit by hand or another tool leaves them.
+func cmdStaleTrust(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: stale-trust FILE N")
+	}
+	var n int
+	if _, err := fmt.Sscan(args[1], &n); err != nil {
+		ts.Fatalf("stale-trust: N: %v", err)
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	re := regexp.MustCompile(`trusted_hash = "sha256:[0-9a-f]{64}"`)
+	done := 0
+	out := re.ReplaceAllStringFunc(string(data), func(m string) string {
+		if done == n {
+			return m
+		}
+		done++
+		return `trusted_hash = "sha256:` + strings.Repeat("0", 64) + `"`
+	})
+	if done != n {
+		ts.Fatalf("stale-trust: %s has %d trust entries, want at least %d", args[0], done, n)
+	}
+	ts.Check(os.WriteFile(path, []byte(out), 0o644))
+}
+
+// editSettings rewrites the hooks of the JSON settings file at path with
+// edit, as another tool would: the file written anew, indented.
+func editSettings(ts *testscript.TestScript, path string, edit func(hooks map[string]any)) {
+	path = ts.MkAbs(path)
+	var doc map[string]any
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	ts.Check(json.Unmarshal(data, &doc))
+	hooks, _ := doc["hooks"].(map[string]any)
+	if hooks == nil {
+		ts.Fatalf("%s has no hooks", path)
+	}
+	edit(hooks)
+	out, err := json.MarshalIndent(doc, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, append(out, '\n'), 0o644))
+}
+
+// cmdDropEvents is the testscript command `drop-events FILE EVENT...`:
+// another tool rewriting a settings file (written anew, indented) without
+// the hooks of the events named.
+func cmdDropEvents(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: drop-events FILE EVENT...")
+	}
+	editSettings(ts, args[0], func(hooks map[string]any) {
+		for _, ev := range args[1:] {
+			if _, ok := hooks[ev]; !ok {
+				ts.Fatalf("drop-events: %s has no hooks for %s", args[0], ev)
+			}
+			delete(hooks, ev)
+		}
+	})
 }
 
 // installTestEnv is an env for running install/uninstall in-process with

@@ -23,6 +23,7 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/runtime/monitors"
+	"github.com/clawdhq/clawd/runtime/selfrepair"
 	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/icons"
 	"github.com/clawdhq/clawd/tray/notify"
@@ -111,6 +112,12 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	for _, a := range agents.All() {
 		disabled[a.ID] = !cfg.PermissionsEnabled(a.ID)
 	}
+	// The agents' hooks are kept in place while the runtime runs, or only
+	// watched with [doctor] self_repair = false.
+	binary, _ := e.executable()
+	repairer := selfrepair.New(selfrepair.Options{
+		Home: e.home(), Getenv: e.getenv, Binary: binary, Repair: cfg.Doctor.SelfRepair, Now: e.now, Log: log,
+	})
 	remotes := remote.NewManager(remote.ManagerOptions{Home: e.home(), Programs: remotePrograms(e), Log: log, Now: e.now})
 	srv := runtime.New(runtime.Config{
 		Home:                e.home(),
@@ -132,7 +139,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		OpenHistory: func(ctx context.Context) (*history.Store, error) {
 			return history.Open(ctx, history.Options{Home: e.home(), Now: e.now})
 		},
-		Remotes: remotes,
+		Integrations: repairer.Integrations,
+		Remotes:      remotes,
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
@@ -154,6 +162,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.RunSources(ctx) })
+	wg.Go(func() { repairer.Run(ctx, srv.IntegrationsChanged) })
 	wg.Go(func() { remotes.Run(ctx, srv) })
 	if notifications {
 		n := tray.NewNotifier(tray.NotifierOptions{Runtime: srv, Config: cfg.Notifications, Sender: d, Log: log, Now: e.now})

@@ -114,6 +114,16 @@ func printJSON(w io.Writer, v any, indent bool) error {
 
 func renderStatus(w io.Writer, snap client.Snapshot, now time.Time, home string) {
 	fmt.Fprintf(w, "display: %s\n", text.Line(snap.DisplayState, 0))
+	// The hooks the runtime repaired or gave up on: the sessions of such
+	// an agent may be missing below.
+	for _, in := range snap.Integrations {
+		switch in.State {
+		case client.IntegrationNeedsManualFix:
+			fmt.Fprintf(w, "%s: hooks need a manual fix (clawd doctor): %s\n", text.Line(in.Agent, 0), text.Line(in.Detail, 0))
+		case client.IntegrationRepaired:
+			fmt.Fprintf(w, "%s: hooks repaired %s by the runtime: %s\n", text.Line(in.Agent, 0), countOf(in.Repairs, "time"), text.Line(in.Detail, 0))
+		}
+	}
 	for _, l := range snap.Remotes {
 		fmt.Fprintf(w, "remote %s: %s\n", text.Line(l.Profile, 0), linkSummary(&l, true, now))
 	}

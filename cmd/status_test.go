@@ -159,3 +159,22 @@ func TestEventsHumanFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusIntegrations: clawd status says which agents' hooks the
+// runtime repaired or gave up on; fine ones take no line.
+func TestStatusIntegrations(t *testing.T) {
+	var b bytes.Buffer
+	renderStatus(&b, client.Snapshot{DisplayState: "idle", Integrations: []client.Integration{
+		{Agent: "claude", State: client.IntegrationNeedsManualFix, Detail: "another program keeps rewriting it"},
+		{Agent: "codex", State: client.IntegrationRepaired, Repairs: 2, Detail: "last repaired at 10:00:00"},
+		{Agent: "gemini", State: client.IntegrationOK},
+		{Agent: "opencode", State: client.IntegrationNotInstalled},
+	}}, time.Now(), "")
+	want := "display: idle\n" +
+		"claude: hooks need a manual fix (clawd doctor): another program keeps rewriting it\n" +
+		"codex: hooks repaired 2 times by the runtime: last repaired at 10:00:00\n" +
+		"no sessions\n"
+	if b.String() != want {
+		t.Errorf("renderStatus =\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -603,8 +603,9 @@ type statusSession struct {
 
 // status is the output of `clawd status --json`.
 type status struct {
-	DisplayState string          `json:"display_state"`
-	Sessions     []statusSession `json:"sessions"`
+	DisplayState string               `json:"display_state"`
+	Sessions     []statusSession      `json:"sessions"`
+	Integrations []client.Integration `json:"integrations"`
 }
 
 func (st status) session(id string) (statusSession, bool) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -416,7 +417,20 @@ func TestRemoteSSH(t *testing.T) {
 	if !strings.Contains(tr.stdout, "box: ok") {
 		t.Errorf("clawd remote test box printed %q, want ok", tr.stdout)
 	}
-	// It never shows as a session: the box's sessions are those of its
+	// clawd doctor on the box tests the link, and its connection test
+	// runs the installed hook, which reaches the desktop through the
+	// tunnel.
+	dr := box.run(ctx, "", box.envPrefix()+`exec "$HOME/.clawd/bin/clawd" doctor --agent claude`)
+	if dr.code != 0 || !regexp.MustCompile(`(?m)^  ok +runtime\.reachable: the desktop's clawd answers for profile box through 127\.0\.0\.1:`+strconv.Itoa(info.Port)+`$`).MatchString(dr.stdout) ||
+		!regexp.MustCompile(`(?m)^  ok +claude\.connection: the hook's test event arrived at the desktop \(profile box\) within \d+ ms$`).MatchString(dr.stdout) {
+		t.Errorf("clawd doctor on the box: %s\nwant exit 0, the desktop answering, the connection test arrived", dr)
+	}
+	t.Logf("clawd doctor on the box:\n%s", dr.stdout)
+	// clawd doctor on the desktop reports the link.
+	if r := w.clawd(ctx, "", "doctor", "--agent", "claude"); !regexp.MustCompile(`(?m)^  ok +remote\.box\.link: the link to box \(ssh\) is up`).MatchString(r.stdout) {
+		t.Errorf("clawd doctor on the desktop: %s\nwant the link to box up", r)
+	}
+	// Neither shows as a session: the box's sessions are those of its
 	// hooks and the direct post only.
 	st, _ = w.status(ctx)
 	for _, s := range st.Sessions {

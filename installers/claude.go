@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // Claude installs clawd's hooks into Claude Code's user settings file.
@@ -75,4 +76,15 @@ func InstallClaude(data []byte, binary string, known Known) ([]byte, Changes, er
 // every clawd handler (as known tells them) removed, and what changed.
 func UninstallClaude(data []byte, known Known) ([]byte, Changes, error) {
 	return editHooks(data, hooksConfig{agentID: agents.Claude.ID, known: known})
+}
+
+// Hooks lists clawd's handlers in Claude Code's settings.
+func (c *Claude) Hooks(opts Options) ([]Hook, error) {
+	return listHooks(c.Path, hooksConfig{agentID: agents.Claude.ID, known: opts.Known})
+}
+
+// Checks says whether Claude Code runs hooks at all: "disableAllHooks":
+// true in its settings turns every one off, clawd's included.
+func (c *Claude) Checks(opts Options) []health.Check {
+	return []health.Check{disableAllHooks(agents.Claude, false, c.Path)}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // NewCopilot returns the installer of Copilot CLI's hooks: a file of
@@ -21,7 +22,35 @@ func NewCopilot(getenv func(string) string) (*OwnFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OwnFile{Agent: agents.Copilot.ID, Path: p, Render: renderCopilot, Ours: copilotOurs}, nil
+	dir := filepath.Dir(filepath.Dir(p))
+	return &OwnFile{Agent: agents.Copilot.ID, Path: p, Render: renderCopilot, Ours: copilotOurs, Commands: copilotCommands,
+		// Copilot's settings files turn every hook off with
+		// "disableAllHooks": true; config.json has comments.
+		Check: func(Options) []health.Check {
+			return []health.Check{disableAllHooks(agents.Copilot, true, filepath.Join(dir, "settings.json"),
+				filepath.Join(dir, "settings.local.json"), filepath.Join(dir, "config.json"))}
+		},
+	}, nil
+}
+
+// copilotCommands lists the commands of clawd's hook file, in the order
+// of agents.Copilot.Hooks.
+func copilotCommands(data []byte) []Hook {
+	var doc struct {
+		Hooks map[string][]struct {
+			Bash string `json:"bash"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []Hook
+	for _, h := range agents.Copilot.Hooks {
+		for _, handler := range doc.Hooks[h.Event] {
+			out = append(out, Hook{Event: h.Event, Command: handler.Bash})
+		}
+	}
+	return out
 }
 
 // CopilotHooksPath returns clawd's hook file for Copilot CLI.

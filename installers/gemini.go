@@ -1,10 +1,12 @@
 package installers
 
 import (
+	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // Gemini installs clawd's hooks into Gemini CLI's user settings file,
@@ -93,4 +95,91 @@ func geminiHooks(binary string, specs []agents.HookSpec, known Known) hooksConfi
 		timeoutUnit: time.Millisecond,
 		name:        geminiHandlerName,
 	}
+}
+
+// Hooks lists clawd's handlers in Gemini CLI's settings.
+func (g *Gemini) Hooks(opts Options) ([]Hook, error) {
+	return listHooks(g.Path, geminiHooks("", nil, opts.Known))
+}
+
+// Checks says whether Gemini CLI runs clawd's handlers: not when
+// hooksConfig turns hooks off or lists clawd as disabled, and not in a
+// folder the person has not trusted (security.folderTrust, on unless set
+// to false; the trusted folders are in trustedFolders.json beside the
+// settings).
+func (g *Gemini) Checks(opts Options) []health.Check {
+	root, data, err := readSettings(agents.Gemini.ID, g.Path, true)
+	if err != nil || root == nil || root.kind != kindObject {
+		return nil // Install's dry run reports it
+	}
+	var out []health.Check
+	disabled := check(agents.Gemini, "hooks.disabled", health.OK, "Gemini CLI runs clawd's hooks (hooksConfig allows them)", "")
+	if hc, _ := root.get("hooksConfig"); hc != nil && hc.kind == kindObject {
+		if en, _ := hc.get("enabled"); en != nil && en.kind == kindBool && !isTrue(data, en) {
+			disabled = check(agents.Gemini, "hooks.disabled", health.Fail,
+				g.Path+` has "hooksConfig": {"enabled": false}: Gemini CLI runs no hooks, clawd's included`,
+				`set hooksConfig.enabled to true (or remove it) in `+g.Path)
+		}
+		if d, _ := hc.get("disabled"); d != nil && d.kind == kindArray {
+			for _, e := range d.elems {
+				if e.kind == kindString && e.str == geminiHandlerName {
+					disabled = check(agents.Gemini, "hooks.disabled", health.Fail,
+						g.Path+` lists "clawd" in hooksConfig.disabled: Gemini CLI skips clawd's hooks`,
+						`remove "clawd" from hooksConfig.disabled in `+g.Path)
+				}
+			}
+		}
+	}
+	out = append(out, disabled)
+
+	trust := check(agents.Gemini, "folder_trust", health.OK, "folder trust is off: Gemini CLI runs hooks in every folder", "")
+	if !folderTrustOff(root, data) {
+		folders := filepath.Join(filepath.Dir(g.Path), "trustedFolders.json")
+		n, err := trustedFolders(folders)
+		switch {
+		case err != nil:
+			trust = check(agents.Gemini, "folder_trust", health.Warn,
+				fmt.Sprintf("folder trust is on and %s cannot be read (%v): Gemini CLI runs no hooks in folders it does not trust", folders, err),
+				"trust the folders you work in when Gemini CLI asks")
+		case n == 0:
+			trust = check(agents.Gemini, "folder_trust", health.Warn,
+				"folder trust is on and no folder is trusted yet: Gemini CLI runs no hooks, clawd's included, in a folder you have not trusted",
+				"trust the folders you work in when Gemini CLI asks")
+		default:
+			trust.Finding = fmt.Sprintf("folder trust is on: Gemini CLI runs hooks in the %d folder(s) trusted in %s, and in no other", n, folders)
+		}
+	}
+	return append(out, trust)
+}
+
+// folderTrustOff reports whether Gemini's settings turn folder trust off:
+// "security": {"folderTrust": {"enabled": false}}.
+func folderTrustOff(root *node, data []byte) bool {
+	sec, _ := root.get("security")
+	if sec == nil || sec.kind != kindObject {
+		return false
+	}
+	ft, _ := sec.get("folderTrust")
+	if ft == nil || ft.kind != kindObject {
+		return false
+	}
+	en, _ := ft.get("enabled")
+	return en != nil && en.kind == kindBool && !isTrue(data, en)
+}
+
+// trustedFolders counts the folders Gemini's trustedFolders.json trusts
+// (an object of path → "TRUST_FOLDER", "TRUST_PARENT" or "DO_NOT_TRUST");
+// a missing file trusts none.
+func trustedFolders(path string) (int, error) {
+	root, _, err := readSettings(agents.Gemini.ID, path, true)
+	if err != nil || root == nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range root.members {
+		if m.value.kind == kindString && m.value.str != "DO_NOT_TRUST" {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -34,10 +34,11 @@ func NewOpencode(getenv func(string) string) (*OwnFile, error) {
 		return nil, err
 	}
 	return &OwnFile{
-		Agent:  agents.Opencode.ID,
-		Path:   p,
-		Render: OpencodePlugin,
-		Ours:   opencodeOurs,
+		Agent:    agents.Opencode.ID,
+		Path:     p,
+		Render:   OpencodePlugin,
+		Ours:     opencodeOurs,
+		Commands: opencodeCommands,
 	}, nil
 }
 
@@ -83,10 +84,32 @@ func OpencodePlugin(binary string) ([]byte, int) {
 // rewritten; a file someone else put there, even one that copied the
 // marker, is not.
 func opencodeOurs(data []byte, known Known) (int, bool) {
+	cmd, ok := opencodeCommand(data)
+	if !ok {
+		return 0, false
+	}
+	if _, ok := known.Ours(cmd, agents.Opencode.ID); !ok {
+		return 0, false
+	}
+	return len(agents.Opencode.Hooks), true
+}
+
+// opencodeCommands lists the command of a plugin of clawd's: the one its
+// every event runs, with the event appended.
+func opencodeCommands(data []byte) []Hook {
+	if cmd, ok := opencodeCommand(data); ok {
+		return []Hook{{Command: cmd}}
+	}
+	return nil
+}
+
+// opencodeCommand returns the hook command of a file that starts with
+// clawd's marker line.
+func opencodeCommand(data []byte) (string, bool) {
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	first, rest, _ := strings.Cut(text, "\n")
 	if first != opencodeMarker {
-		return 0, false
+		return "", false
 	}
 	for _, line := range strings.Split(rest, "\n") {
 		quoted, ok := strings.CutPrefix(line, opencodeCommandPrefix)
@@ -95,12 +118,9 @@ func opencodeOurs(data []byte, known Known) (int, bool) {
 		}
 		var cmd string
 		if json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(quoted), ";")), &cmd) != nil {
-			return 0, false
+			return "", false
 		}
-		if _, ok := known.Ours(cmd, agents.Opencode.ID); !ok {
-			return 0, false
-		}
-		return len(agents.Opencode.Hooks), true
+		return cmd, true
 	}
-	return 0, false
+	return "", false
 }

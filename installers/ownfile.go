@@ -3,6 +3,8 @@ package installers
 import (
 	"errors"
 	"fmt"
+
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // ErrNotOurs reports a file at the place of clawd's own file that clawd
@@ -27,6 +29,13 @@ type OwnFile struct {
 	// known names (its command shape, a marker of clawd's), and how many
 	// hooks it registers.
 	Ours func(data []byte, known Known) (hooks int, ok bool)
+	// Commands returns the handlers of a file of clawd's, for doctor
+	// (see Lister): their events ("" for one command of every event) and
+	// commands; nil lists none.
+	Commands func(data []byte) []Hook
+	// Check, when set, is the agent's own checks (see Checker): its
+	// settings beyond clawd's file that keep it from running hooks.
+	Check func(opts Options) []health.Check
 
 	// beforeCheck runs just before the file is replaced; tests use it.
 	beforeCheck func(path string)
@@ -96,4 +105,29 @@ func (f *OwnFile) commit(t *target, out []byte, ch Changes, remove bool, opts Op
 		}
 	}
 	return &Report{Agent: f.Agent, Handlers: f.Path, Files: []Result{r}}, nil
+}
+
+// Checks runs the agent's own checks (OwnFile.Check), if it has any.
+func (f *OwnFile) Checks(opts Options) []health.Check {
+	if f.Check == nil {
+		return nil
+	}
+	return f.Check(opts)
+}
+
+// Hooks lists the hook commands of the file, if it is clawd's.
+func (f *OwnFile) Hooks(opts Options) ([]Hook, error) {
+	t, err := readTarget(f.Agent, f.Path)
+	if err != nil || !t.existed {
+		return nil, err
+	}
+	if _, ok := f.Ours(t.old, opts.Known); !ok || f.Commands == nil {
+		return nil, nil
+	}
+	out := f.Commands(t.old)
+	for i := range out {
+		out[i].File = f.Path
+		out[i].Binary, _ = opts.Known.Ours(out[i].Command, f.Agent)
+	}
+	return out, nil
 }

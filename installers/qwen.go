@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
 )
 
 // Qwen installs clawd's hooks into Qwen Code's user settings file, whose
@@ -88,4 +89,15 @@ func qwenHooks(binary string, specs []agents.HookSpec, known Known) hooksConfig 
 		known:   known,
 		jsonc:   true,
 	}
+}
+
+// Hooks lists clawd's handlers in Qwen Code's settings.
+func (q *Qwen) Hooks(opts Options) ([]Hook, error) {
+	return listHooks(q.Path, qwenHooks("", nil, opts.Known))
+}
+
+// Checks says whether Qwen Code runs hooks at all: "disableAllHooks":
+// true in its settings turns every one off, clawd's included.
+func (q *Qwen) Checks(opts Options) []health.Check {
+	return []health.Check{disableAllHooks(agents.Qwen, true, q.Path)}
 }

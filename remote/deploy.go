@@ -65,8 +65,9 @@ type TeardownResult struct {
 
 // Tracked are the paths under the remote's HOME that clawd may create
 // there, deepest last: the clawd home, its binary folder and binary,
-// runtime.json, and the hook log the hooks write when they cannot reach
-// the desktop. Those that did not exist before the first add are the
+// runtime.json, the lock clawd install takes (and the runtime's
+// self-repair, on a machine that has one), and the hook log the hooks
+// write when they cannot reach the desktop. Those that did not exist before the first add are the
 // profile's Created. (The agents' settings files are the installers'
 // business: `clawd uninstall --all` gives them back as they were.)
 var Tracked = []string{
@@ -74,6 +75,7 @@ var Tracked = []string{
 	".clawd/bin",
 	".clawd/bin/clawd",
 	".clawd/runtime.json",
+	".clawd/install.lock",
 	".clawd/logs",
 	".clawd/logs/hook.log",
 	".clawd/logs/hook.log.1",

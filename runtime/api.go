@@ -38,6 +38,8 @@ func (s *Server) SocketHandler() http.Handler {
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.handlePermissionDecision)
 	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
 	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
+	mux.HandleFunc("POST /api/v1/probes", s.handlePostProbe)
+	mux.HandleFunc("GET /api/v1/probes/{id}", s.handleGetProbe)
 	mux.HandleFunc("GET /api/v1/remotes", s.handleRemotes)
 	mux.HandleFunc("POST /api/v1/remotes/reload", s.handleRemotesReload)
 	s.mountAutomations(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })

@@ -46,6 +46,7 @@ func (s *Server) View() client.View {
 	s.mu.Unlock()
 	b.mu.Unlock()
 	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
+	v.Integrations = s.integrations()
 	v.Remotes = s.links()
 	return v
 }

@@ -109,7 +109,8 @@ func (s *Server) acceptFrom(e *agents.Event, from *Ingress) (string, error) {
 
 // IngressHandler serves a profile's ingress: the hello that proves to a
 // hook that it talks to this runtime, and, with the profile's token and
-// generation, events, permission requests and the connection test. It is
+// generation, events, permission requests, the connection test and
+// doctor's probes (each profile's apart). It is
 // behind the browser guard, with the Host the remote's hooks send.
 func (s *Server) IngressHandler(in *Ingress) http.Handler {
 	mux := http.NewServeMux()
@@ -119,6 +120,12 @@ func (s *Server) IngressHandler(in *Ingress) http.Handler {
 	}))
 	mux.HandleFunc("POST /api/v1/permissions", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
 		s.permissionRequest(w, r, in)
+	}))
+	mux.HandleFunc("POST /api/v1/probes", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
+		s.postProbe(w, r, in)
+	}))
+	mux.HandleFunc("GET /api/v1/probes/{id}", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
+		s.getProbe(w, r, in)
 	}))
 	mux.HandleFunc("POST "+client.RemoteTestPath, s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
 		var t client.RemoteTest

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clawdhq/clawd/internal/filelock"
 )
 
 // LockFile is the file in the clawd home that one `clawd serve` at a time
@@ -26,7 +28,7 @@ func lockHome(home string) (*homeLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	held, err := tryLock(f)
+	held, err := filelock.TryLock(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -57,6 +59,6 @@ func lockHolder(path string) int {
 // release gives the lock up. The pid stays in the file: the next runtime
 // overwrites it, and nobody reads it without failing to lock first.
 func (l *homeLock) release() {
-	unlock(l.f)
+	filelock.Unlock(l.f)
 	l.f.Close()
 }

@@ -104,6 +104,9 @@ type Config struct {
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
+	// Integrations reports the agents' hooks as the self-repair sees them
+	// (client.Snapshot.Integrations); nil: none.
+	Integrations func() []client.Integration
 	// Remotes are the remote links `clawd serve` keeps (see Ingress); nil:
 	// none.
 	Remotes Remotes
@@ -140,7 +143,8 @@ type Server struct {
 	// titles reads the agents' own files that name sessions.
 	titles *titleFiles
 	// j is the history's journal, nil without a history; guarded by mu.
-	j *journal
+	j      *journal
+	probes probes
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
@@ -591,6 +595,7 @@ func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Lock()
 	snap := s.snapshotLocked()
 	s.mu.Unlock()
+	snap.Integrations = s.integrations()
 	snap.Remotes = s.links()
 	return snap
 }

@@ -112,6 +112,13 @@ func Build(v View) Menu {
 
 	m := Menu{Icon: iconFor(v), Tooltip: Tooltip(v)}
 	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
+	for _, in := range v.Integrations {
+		if in.State == client.IntegrationNeedsManualFix {
+			m.Items = append(m.Items, Item{Key: "integration:" + in.Agent,
+				Label:   text.Line(AgentName(in.Agent)+": hooks need a manual fix (run clawd doctor)", maxLabel),
+				Tooltip: text.Line(in.Detail, 0)})
+		}
+	}
 
 	if len(v.Permissions) > 0 {
 		m.Items = append(m.Items, sep("sep-pending"),

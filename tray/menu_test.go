@@ -399,3 +399,24 @@ func TestBuildLabelsInert(t *testing.T) {
 		t.Errorf("the labels lost the text around what was dropped:\n%s", strings.Join(outline(m.Items, 0), "\n"))
 	}
 }
+
+// TestBuildIntegrations: an agent whose hooks the runtime gave up on shows
+// right under the summary, with why in its tooltip; the others do not.
+func TestBuildIntegrations(t *testing.T) {
+	v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "idle", Integrations: []client.Integration{
+		{Agent: "claude", State: client.IntegrationNeedsManualFix, Detail: "another program keeps rewriting ~/.claude/settings.json"},
+		{Agent: "codex", State: client.IntegrationRepaired, Repairs: 1},
+		{Agent: "gemini", State: client.IntegrationOK},
+	}}}}
+	m := Build(v)
+	if len(m.Items) < 2 || m.Items[1].Key != "integration:claude" ||
+		m.Items[1].Label != "Claude Code: hooks need a manual fix (run clawd doctor)" ||
+		m.Items[1].Tooltip != "another program keeps rewriting ~/.claude/settings.json" || m.Items[1].Enabled {
+		t.Fatalf("menu:\n%s\nwant Claude Code's manual fix, disabled, second", strings.Join(outline(m.Items, 0), "\n"))
+	}
+	for _, it := range m.Items[2:] {
+		if strings.HasPrefix(it.Key, "integration:") {
+			t.Errorf("menu shows %q: only a needed manual fix shows", it.Label)
+		}
+	}
+}

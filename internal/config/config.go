@@ -51,6 +51,12 @@
 //	# IDE clients name their own). Kinds not listed use permission_mode.
 //	permission_modes = { "codex-tui" = "intercept" }
 //
+//	[doctor]
+//	# false: the runtime does not put clawd's hooks back when another
+//	# program removes or breaks them in an agent's settings; it only
+//	# reports it (clawd status, the tray, clawd doctor).
+//	self_repair = true
+//
 // An agent table is named by the agent's id or one of its aliases (see
 // agents.Lookup). Unknown keys and bad values are errors that name the key,
 // its line and what is accepted, so a typo never silently falls back to a
@@ -119,6 +125,13 @@ type Config struct {
 	// Agents holds the per-agent settings by agent id (agents.Agent.ID),
 	// for the agents the file has a table for.
 	Agents map[string]Agent
+	Doctor Doctor
+}
+
+// Doctor is the [doctor] table.
+type Doctor struct {
+	// SelfRepair: the runtime repairs clawd's hooks when they break.
+	SelfRepair bool
 }
 
 // Permissions is the [permissions] table.
@@ -297,6 +310,7 @@ func Default() Config {
 		Permissions:   Permissions{Timeout: DefaultTimeout, Headless: HeadlessNone},
 		Notifications: DefaultNotifications(),
 		Agents:        map[string]Agent{},
+		Doctor:        Doctor{SelfRepair: true},
 	}
 }
 
@@ -330,6 +344,9 @@ type file struct {
 		PermissionMode  *string           `toml:"permission_mode"`
 		PermissionModes map[string]string `toml:"permission_modes"`
 	} `toml:"agents"`
+	Doctor struct {
+		SelfRepair *bool `toml:"self_repair"`
+	} `toml:"doctor"`
 }
 
 // notificationsFile is the [notifications] table as written.
@@ -403,6 +420,9 @@ func Parse(path string, data []byte) (Config, error) {
 		}
 	}
 	c.Notifications = p.notifications(f.Notifications, c.Notifications)
+	if v := f.Doctor.SelfRepair; v != nil {
+		c.Doctor.SelfRepair = *v
+	}
 	names := make([]string, 0, len(f.Agents))
 	for name := range f.Agents {
 		names = append(names, name)
@@ -547,6 +567,10 @@ func wantType(key string) string {
 		return `a quoted duration like "60s"`
 	case k[0] == "notifications" && len(k) == 2:
 		return "true or false"
+	case key == "doctor":
+		return "a table: [doctor]"
+	case key == "doctor.self_repair":
+		return "true or false"
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
@@ -567,13 +591,15 @@ func wantType(key string) string {
 func knownKeys(k toml.Key) string {
 	switch {
 	case len(k) == 1:
-		return "known tables: [permissions], [notifications], [agents.<id>]"
+		return "known tables: [permissions], [notifications], [agents.<id>], [doctor]"
 	case k[0] == "permissions" && len(k) == 2:
 		return "known keys in [permissions]: timeout, headless"
 	case k[0] == "notifications" && len(k) == 2:
 		return "known keys in [notifications]: enabled, done, permission, question, error, cooldown, done_grace, quiet_hours, sound, sound_cooldown"
 	case k[0] == "agents" && len(k) == 3:
 		return "known keys in [agents.<id>]: permissions, permission_mode, permission_modes"
+	case k[0] == "doctor" && len(k) == 2:
+		return "known keys in [doctor]: self_repair"
 	case k[0] == "agents" && len(k) == 2:
 		return "an agent needs a table: [agents." + k[1] + "]"
 	}

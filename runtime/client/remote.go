@@ -207,33 +207,45 @@ func (r Remote) AskPermission(ctx context.Context, body []byte) (Answer, error) 
 // answer.
 func (r Remote) Test(ctx context.Context, nonce, version string) (RemoteTest, error) {
 	body, _ := json.Marshal(RemoteTest{Nonce: nonce, Profile: r.Profile, Version: version})
-	ep := r.endpoint()
-	conn, hangUp, err := dialFor(ctx, ep.dial)
-	if err != nil {
+	var out RemoteTest
+	if err := r.endpoint().exchange(ctx, http.MethodPost, RemoteTestPath, body, &out); err != nil {
 		return RemoteTest{}, err
 	}
+	return out, nil
+}
+
+// exchange sends one request over a fresh connection and decodes a 2xx
+// JSON answer into out (nil: the body is not read); an *APIError for
+// another status, ErrNotClawd when the server does not identify as clawd.
+func (ep endpoint) exchange(ctx context.Context, method, path string, body []byte, out any) error {
+	conn, hangUp, err := dialFor(ctx, ep.dial)
+	if err != nil {
+		return err
+	}
 	defer hangUp()
-	if _, err := conn.Write(ep.request(http.MethodPost, RemoteTestPath, body)); err != nil {
-		return RemoteTest{}, ctxErr(ctx, err)
+	if _, err := conn.Write(ep.request(method, path, body)); err != nil {
+		return ctxErr(ctx, err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		return RemoteTest{}, ctxErr(ctx, err)
+		return ctxErr(ctx, err)
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get(IdentityHeader) != IdentityValue {
-		return RemoteTest{}, ErrNotClawd
+		return ErrNotClawd
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if err != nil {
-		return RemoteTest{}, ctxErr(ctx, err)
+		return ctxErr(ctx, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return RemoteTest{}, &APIError{Status: resp.StatusCode, Message: errorMessage(b)}
+		return &APIError{Status: resp.StatusCode, Message: errorMessage(b)}
 	}
-	var out RemoteTest
-	if err := json.Unmarshal(b, &out); err != nil {
-		return RemoteTest{}, fmt.Errorf("bad answer to the connection test: %w", err)
+	if out == nil {
+		return nil
 	}
-	return out, nil
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("bad answer to %s %s: %w", method, path, err)
+	}
+	return nil
 }

@@ -33,6 +33,9 @@ type SessionView struct {
 type Snapshot struct {
 	DisplayState string        `json:"display_state"`
 	Sessions     []SessionView `json:"sessions"`
+	// Integrations are the agents' hooks as the runtime's self-repair
+	// sees them, in the registry's order; empty when it does not run.
+	Integrations []Integration `json:"integrations"`
 	// Remotes are the links to remote machines (clawd remote), when
 	// there are any.
 	Remotes []RemoteLink `json:"remotes,omitempty"`
@@ -65,8 +68,8 @@ type View struct {
 }
 
 // Change is one item of the runtime's change feed: what just changed.
-// Exactly one of Event, Permission, Settings or Display is set. A UI
-// follows the feed to know when to take a new View.
+// Exactly one of Event, Permission, Settings, Display or Integrations
+// is set. A UI follows the feed to know when to take a new View.
 type Change struct {
 	// Event is an agent event the runtime applied.
 	Event *EventRecord
@@ -80,6 +83,9 @@ type Change struct {
 	// without an event: a one-shot state ran out, a session went stale or
 	// its agent process died.
 	Display bool
+	// Integrations is set when an agent's integration changed state (see
+	// Snapshot.Integrations).
+	Integrations bool
 	// Dropped counts the changes this feed lost before this one because
 	// its reader fell behind. A reader that cares (the tray does not: it
 	// takes a new View anyway) can resynchronize.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runtime
+package filelock
 
 import (
 	"errors"
@@ -8,15 +8,17 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive flock on f without waiting; false means
-// another process holds it.
-func tryLock(f *os.File) (bool, error) {
+func lock(f *os.File, wait bool) (bool, error) {
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how)
 		switch {
 		case err == nil:
 			return true, nil
-		case errors.Is(err, syscall.EWOULDBLOCK):
+		case !wait && errors.Is(err, syscall.EWOULDBLOCK):
 			return false, nil
 		case errors.Is(err, syscall.EINTR):
 			continue

@@ -1,0 +1,97 @@
+package doctor
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+
+	"github.com/clawdhq/clawd/agents"
+)
+
+// Found is what Detect finds of an agent on this machine.
+type Found struct {
+	// Dir is the agent's settings folder as its environment names it, and
+	// DirExists whether it is there.
+	Dir       string
+	DirExists bool
+	// DirErr is why the folder cannot be named (no HOME).
+	DirErr error
+	// Command is the agent's executable on PATH ("" when not there), and
+	// Version its npm package's version where it says.
+	Command, Version string
+}
+
+// Detected reports whether the agent is on this machine: its settings
+// folder exists or its command is on PATH.
+func (f Found) Detected() bool { return f.DirExists || f.Command != "" }
+
+// Detect finds agent a with the environment getenv.
+func Detect(a *agents.Agent, getenv func(string) string) Found {
+	var f Found
+	f.Dir, f.DirErr = a.ConfigDir(getenv)
+	if f.Dir != "" {
+		if fi, err := os.Stat(f.Dir); err == nil && fi.IsDir() {
+			f.DirExists = true
+		}
+	}
+	if cmd := lookPath(getenv("PATH"), a.Command); cmd != "" {
+		f.Command = cmd
+		f.Version = npmVersion(cmd, a.Package)
+	}
+	return f
+}
+
+// lookPath finds the executable name in the folders of path (a PATH
+// value), or returns "".
+func lookPath(path, name string) string {
+	if name == "" {
+		return ""
+	}
+	exts := []string{""}
+	if goruntime.GOOS == "windows" {
+		exts = []string{".exe", ".cmd", ".bat", ""}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		for _, ext := range exts {
+			p := filepath.Join(dir, name+ext)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (goruntime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// npmVersion reads the version of the npm package pkg that the
+// executable cmd belongs to, from the package.json in a folder above it
+// (npm links bin/ scripts into node_modules/.bin); "" when there is none.
+func npmVersion(cmd, pkg string) string {
+	real, err := filepath.EvalSymlinks(cmd)
+	if err != nil || pkg == "" {
+		return ""
+	}
+	dir := filepath.Dir(real)
+	for range 6 {
+		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err == nil {
+			var p struct{ Name, Version string }
+			if json.Unmarshal(b, &p) == nil && p.Name == pkg {
+				return p.Version
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}

@@ -1,0 +1,94 @@
+package installers
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/filelock"
+)
+
+// LockFile is the file in the clawd home that every change to agents'
+// settings and the install record holds locked: `clawd install` and
+// `uninstall`, `clawd doctor --fix` and the runtime's self-repair. So the
+// runtime never sees an uninstall half done (the settings changed, the
+// record not yet) and puts the hooks back.
+const LockFile = "install.lock"
+
+// Locked runs fn holding the clawd home's install lock, waiting for
+// whoever holds it.
+func Locked(home string, fn func() error) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create the clawd home: %w", err)
+	}
+	path := filepath.Join(home, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := filelock.Lock(f); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer filelock.Unlock(f)
+	return fn()
+}
+
+// Apply runs inst's Install of binary (install) or its Uninstall for
+// agent, with what rec knows of clawd's entries, and notes in rec what it
+// wrote. The caller holds the lock (Locked) and saves rec.
+func Apply(rec *Record, agent string, inst Installer, binary string, install, dryRun bool) (*Report, error) {
+	// The running binary's own entries are clawd's whatever it is called.
+	opts := Options{DryRun: dryRun, Known: rec.Known(agent).With(binary)}
+	var rep *Report
+	var err error
+	if install {
+		rep, err = inst.Install(binary, opts)
+	} else {
+		rep, err = inst.Uninstall(opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case dryRun:
+	case install:
+		rec.Installed(agent, binary, rep.Paths()...)
+	default:
+		rec.Uninstalled(agent, rep.Paths()...)
+	}
+	return rep, nil
+}
+
+// Install installs clawd's hooks for binary into agent a's settings as
+// getenv finds them, holding the clawd home's lock (none in a dry run),
+// and notes it in the install record: what `clawd doctor --fix` and the
+// runtime's self-repair do.
+func Install(home string, a *agents.Agent, getenv func(string) string, binary string, dryRun bool) (*Report, error) {
+	var rep *Report
+	run := func() error {
+		rec, err := ReadRecord(home)
+		if err != nil {
+			return err
+		}
+		inst, err := For(a, getenv)
+		if err != nil {
+			return err
+		}
+		if rep, err = Apply(rec, a.ID, inst, binary, true, dryRun); err != nil {
+			return err
+		}
+		if dryRun {
+			return nil
+		}
+		return rec.Save()
+	}
+	var err error
+	if dryRun {
+		err = run()
+	} else {
+		err = Locked(home, run)
+	}
+	return rep, err
+}
