@@ -149,9 +149,11 @@ type Event struct {
 
 	Cwd        string `json:"cwd,omitempty"`
 	ProjectDir string `json:"project_dir,omitempty"`
-	// Transcript is the agent's own log of the session, where it names
+	// Transcript is the agent's own file of the session, where it names
 	// one: Codex's rollout file (for a Codex SubagentStop, the
-	// sub-agent's). The runtime reads the session's metadata from it.
+	// sub-agent's), Claude Code's and Qwen Code's transcripts, Gemini
+	// CLI's chat file, Copilot CLI's workspace.yaml. The runtime reads the
+	// session's metadata and titles from it (Agent.TitleFile).
 	Transcript string `json:"transcript,omitempty"`
 
 	ToolName  string `json:"tool_name,omitempty"`
