@@ -13,6 +13,7 @@ import (
 	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 type agentsOptions struct {
@@ -37,28 +38,10 @@ func newAgentsCmd(e *env) *cli.Command {
 	}
 }
 
-// agentInfo is what `clawd agents` says about one agent.
-type agentInfo struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Detected  bool   `json:"detected"`
-	Installed bool   `json:"installed"`
-	// ConfigPath is the file that holds (or would hold) clawd's hooks.
-	ConfigPath string          `json:"config_path"`
-	Version    string          `json:"version,omitempty"`
-	Supports   agents.Supports `json:"supports"`
-	Notes      []string        `json:"notes"`
-}
-
 func runAgents(e *env, o *agentsOptions) error {
-	binary, _ := e.executable()
-	rec, err := installers.ReadRecord(e.home())
+	list, err := agentList(e)
 	if err != nil {
 		return err
-	}
-	var list []agentInfo
-	for _, a := range agents.All() {
-		list = append(list, inspectAgent(e, a, binary, rec))
 	}
 	if o.json {
 		return printJSON(e.stdout, list, true)
@@ -81,9 +64,24 @@ func runAgents(e *env, o *agentsOptions) error {
 	return nil
 }
 
+// agentList finds out what clawd knows of every agent here: `clawd
+// agents` prints it, and clawd serve hands it to the dashboard.
+func agentList(e *env) ([]client.AgentInfo, error) {
+	binary, _ := e.executable()
+	rec, err := installers.ReadRecord(e.home())
+	if err != nil {
+		return nil, err
+	}
+	list := []client.AgentInfo{}
+	for _, a := range agents.All() {
+		list = append(list, inspectAgent(e, a, binary, rec))
+	}
+	return list, nil
+}
+
 // inspectAgent finds out what `clawd agents` says of a.
-func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) agentInfo {
-	ai := agentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
+func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) client.AgentInfo {
+	ai := client.AgentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
 	f := doctor.Detect(a, e.getenv)
 	if f.DirErr != nil {
 		ai.Notes = append(ai.Notes, f.DirErr.Error())

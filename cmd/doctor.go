@@ -69,12 +69,7 @@ func runDoctor(ctx context.Context, e *env, o *doctorOptions) error {
 		}
 		list = []*agents.Agent{a}
 	}
-	binary, _ := e.executable()
-	var environ []string
-	if e.environ != nil {
-		environ = e.environ()
-	}
-	opts := doctor.Options{Home: e.home(), Getenv: e.getenv, Environ: environ, Binary: binary, Version: Version(), Now: e.now}
+	opts := doctorEnv(e)
 	rep := doctor.Run(ctx, opts, list)
 
 	if o.fix {
@@ -131,6 +126,16 @@ func runDoctor(ctx context.Context, e *env, o *doctorOptions) error {
 		return exitCode(1, errors.New(""))
 	}
 	return nil
+}
+
+// doctorEnv is where and with what doctor looks: e's.
+func doctorEnv(e *env) doctor.Options {
+	binary, _ := e.executable()
+	var environ []string
+	if e.environ != nil {
+		environ = e.environ()
+	}
+	return doctor.Options{Home: e.home(), Getenv: e.getenv, Environ: environ, Binary: binary, Version: Version(), Now: e.now}
 }
 
 // osEnviron is the process's environment, for the connection test.

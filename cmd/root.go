@@ -144,6 +144,7 @@ func newRootCmd(e *env) *cli.Command {
 			"  clawd dnd on|off         hand every request back to the agents' own prompts\n" +
 			"  clawd history, resume    find a session that ended and resume it in its folder\n" +
 			"  clawd rename, recap      your own title for a session; where the agents' days went\n" +
+			"  clawd dashboard          all of it in the browser, live\n" +
 			"  clawd doctor [--fix]     check that every agent's hooks reach clawd, and repair them\n" +
 			"  clawd remote add         let agents on an SSH box or in WSL report here\n\n" +
 			"The agent's own dialog stays up meanwhile: whoever answers first wins. Hooks and these\n" +
@@ -173,6 +174,7 @@ func newRootCmd(e *env) *cli.Command {
 			newResumeCmd(e),
 			newRenameCmd(e),
 			newRecapCmd(e),
+			newDashboardCmd(e),
 			newAgentsCmd(e),
 			newDoctorCmd(e),
 			newAutomationsCmd(e),

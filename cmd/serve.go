@@ -17,6 +17,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
@@ -51,7 +52,9 @@ func newServeCmd(e *env) *cli.Command {
 			"Stops cleanly on SIGINT/SIGTERM.\n\n" +
 			"On a desktop it shows a tray icon (state of the agents, sessions, Allow/Deny for\n" +
 			"pending permission requests) and notifications when an agent needs you; without one\n" +
-			"(no D-Bus session bus, an SSH box) it says so once and serves.",
+			"(no D-Bus session bus, an SSH box) it says so once and serves.\n\n" +
+			"The same port serves the web dashboard (/, /login, /ui/...) to a browser that\n" +
+			"`clawd dashboard` let in; its own guard keeps every other page out.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "headless", Usage: "run without the tray icon and desktop notifications", Destination: &o.headless},
 			&cli.IntFlag{Name: "port", Value: -1, HideDefault: true, Destination: &o.port,
@@ -133,6 +136,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The agents' own logs keep their sessions right when their hooks
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
+		Agents:  func(ctx context.Context) ([]client.AgentInfo, error) { return agentList(e) },
+		Doctor:  dashboardDoctor{doctorEnv(e)},
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
 		},
@@ -179,7 +184,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if showTray {
 		// systray.Run wants the main goroutine, which urfave/cli runs
 		// actions on; it returns when ctx ends.
-		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now}); err != nil {
+		dashboard := func(ctx context.Context) error { return launch.Open(ctx, srv.DashboardLogin().URL) }
+		if err := tray.Run(ctx, tray.Options{Runtime: srv, Home: e.home(), Quit: quit, Log: log, Now: e.now, Dashboard: dashboard}); err != nil {
 			log.Warn("tray", "err", err)
 		}
 	}

@@ -734,7 +734,7 @@ func withSession(t *testing.T, payload []byte, id string) []byte {
 	return b
 }
 
-func readTestdata(t *testing.T, parts ...string) []byte {
+func readTestdata(t testing.TB, parts ...string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(append([]string{"..", "testdata"}, parts...)...))
 	if err != nil {

@@ -7,10 +7,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +41,9 @@ type desktop struct {
 	// sounds is where the fake paplay copies each sound it is asked to
 	// play, one file per play.
 	sounds string
+	// opened is the file the fake xdg-open writes what it is asked to
+	// open into, one line each.
+	opened string
 }
 
 // env points clawd at the desktop's session bus.
@@ -73,6 +78,10 @@ func (w *world) attachDesktop() {
 		"for a; do f=\"$a\"; done\n" +
 		"cp \"$f\" \"" + d.sounds + "/$(date +%s%N).wav\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "paplay"), []byte(player), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d.opened = filepath.Join(w.dir, "opened")
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte("#!/bin/sh\necho \"$1\" >> \""+d.opened+"\"\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	w.pathPrefix = bin
@@ -316,10 +325,30 @@ func TestTray(t *testing.T) {
 		t.Errorf("tooltip = %q, %v; want it to say no agents are running", tip, err)
 	}
 	root := waitMenu(ctx, t, item, "No agent sessions")
-	for _, label := range []string{"Do Not Disturb", "Pause notifications for 1 h", "Open config folder", "Quit clawd"} {
+	for _, label := range []string{"Do Not Disturb", "Pause notifications for 1 h", "Open dashboard", "Open config folder", "Quit clawd"} {
 		if n := root.Find(label); n == nil || !n.Enabled {
 			t.Errorf("menu item %q missing or disabled:\n%s", label, root)
 		}
+	}
+	// Open dashboard hands the browser (xdg-open) a fresh login URL that
+	// lets it in.
+	if err := item.ClickPath(ctx, "Open dashboard"); err != nil {
+		t.Fatalf("click Open dashboard: %v", err)
+	}
+	var opened string
+	for deadline := time.Now().Add(10 * time.Second); opened == ""; time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(w.desktop.opened)
+		opened = strings.TrimSpace(string(b))
+		if time.Now().After(deadline) {
+			t.Fatal("Open dashboard ran no xdg-open within 10 s")
+		}
+	}
+	if !strings.HasPrefix(opened, fmt.Sprintf("http://127.0.0.1:%d/login?code=", serve.info.Port)) {
+		t.Errorf("Open dashboard opened %q, want the dashboard's login URL", opened)
+	} else if resp, err := http.Get(opened); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET of the URL the tray opened: %v, %v; want 200", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 
 	const sid = "7a700000-0000-4000-8000-000000000001"

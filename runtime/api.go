@@ -42,8 +42,9 @@ func (s *Server) SocketHandler() http.Handler {
 	mux.HandleFunc("GET /api/v1/probes/{id}", s.handleGetProbe)
 	mux.HandleFunc("GET /api/v1/remotes", s.handleRemotes)
 	mux.HandleFunc("POST /api/v1/remotes/reload", s.handleRemotesReload)
-	s.mountAutomations(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
+	s.mountAutomations(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
 	s.mountHistory(mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
+	mux.HandleFunc("POST /api/v1/dashboard/login", s.handleMintLogin)
 	mux.HandleFunc("/", notFound)
 	return identify(s.bodyDeadline(mux))
 }
@@ -54,7 +55,10 @@ func (s *Server) SocketHandler() http.Handler {
 // reads included. Events and permission requests are not taken here at
 // all, token or not: only this user's hooks post them, over the socket.
 // The original app's POST /state stays open for its scripts: it sets a
-// session's state and nothing else (see handlePostState).
+// session's state and nothing else (see handlePostState). The web
+// dashboard's routes (/, /login, /ui/...) are served beside them, behind
+// a guard of their own that lets the person's browser in (see
+// dashGuard).
 func (s *Server) TCPHandler() http.Handler {
 	mux := http.NewServeMux()
 	tok := s.requireToken
@@ -70,14 +74,23 @@ func (s *Server) TCPHandler() http.Handler {
 	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
 	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
 	mux.HandleFunc("GET /api/v1/remotes", tok(s.handleRemotes))
-	s.mountAutomations(mux, tok)
+	s.mountAutomations(mux, "", tok)
 	s.mountHistory(mux, tok)
+	mux.HandleFunc("POST /api/v1/dashboard/login", tok(dashboardSocketOnly))
 	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.
 	mux.HandleFunc("GET /state", s.handleStateHealth)
 	mux.HandleFunc("POST /state", s.handlePostState)
 	mux.HandleFunc("/", notFound)
-	return identify(s.guard(s.bodyDeadline(mux)))
+	// The web dashboard has its own routes and guard (see dashboard.go).
+	api, dash := s.guard(s.bodyDeadline(mux)), s.dashboardHandler()
+	return identify(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isDashboardPath(r.URL.Path) {
+			dash.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
 }
 
 // bodyDeadline gives every request Config.BodyReadTimeout from the end of
@@ -188,7 +201,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"app":     "clawd",
 		"version": s.cfg.Version,
 		"pid":     os.Getpid(),
-		"port":    s.port,
+		"port":    s.tcpPort(),
 	})
 }
 

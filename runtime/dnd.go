@@ -25,16 +25,26 @@ func (s *Server) dndView() client.DND {
 // with the setting now in force. Switching it on answers every pending
 // permission request with no decision (see SetDND).
 func (s *Server) handlePostDND(w http.ResponseWriter, r *http.Request) {
+	on, ok := readSwitch(w, r)
+	if !ok {
+		return
+	}
+	s.SetDND(on)
+	writeJSON(w, http.StatusOK, s.dndView())
+}
+
+// readSwitch reads a switch's body, {"on": true} or {"on": false}; on
+// anything else it has answered the request with the error.
+func readSwitch(w http.ResponseWriter, r *http.Request) (on, ok bool) {
 	var body struct {
 		On *bool `json:"on"`
 	}
 	if !readBody(w, r, maxStateBody, &body) {
-		return
+		return false, false
 	}
 	if body.On == nil {
 		writeError(w, http.StatusBadRequest, `missing "on": send {"on": true} or {"on": false}`)
-		return
+		return false, false
 	}
-	s.SetDND(*body.On)
-	writeJSON(w, http.StatusOK, s.dndView())
+	return *body.On, true
 }

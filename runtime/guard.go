@@ -43,15 +43,11 @@ func guardHost(hostOK func(string) bool, next http.Handler) http.Handler {
 			reject(http.StatusForbidden)
 			return
 		}
-		switch r.Header.Get("Sec-Fetch-Site") {
-		case "", "none", "same-origin":
-		default:
+		if crossSite(r) {
 			reject(http.StatusForbidden)
 			return
 		}
-		if len(r.Header.Values("Host")) > 0 || len(r.Header.Values("Content-Type")) > 1 {
-			// Go moves the Host header into r.Host; a second one shows up
-			// here (or is rejected by net/http already).
+		if duplicateHeaders(r) {
 			reject(http.StatusBadRequest)
 			return
 		}
@@ -74,9 +70,28 @@ func guardHost(hostOK func(string) bool, next http.Handler) http.Handler {
 	})
 }
 
+// crossSite reports a request the browser marks as another page's: its
+// Sec-Fetch-Site is neither same-origin nor none (none is the person
+// typing or opening the URL; a client that sends no Sec-Fetch-Site is
+// not a browser).
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "none", "same-origin":
+		return false
+	}
+	return true
+}
+
+// duplicateHeaders reports a second Host or Content-Type header. Go moves
+// the Host header into r.Host; a second one shows up in r.Header (or is
+// rejected by net/http already).
+func duplicateHeaders(r *http.Request) bool {
+	return len(r.Header.Values("Host")) > 0 || len(r.Header.Values("Content-Type")) > 1
+}
+
 // loopbackHost accepts 127.0.0.1, localhost and [::1], each with the
 // runtime's own port.
-func (s *Server) loopbackHost(hostport string) bool { return loopbackHostPort(hostport, s.port) }
+func (s *Server) loopbackHost(hostport string) bool { return loopbackHostPort(hostport, s.tcpPort()) }
 
 // loopbackHostPort accepts 127.0.0.1, localhost and [::1] with port want.
 func loopbackHostPort(hostport string, want int) bool {

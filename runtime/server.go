@@ -25,8 +25,10 @@ import (
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/dashboard"
 	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/statemachine"
+	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // Config configures a Server.
@@ -104,6 +106,15 @@ type Config struct {
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
+	// Focus brings a session's terminal to the front for the dashboard
+	// (default focus.Focus, the tray's).
+	Focus func(ctx context.Context, t focus.Target) error
+	// Agents lists what clawd knows of each agent here, for the
+	// dashboard's Agents section; nil: the section is absent.
+	Agents func(ctx context.Context) ([]client.AgentInfo, error)
+	// Doctor checks and repairs the agents' setups, for the dashboard's
+	// Agents section; nil: the dashboard shows no checks and no Fix.
+	Doctor Doctor
 	// Integrations reports the agents' hooks as the self-repair sees them
 	// (client.Snapshot.Integrations); nil: none.
 	Integrations func() []client.Integration
@@ -114,9 +125,11 @@ type Config struct {
 
 // Server is the runtime. Create it with New.
 type Server struct {
-	cfg  Config
-	log  *slog.Logger
-	port int // set by Serve; read by the Host guard
+	cfg Config
+	log *slog.Logger
+	// port is the TCP port, set by Serve; the Host guards and the
+	// dashboard's login (which the tray mints while Serve starts) read it.
+	port atomic.Int32
 
 	mu  sync.Mutex
 	m   *statemachine.Machine
@@ -143,7 +156,9 @@ type Server struct {
 	// titles reads the agents' own files that name sessions.
 	titles *titleFiles
 	// j is the history's journal, nil without a history; guarded by mu.
-	j      *journal
+	j *journal
+	// logins are the dashboard's login codes and logins.
+	logins *dashboard.Logins
 	probes probes
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
@@ -195,6 +210,7 @@ func New(cfg Config) *Server {
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
 		titles:  newTitleFiles(),
+		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)
@@ -266,6 +282,9 @@ func newToken() string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// tcpPort is the TCP port Serve listens on, 0 before it started.
+func (s *Server) tcpPort() int { return int(s.port.Load()) }
 
 // Token returns the API token clients must present for guarded routes.
 func (s *Server) Token() string { return s.cfg.Token }
@@ -373,6 +392,8 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		sock.Close()
 		return err
 	}
+	// Known before ready: the tray may mint a dashboard login at once.
+	s.port.Store(int32(ln.Addr().(*net.TCPAddr).Port))
 	info := client.Info{
 		Port:      ln.Addr().(*net.TCPAddr).Port,
 		Socket:    sockPath,
@@ -402,7 +423,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 // may be nil) until ctx ends, then shuts down cleanly.
 func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	if tcp != nil {
-		s.port = tcp.Addr().(*net.TCPAddr).Port
+		s.port.Store(int32(tcp.Addr().(*net.TCPAddr).Port))
 	}
 	newServer := func(h http.Handler, idle time.Duration) *http.Server {
 		return &http.Server{

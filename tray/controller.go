@@ -94,7 +94,7 @@ func (c *controller) run(ctx context.Context) {
 // render shows the runtime as it is now: one View, taken at once.
 func (c *controller) render() {
 	c.view = c.o.Runtime.View()
-	c.menu = Build(View{View: c.view, Now: c.o.Now()})
+	c.menu = Build(View{View: c.view, Now: c.o.Now(), Dashboard: c.o.Dashboard != nil})
 	c.ui.Apply(c.menu)
 }
 
@@ -131,6 +131,10 @@ func (c *controller) click(ctx context.Context, key string) {
 		rt.PauseNotifications(time.Time{})
 	case ActOpenConfig:
 		c.async(ctx, "open config folder", func(ctx context.Context) error { return c.o.Open(ctx, c.o.Home) })
+	case ActDashboard:
+		if c.o.Dashboard != nil {
+			c.async(ctx, "open dashboard", c.o.Dashboard)
+		}
 	case ActQuit:
 		c.o.Log.Info("quit from the tray menu")
 		c.o.Quit()

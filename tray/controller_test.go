@@ -73,11 +73,12 @@ type trayEnv struct {
 	clicks  chan string
 	quit    chan struct{}
 	focused chan focus.Target
+	opened  chan struct{}
 }
 
 func startTray(t *testing.T) *trayEnv {
 	t.Helper()
-	env := &trayEnv{ui: newRecordUI(), clicks: make(chan string), quit: make(chan struct{}, 1), focused: make(chan focus.Target, 4)}
+	env := &trayEnv{ui: newRecordUI(), clicks: make(chan string), quit: make(chan struct{}, 1), focused: make(chan focus.Target, 4), opened: make(chan struct{}, 1)}
 	env.srv = runtime.New(runtime.Config{Home: t.TempDir(), Alive: func(int) bool { return true }})
 	env.sock = filepath.Join(t.TempDir(), "clawd.sock")
 	ln, err := runtime.ListenSocket(env.sock, nil)
@@ -92,6 +93,10 @@ func startTray(t *testing.T) *trayEnv {
 		Quit:    func() { env.quit <- struct{}{} },
 		Focus: func(ctx context.Context, tg focus.Target) error {
 			env.focused <- tg
+			return nil
+		},
+		Dashboard: func(ctx context.Context) error {
+			env.opened <- struct{}{}
 			return nil
 		},
 	}, env.ui, env.clicks)
@@ -214,6 +219,13 @@ func TestControllerFollowsTheRuntime(t *testing.T) {
 		it, _ := findItem(m.Items, "pause")
 		return it.Action.Kind == ActPause
 	})
+
+	env.click(t, "dashboard")
+	select {
+	case <-env.opened:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open dashboard in the menu opened nothing")
+	}
 
 	env.click(t, "quit")
 	select {

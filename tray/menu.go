@@ -3,16 +3,15 @@ package tray
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 // View is everything the menu shows: the runtime's View and the time
@@ -20,6 +19,9 @@ import (
 type View struct {
 	client.View
 	Now time.Time
+	// Dashboard offers "Open dashboard" (the tray was given a way to open
+	// it).
+	Dashboard bool
 }
 
 // ActionKind is what clicking a menu item does.
@@ -34,6 +36,7 @@ const (
 	ActPause                 // pause notifications for PauseFor
 	ActResume                // resume notifications
 	ActOpenConfig            // open the clawd home in the file manager
+	ActDashboard             // open the web dashboard in the browser
 	ActQuit                  // stop the runtime and the tray
 )
 
@@ -88,7 +91,7 @@ const (
 	// MaxRequests is how many pending requests get their own submenu.
 	MaxRequests = 8
 	// PauseFor is how long "Pause notifications" lasts.
-	PauseFor = time.Hour
+	PauseFor = client.PauseFor
 	// maxLabel keeps labels to what a menu shows without wrapping.
 	maxLabel = 80
 )
@@ -96,15 +99,7 @@ const (
 // Build turns a View into the menu. It is pure: same View, same Menu.
 func Build(v View) Menu {
 	sessions := slices.Clone(v.Sessions)
-	slices.SortFunc(sessions, func(a, b client.SessionView) int {
-		return cmp.Or(
-			cmp.Compare(urgency(a), urgency(b)),
-			boolOrder(a.Headless, b.Headless),
-			b.UpdatedAt.Compare(a.UpdatedAt),
-			cmp.Compare(a.Agent, b.Agent),
-			cmp.Compare(a.SessionID, b.SessionID),
-		)
-	})
+	present.Sort(sessions)
 	byKey := map[[2]string]client.SessionView{}
 	for _, s := range sessions {
 		byKey[[2]string{s.Agent, s.SessionID}] = s
@@ -115,7 +110,7 @@ func Build(v View) Menu {
 	for _, in := range v.Integrations {
 		if in.State == client.IntegrationNeedsManualFix {
 			m.Items = append(m.Items, Item{Key: "integration:" + in.Agent,
-				Label:   text.Line(AgentName(in.Agent)+": hooks need a manual fix (run clawd doctor)", maxLabel),
+				Label:   text.Line(present.AgentName(in.Agent)+": hooks need a manual fix (run clawd doctor)", maxLabel),
 				Tooltip: text.Line(in.Detail, 0)})
 		}
 	}
@@ -182,6 +177,10 @@ func Build(v View) Menu {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
 			Label: "Pause notifications for 1 h"})
 	}
+	if v.Dashboard {
+		m.Items = append(m.Items, Item{Key: "dashboard", Label: "Open dashboard", Enabled: true,
+			Tooltip: "Sessions, requests, events and automations in the browser", Action: Action{Kind: ActDashboard}})
+	}
 	m.Items = append(m.Items,
 		Item{Key: "config", Label: "Open config folder", Enabled: true, Action: Action{Kind: ActOpenConfig}},
 		sep("sep-quit"),
@@ -191,38 +190,6 @@ func Build(v View) Menu {
 }
 
 func sep(key string) Item { return Item{Key: key, Separator: true} }
-
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
-// urgency orders sessions for the menu: whatever waits for the person
-// first, then failures and news, then work in progress, then the quiet.
-func urgency(s client.SessionView) int {
-	if s.Pending > 0 {
-		return 0
-	}
-	switch statemachine.State(s.State) {
-	case statemachine.Waiting:
-		return 0
-	case statemachine.Error:
-		return 1
-	case statemachine.Notification, statemachine.Attention:
-		return 2
-	case statemachine.Juggling, statemachine.Working, statemachine.Thinking,
-		statemachine.Sweeping, statemachine.Carrying:
-		return 3
-	case statemachine.Idle:
-		return 4
-	}
-	return 5
-}
 
 func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) SessionRef {
 	r := SessionRef{Agent: agent, ID: id, Cwd: cwd, Title: title}
@@ -235,8 +202,8 @@ func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) S
 }
 
 func requestItem(p client.PermissionView, r SessionRef) Item {
-	agent := AgentName(p.Agent)
-	where := place(p.Title, p.Cwd)
+	agent := present.AgentName(p.Agent)
+	where := present.Place(p.Title, p.Cwd)
 	key := "request:" + p.ID
 	var label string
 	switch p.Kind {
@@ -245,7 +212,7 @@ func requestItem(p client.PermissionView, r SessionRef) Item {
 	case client.KindPlan:
 		label = agent + ": review the plan"
 	default:
-		label = agent + " · " + RequestSummary(p)
+		label = agent + " · " + present.RequestSummary(p)
 	}
 	if where != "" {
 		label += " — " + where
@@ -277,93 +244,22 @@ func requestItem(p client.PermissionView, r SessionRef) Item {
 	return it
 }
 
-// RequestSummary is a permission request in one line: the tool and what
-// it would do, "Bash: npm test".
-func RequestSummary(p client.PermissionView) string {
-	switch {
-	case p.Summary == "" || p.Summary == p.Tool:
-		return p.Tool
-	case p.Tool == "" || strings.HasPrefix(p.Summary, p.Tool):
-		return p.Summary
-	}
-	return p.Tool + ": " + p.Summary
-}
-
-// AgentName is an agent's display name, or its id when clawd does not
-// know it.
-func AgentName(id string) string {
-	if a := agents.Lookup(id); a != nil {
-		return a.Name
-	}
-	return id
-}
-
-// place names a session for people: its title, else its folder's name.
-func place(title, cwd string) string {
-	if title != "" {
-		return title
-	}
-	if cwd != "" {
-		return filepath.Base(cwd)
-	}
-	return ""
-}
-
 func sessionLabel(s client.SessionView, now time.Time) string {
-	label := AgentName(s.Agent)
+	label := present.AgentName(s.Agent)
 	if s.Headless {
 		label += " (headless)"
 	}
 	if s.Host != "" {
 		label += " @" + text.Line(s.Host, 0)
 	}
-	if p := place(s.Title, s.Cwd); p != "" {
+	if p := present.Place(s.Title, s.Cwd); p != "" {
 		label += " · " + p
 	}
-	label += " — " + stateLabel(s)
+	label += " — " + present.StateLabel(s)
 	if age := Age(now.Sub(s.UpdatedAt)); age != "" {
 		label += " · " + age
 	}
 	return clip(label)
-}
-
-// stateLabel says what a session does, in words.
-func stateLabel(s client.SessionView) string {
-	if s.Pending > 0 {
-		return "needs you"
-	}
-	switch statemachine.State(s.State) {
-	case statemachine.Waiting:
-		return "needs you"
-	case statemachine.Error:
-		return "failed"
-	case statemachine.Attention:
-		return "done"
-	case statemachine.Notification:
-		return "has news"
-	case statemachine.Working, statemachine.Carrying:
-		if s.Tool != "" {
-			return "working (" + s.Tool + ")"
-		}
-		return "working"
-	case statemachine.Thinking:
-		return "thinking"
-	case statemachine.Juggling:
-		if s.Subagents == 1 {
-			return "juggling 1 subagent"
-		}
-		if s.Subagents > 1 {
-			return fmt.Sprintf("juggling %d subagents", s.Subagents)
-		}
-		return "juggling"
-	case statemachine.Sweeping:
-		return "compacting"
-	case statemachine.Idle:
-		return "idle"
-	case statemachine.Sleeping:
-		return "ended"
-	}
-	return s.State
 }
 
 // Age is a short duration for a menu: "now", "45s", "12m", "3h", "2d".
@@ -398,7 +294,7 @@ func Tooltip(v View) string {
 		if s.Headless && s.Pending == 0 {
 			continue
 		}
-		switch urgency(s) {
+		switch present.Urgency(s) {
 		case 0:
 			if asks[[2]string{s.Agent, s.SessionID}] {
 				questions++
@@ -462,26 +358,11 @@ func iconFor(v View) icons.Name {
 			hasPermission = true
 		}
 	}
-	switch statemachine.State(v.DisplayState) {
-	case statemachine.Waiting:
-		if hasQuestion && !hasPermission {
-			return icons.Question
-		}
-		return icons.NeedsYou
-	case statemachine.Error:
-		return icons.Error
-	case statemachine.Notification:
-		return icons.NeedsYou
-	case statemachine.Attention:
-		return icons.Done
-	case statemachine.Juggling:
-		return icons.Juggling
-	case statemachine.Working, statemachine.Carrying:
-		return icons.Working
-	case statemachine.Thinking, statemachine.Sweeping:
-		return icons.Thinking
-	case statemachine.Idle:
-		return icons.Idle
+	if statemachine.State(v.DisplayState) == statemachine.Waiting && hasQuestion && !hasPermission {
+		return icons.Question
+	}
+	if n, ok := present.StateIcon(v.DisplayState); ok {
+		return n
 	}
 	if hasPermission {
 		return icons.NeedsYou // a headless session's request, held by policy "ask"

@@ -174,7 +174,7 @@ func TestBuild(t *testing.T) {
 		},
 	}, {
 		name: "do not disturb and paused",
-		view: View{Now: t0, View: client.View{DND: true, NotificationsPausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
+		view: View{Now: t0, Dashboard: true, View: client.View{DND: true, NotificationsPausedUntil: t0.Add(30 * time.Minute), Snapshot: client.Snapshot{DisplayState: "attention", Sessions: []client.SessionView{
 			sess("claude", "d", "attention", 0),
 		}}}},
 		icon: icons.DND,
@@ -186,6 +186,7 @@ func TestBuild(t *testing.T) {
 			"-",
 			"[x] Do Not Disturb",
 			"Resume notifications (paused until " + t0.Add(30*time.Minute).Local().Format("15:04") + ")",
+			"Open dashboard",
 			"Open config folder",
 			"-",
 			"Quit clawd",
@@ -213,7 +214,7 @@ func TestBuildActions(t *testing.T) {
 		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.AgentPID = 4242; s.Pending = 1 }),
 	}}, Permissions: []client.PermissionView{
 		perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) { p.Suggestions = []string{"a", "b"} }),
-	}}}
+	}}, Dashboard: true}
 	m := Build(v)
 	find := func(key string) Item {
 		var walk func([]Item) (Item, bool)
@@ -246,6 +247,7 @@ func TestBuildActions(t *testing.T) {
 		{"dnd", Action{Kind: ActDND}},
 		{"pause", Action{Kind: ActPause}},
 		{"config", Action{Kind: ActOpenConfig}},
+		{"dashboard", Action{Kind: ActDashboard}},
 		{"quit", Action{Kind: ActQuit}},
 	}
 	wantRef := SessionRef{Agent: "claude", ID: "s1", PID: 4242, Cwd: "/home/u/s1"}
@@ -346,21 +348,6 @@ func TestAge(t *testing.T) {
 	for _, tt := range tests {
 		if got := Age(tt.d); got != tt.want {
 			t.Errorf("Age(%v) = %q, want %q", tt.d, got, tt.want)
-		}
-	}
-}
-
-func TestRequestSummary(t *testing.T) {
-	tests := []struct{ tool, summary, want string }{
-		{"Bash", "npm test", "Bash: npm test"},
-		{"Bash", "Bash: npm test", "Bash: npm test"},
-		{"Bash", "", "Bash"},
-		{"Write", "Write", "Write"},
-		{"", "something", "something"},
-	}
-	for _, tt := range tests {
-		if got := RequestSummary(client.PermissionView{Tool: tt.tool, Summary: tt.summary}); got != tt.want {
-			t.Errorf("RequestSummary(%q, %q) = %q, want %q", tt.tool, tt.summary, got, tt.want)
 		}
 	}
 }

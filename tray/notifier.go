@@ -11,6 +11,7 @@ import (
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/notify"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 // Sender delivers notes to the desktop; *notify.Desktop is one.
@@ -148,8 +149,8 @@ func occurrence(c client.Change) (notify.Occurrence, bool) {
 	case c.Permission != nil && (c.Permission.Type == client.ChangeAdded || c.Permission.Type == client.ChangeUnshown):
 		p := c.Permission.Permission
 		oc := notify.Occurrence{
-			Kind: notify.Permission, Agent: p.Agent, AgentName: AgentName(p.Agent),
-			SessionID: p.SessionID, Title: p.Title, Cwd: p.Cwd, Detail: RequestSummary(p), Headless: p.Headless,
+			Kind: notify.Permission, Agent: p.Agent, AgentName: present.AgentName(p.Agent),
+			SessionID: p.SessionID, Title: p.Title, Cwd: p.Cwd, Detail: present.RequestSummary(p), Headless: p.Headless,
 		}
 		switch p.Kind {
 		case client.KindQuestion:
@@ -174,7 +175,7 @@ func occurrence(c client.Change) (notify.Occurrence, bool) {
 			return notify.Occurrence{}, false
 		}
 		return notify.Occurrence{
-			Kind: kind, Agent: e.Agent, AgentName: AgentName(e.Agent), SessionID: e.SessionID,
+			Kind: kind, Agent: e.Agent, AgentName: present.AgentName(e.Agent), SessionID: e.SessionID,
 			Title: e.Title, Cwd: e.Cwd, Detail: e.ErrorKind, Headless: e.Headless,
 			Subagent: e.SubagentID != "",
 		}, true

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/focus"
 )
@@ -52,8 +53,12 @@ type Options struct {
 	Now  func() time.Time
 	// Focus brings a session's terminal to the front; default focus.Focus.
 	Focus func(ctx context.Context, t focus.Target) error
-	// Open opens a folder in the file manager; default openFolder.
+	// Open opens a folder in the file manager or a URL in the browser;
+	// default launch.Open.
 	Open func(ctx context.Context, path string) error
+	// Dashboard opens the web dashboard in the browser (a fresh login);
+	// nil: the menu does not offer it.
+	Dashboard func(ctx context.Context) error
 }
 
 // ErrUnavailable means this build has no tray.
@@ -71,7 +76,7 @@ func (o *Options) defaults() {
 		o.Focus = focus.Focus
 	}
 	if o.Open == nil {
-		o.Open = openFolder
+		o.Open = launch.Open
 	}
 	if o.Quit == nil {
 		o.Quit = func() {}

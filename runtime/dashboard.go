@@ -1,0 +1,242 @@
+package runtime
+
+import (
+	"html/template"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/dashboard"
+)
+
+// The web dashboard, on the TCP port beside the token API: a page for the
+// person's browser, let in through a one-time code that `clawd dashboard`
+// mints over the socket. Its routes:
+//
+//	GET  /                      the page (index.html with a login, signin.html without)
+//	GET  /login?code=...        the code becomes a login: its cookie, and its secret for the page
+//	GET  /ui/assets/{file}      app.js, app.css, login.js
+//	GET  /ui/icons/{name}       the tray's icons
+//	     /ui/api/v1/...         the data and the changes (see mountDashboardAPI)
+//
+// The rest of the port (the token API, POST /state) keeps its own guard:
+// no route of it lets a browser in.
+
+// isDashboardPath reports whether the dashboard serves p on the TCP port.
+func isDashboardPath(p string) bool {
+	return p == "/" || p == "/login" || strings.HasPrefix(p, "/ui/")
+}
+
+// dashboardAPI is the prefix of the dashboard's data routes.
+const dashboardAPI = "/ui/api/v1/"
+
+// dashboardHandler serves the dashboard's routes, every one behind
+// dashGuard.
+func (s *Server) dashboardHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.handleDashboardPage)
+	mux.HandleFunc("GET /login", s.handleDashboardLogin)
+	mux.HandleFunc("GET /ui/assets/{file}", s.handleDashboardAsset)
+	mux.HandleFunc("GET /ui/icons/{name}", s.handleDashboardIcon)
+	s.mountDashboardAPI(mux, s.dashAuth)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
+	})
+	return s.dashGuard(s.bodyDeadline(mux))
+}
+
+// dashCookie is the login cookie's name. Cookies are per host, not per
+// port: two runtimes (two clawd homes) on one machine each have their own.
+func (s *Server) dashCookie() string { return "clawd_dashboard_" + strconv.Itoa(s.tcpPort()) }
+
+// dashGuard lets a request reach the dashboard only from the person's own
+// browser tab on the runtime's own origin, before a handler reads a byte
+// of the body. Every response carries the dashboard's security headers
+// (dashboard.SetHeaders: the CSP, no framing, no sniffing, CORP
+// same-origin, no-store). The rules, each with what it stops:
+//
+//   - a path that is not clean: 400 (no "/ui/../api" detours);
+//   - exactly one Host and at most one Content-Type header: 400;
+//   - Host must be 127.0.0.1:<port> or localhost:<port>: 403 (DNS
+//     rebinding: a page of evil.example resolving to 127.0.0.1 sends its
+//     own name);
+//   - Sec-Fetch-Site other than same-origin or none: 403 (a page on
+//     another port of 127.0.0.1 is "same-site", and still not us; none is
+//     the person typing or opening the URL);
+//   - only GET and POST: 405, OPTIONS included, so no CORS preflight is
+//     ever answered and no CORS header ever sent;
+//   - a POST must carry Origin exactly http://<its Host> (the runtime's
+//     own origin): 403; and be application/json: 415 (no form can post);
+//   - a data route (/ui/api/v1/) needs the login's cookie and its secret
+//     in dashboard.SecretHeader: 401 (see dashAuth).
+//
+// Rejections carry no body and change nothing.
+func (s *Server) dashGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dashboard.SetHeaders(w.Header())
+		reject := func(code int) {
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(code)
+		}
+		if p := r.URL.Path; p != path.Clean(p) && !(strings.HasSuffix(p, "/") && p[:len(p)-1] == path.Clean(p)) {
+			reject(http.StatusBadRequest)
+			return
+		}
+		if duplicateHeaders(r) {
+			reject(http.StatusBadRequest)
+			return
+		}
+		if !s.dashHost(r.Host) || crossSite(r) {
+			reject(http.StatusForbidden)
+			return
+		}
+		switch r.Method {
+		case http.MethodGet:
+		case http.MethodPost:
+			if r.Header.Get("Origin") != "http://"+r.Host {
+				reject(http.StatusForbidden)
+				return
+			}
+			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if err != nil || mt != "application/json" {
+				reject(http.StatusUnsupportedMediaType)
+				return
+			}
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			reject(http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// dashHost accepts 127.0.0.1:<port> and localhost:<port>, nothing else:
+// the names the dashboard's URL and a person's typing use.
+func (s *Server) dashHost(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil || port != strconv.Itoa(s.tcpPort()) {
+		return false
+	}
+	switch strings.ToLower(host) {
+	case "127.0.0.1", "localhost":
+		return true
+	}
+	return false
+}
+
+// dashAuth lets a data request through only with a login's cookie and
+// that login's secret in dashboard.SecretHeader. The cookie alone is not
+// enough: cookies of 127.0.0.1 go to every port of it, so any local
+// server the browser visits gets them; the secret lives in the page's
+// sessionStorage, which is the runtime's origin's alone. A refusal is a
+// 401 with no body.
+func (s *Server) dashAuth(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(s.dashCookie())
+		if err != nil || !s.logins.Check(c.Value, r.Header.Get(dashboard.SecretHeader)) {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		next(w, r)
+	}
+}
+
+// DashboardLogin mints a one-time login URL of the dashboard (what
+// `clawd dashboard` opens; the tray's "Open dashboard" calls it in
+// process).
+func (s *Server) DashboardLogin() client.DashboardLogin {
+	code, exp := s.logins.Mint()
+	return client.DashboardLogin{
+		URL:       "http://127.0.0.1:" + strconv.Itoa(s.tcpPort()) + "/login?code=" + code,
+		ExpiresAt: exp.UTC(),
+	}
+}
+
+// handleMintLogin is the socket's POST /api/v1/dashboard/login.
+func (s *Server) handleMintLogin(w http.ResponseWriter, r *http.Request) {
+	if s.tcpPort() == 0 {
+		writeError(w, http.StatusServiceUnavailable, "this runtime does not listen on TCP: no dashboard")
+		return
+	}
+	s.log.Info("dashboard login code minted")
+	writeJSON(w, http.StatusOK, s.DashboardLogin())
+}
+
+// dashboardSocketOnly refuses minting a login on TCP, token or not: only
+// this user's processes, on the socket, may let a browser in.
+func dashboardSocketOnly(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusForbidden, "dashboard logins are minted on the runtime's socket only: run `clawd dashboard`")
+}
+
+// handleDashboardPage serves the page to a browser that has a login, and
+// to any other the sign-in page that only says how to get one.
+func (s *Server) handleDashboardPage(w http.ResponseWriter, r *http.Request) {
+	name := "signin.html"
+	if c, err := r.Cookie(s.dashCookie()); err == nil && s.logins.Known(c.Value) {
+		name = "index.html"
+	}
+	serveAsset(w, http.StatusOK, name)
+}
+
+// loginPage hands the login's secret to the page once: login.js puts it
+// into sessionStorage and goes on to the dashboard.
+var loginPage = template.Must(template.ParseFS(dashboard.Assets, "assets/login.html"))
+
+// handleDashboardLogin exchanges a login code, once, for a login: its
+// cookie (HttpOnly, so no script reads it; SameSite=Strict, so no other
+// site's page or link sends it) and its secret, in the page.
+func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
+	in, err := s.logins.Redeem(r.URL.Query().Get("code"))
+	if err != nil {
+		s.log.Info("dashboard login refused", "err", err)
+		serveAsset(w, http.StatusForbidden, "signin.html")
+		return
+	}
+	s.log.Info("dashboard login")
+	http.SetCookie(w, &http.Cookie{
+		Name:     s.dashCookie(),
+		Value:    in.ID,
+		Path:     "/",
+		HttpOnly: true,
+		SameSite: http.SameSiteStrictMode,
+	})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	loginPage.Execute(w, map[string]string{"Secret": in.Secret, "Header": dashboard.SecretHeader})
+}
+
+// handleDashboardAsset serves the page's scripts and style.
+func (s *Server) handleDashboardAsset(w http.ResponseWriter, r *http.Request) {
+	switch f := r.PathValue("file"); f {
+	case "app.js", "login.js", "app.css":
+		serveAsset(w, http.StatusOK, f)
+	default:
+		writeError(w, http.StatusNotFound, "no such asset")
+	}
+}
+
+// serveAsset answers with the embedded file name.
+func serveAsset(w http.ResponseWriter, code int, name string) {
+	b, err := fs.ReadFile(dashboard.Assets, "assets/"+name)
+	if err != nil {
+		panic("dashboard: missing embedded asset " + name) // the build embeds them all
+	}
+	w.Header().Set("Content-Type", assetType(name))
+	w.WriteHeader(code)
+	w.Write(b)
+}
+
+func assetType(name string) string {
+	switch path.Ext(name) {
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	}
+	return "text/html; charset=utf-8"
+}

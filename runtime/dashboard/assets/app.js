@@ -1,0 +1,599 @@
+// app.js is the clawd dashboard: it follows the runtime's stream of views
+// and events and sends the person's answers back. Every request carries
+// the login's secret (kept in this tab's sessionStorage by login.js)
+// besides the cookie; the runtime refuses any without it.
+"use strict";
+
+const secret = sessionStorage.getItem("clawd-secret") || "";
+const $ = (id) => document.getElementById(id);
+const maxEvents = 300;
+
+// el builds an element: el("li", {class: "x"}, "text", child, ...).
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const k in attrs || {}) {
+    if (k === "class") e.className = attrs[k];
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), attrs[k]);
+    else if (attrs[k] !== undefined && attrs[k] !== false) e.setAttribute(k, attrs[k] === true ? "" : attrs[k]);
+  }
+  for (const c of kids) if (c !== null && c !== undefined && c !== "") e.append(c);
+  return e;
+}
+
+function setText(e, t) {
+  if (e.textContent !== t) e.textContent = t;
+}
+
+let signedOutShown = false;
+function signedOut() {
+  if (signedOutShown) return;
+  signedOutShown = true;
+  $("main").hidden = true;
+  $("signedout").hidden = false;
+  setText($("summary"), "signed out");
+  setText($("conn"), "offline");
+  $("conn").classList.remove("live");
+}
+
+// api sends one request to the dashboard's API and returns its JSON.
+async function api(method, path, body) {
+  const init = {method, headers: {"X-Clawd-Dashboard": secret}, cache: "no-store", credentials: "same-origin"};
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const r = await fetch("/ui/api/v1/" + path, init);
+  if (r.status === 401) {
+    signedOut();
+    throw new Error("signed out");
+  }
+  const text = await r.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+  if (!r.ok) {
+    const err = new Error((data && data.error) || "the runtime answered " + r.status);
+    err.status = r.status;
+    throw err;
+  }
+  return data;
+}
+
+let toastTimer = 0;
+function toast(msg) {
+  const t = $("toast");
+  t.textContent = msg;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+// reconcile makes list's children show items in order, reusing the
+// element of each key, so a re-render keeps keyboard focus where it is.
+function reconcile(list, items, keyOf, make, update) {
+  const old = new Map();
+  for (const c of list.children) old.set(c.dataset.key, c);
+  let prev = null;
+  for (const it of items) {
+    const k = keyOf(it);
+    let e = old.get(k);
+    if (e) old.delete(k);
+    else {
+      e = make(it);
+      e.dataset.key = k;
+    }
+    update(e, it);
+    const want = prev ? prev.nextSibling : list.firstChild;
+    if (want !== e) list.insertBefore(e, want);
+    prev = e;
+  }
+  for (const e of old.values()) e.remove();
+}
+
+// ---- time
+
+let skew = 0; // the runtime's clock minus ours
+
+function age(iso) {
+  const ms = Date.now() + skew - Date.parse(iso);
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 5) return "now";
+  if (s < 60) return s + "s";
+  if (s < 3600) return Math.floor(s / 60) + "m";
+  if (s < 48 * 3600) return Math.floor(s / 3600) + "h";
+  return Math.floor(s / 86400) + "d";
+}
+
+function clock(iso) {
+  const d = new Date(iso);
+  return isNaN(d) ? "" : d.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+}
+
+function place(title, cwd) {
+  if (title) return title;
+  if (cwd) return cwd.replace(/\/+$/, "").split(/[\\/]/).pop() || cwd;
+  return "";
+}
+
+// ---- the view
+
+let view = null;
+const seenRequests = new Set();
+let unseen = 0;
+const baseTitle = "clawd";
+
+function render(v) {
+  view = v;
+  skew = Date.parse(v.now) - Date.now();
+  const icon = "/ui/icons/" + v.icon + ".png";
+  if ($("state-icon").getAttribute("src") !== icon) {
+    $("state-icon").src = icon;
+    $("favicon").href = icon;
+  }
+  renderSettings(v);
+  renderNeeds(v);
+  renderSessions(v);
+  renderSummary(v);
+  showSections(v.features);
+}
+
+function renderSummary(v) {
+  const n = {needs: v.permissions.length, working: 0, done: 0, failed: 0, idle: 0};
+  for (const s of v.sessions) {
+    if (s.headless && !s.pending) continue;
+    if (s.urgency === 1) n.failed++;
+    else if (s.urgency === 2) n.done++;
+    else if (s.urgency === 3) n.working++;
+    else if (s.urgency === 4) n.idle++;
+  }
+  const parts = [];
+  if (n.working) parts.push(n.working + " working");
+  if (n.needs) parts.push(n.needs + " need" + (n.needs === 1 ? "s" : "") + " you");
+  if (n.failed) parts.push(n.failed + " failed");
+  if (n.done) parts.push(n.done + " done");
+  if (n.idle) parts.push(n.idle + " idle");
+  let s = parts.join(", ") || "no agents running";
+  if (v.dnd) s += " · do not disturb";
+  else if (v.notifications_paused_until) s += " · notifications paused";
+  setText($("summary"), s);
+}
+
+function renderSettings(v) {
+  $("dnd").checked = v.dnd;
+  const p = $("pause");
+  if (v.notifications_paused_until) {
+    setText(p, "Resume notifications (paused until " + new Date(v.notifications_paused_until).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"}) + ")");
+    p.dataset.on = "false";
+  } else {
+    setText(p, "Pause notifications for 1 h");
+    p.dataset.on = "true";
+  }
+}
+
+// ---- needs you
+
+function renderNeeds(v) {
+  const list = $("needs-list");
+  let fresh = 0;
+  for (const p of v.permissions) {
+    if (!seenRequests.has(p.id)) {
+      seenRequests.add(p.id);
+      fresh++;
+    }
+  }
+  if (fresh && document.hidden) {
+    unseen += fresh;
+    document.title = "(" + unseen + ") " + baseTitle + " — needs you";
+    chime();
+  }
+  reconcile(list, v.permissions, (p) => p.id, makeRequest, updateRequest);
+  setText($("needs-count"), v.permissions.length ? "(" + v.permissions.length + ")" : "");
+  $("needs-empty").hidden = v.permissions.length > 0;
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) {
+    unseen = 0;
+    document.title = baseTitle;
+  }
+});
+
+function chime() {
+  try {
+    const ctx = new AudioContext();
+    const o = ctx.createOscillator();
+    const g = ctx.createGain();
+    o.frequency.value = 880;
+    g.gain.value = 0.05;
+    o.connect(g).connect(ctx.destination);
+    o.onended = () => ctx.close();
+    o.start();
+    o.stop(ctx.currentTime + 0.15);
+  } catch (e) { /* no sound: the title says it */ }
+}
+
+function makeRequest(p) {
+  const li = el("li", {class: "card request"});
+  const what = p.kind === "question" ? "asks" : p.kind === "plan" ? "wants its plan reviewed" : "asks to run";
+  li.append(
+    el("div", {class: "who"}, el("strong", {}, p.agent_name), " " + what, el("span", {class: "where"})),
+    el("p", {class: "line"}),
+    el("ul", {class: "options"}),
+  );
+  const details = el("details", {class: "input"}, el("summary", {}, "Full request"), el("pre", {}));
+  details.addEventListener("toggle", () => {
+    if (!details.open) return;
+    api("GET", "permissions/" + encodeURIComponent(p.id)).then((d) => {
+      let input = d.tool_input === undefined ? "" : JSON.stringify(d.tool_input, null, 2);
+      if (d.input_truncated) input += "\n(cut: the input was larger)";
+      details.querySelector("pre").textContent = [d.message, input].filter(Boolean).join("\n\n") || "(nothing more)";
+    }, (e) => { details.querySelector("pre").textContent = e.message; });
+  });
+  const buttons = el("div", {class: "buttons"});
+  const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p, body, ev.currentTarget)}, label);
+  if (p.kind === "permission") {
+    buttons.append(button("Allow", {behavior: "allow"}, "allow"), button("Deny", {behavior: "deny"}, "deny"));
+    (p.suggestions || []).forEach((s, i) => buttons.append(button("Always: " + s, {behavior: "allow", suggestion: i + 1})));
+  } else if (p.kind === "plan") {
+    buttons.append(button("Approve plan", {behavior: "allow"}, "allow"));
+  }
+  buttons.append(button("Answer in terminal", {behavior: "terminal"}));
+  li.append(buttons, details);
+  return li;
+}
+
+function updateRequest(li, p) {
+  setText(li.querySelector(".where"), [" — " + (place(p.title, p.cwd) || p.session_id), p.headless ? " (headless)" : ""].join(""));
+  setText(li.querySelector(".line"), p.kind === "question" ? p.summary : p.line);
+  const opts = li.querySelector(".options");
+  const want = (p.options || []).join("\n");
+  if (opts.dataset.opts !== want) {
+    opts.dataset.opts = want;
+    opts.replaceChildren(...(p.options || []).map((o) => el("li", {}, o)));
+  }
+}
+
+// decide answers request p (as its card was made): the broker takes the
+// first answer, so a request answered elsewhere meanwhile is refused
+// here, by its own id.
+async function decide(p, body, button) {
+  const card = button.closest("li");
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  try {
+    await api("POST", "permissions/" + encodeURIComponent(p.id) + "/decision", Object.assign({via: "dashboard"}, body));
+    card.classList.add("answered");
+    if (body.behavior === "terminal") {
+      // The view may already have dropped the request: its session is
+      // named by the card.
+      const s = view && view.sessions.find((x) => x.agent === p.agent && x.session_id === p.session_id);
+      if (!(s && s.host)) focusSession(p.agent, p.session_id);
+    }
+  } catch (e) {
+    toast(e.status === 409 || e.status === 404 ? "Already answered elsewhere: " + e.message : e.message);
+    for (const b of card.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+// ---- sessions
+
+function renderSessions(v) {
+  fillSelect($("f-agent"), v.sessions.map((s) => [s.agent, s.agent_name]));
+  const agent = $("f-agent").value;
+  const folder = $("f-folder").value.trim().toLowerCase();
+  const shown = v.sessions.filter((s) => (!agent || s.agent === agent) &&
+    (!folder || (s.cwd || "").toLowerCase().includes(folder) || (s.project_dir || "").toLowerCase().includes(folder)));
+  reconcile($("session-list"), shown, (s) => s.agent + "/" + s.session_id, makeSession, updateSession);
+  renderRemotes(v.remotes || []);
+  setText($("sessions-count"), v.sessions.length ? "(" + (shown.length === v.sessions.length ? v.sessions.length : shown.length + " of " + v.sessions.length) + ")" : "");
+  $("sessions-empty").hidden = shown.length > 0;
+}
+
+// renderRemotes lists the links to remote machines, as the tray does.
+function renderRemotes(links) {
+  reconcile($("remote-list"), links, (l) => l.profile, () => el("li", {}), (li, l) => {
+    li.className = "link-" + l.state;
+    setText(li, "Remote " + l.label + ": " + l.state + (l.error ? " (" + l.error + ")" : ""));
+  });
+}
+
+// fillSelect keeps select's options the set of [value, label] pairs
+// given (plus "all"), and its choice.
+function fillSelect(select, pairs) {
+  const m = new Map(pairs);
+  const want = [...m.keys()].sort().join("\n");
+  if (select.dataset.opts === want) return;
+  select.dataset.opts = want;
+  const cur = select.value;
+  select.replaceChildren(el("option", {value: ""}, "all"), ...[...m.keys()].sort().map((k) => el("option", {value: k}, m.get(k))));
+  select.value = m.has(cur) ? cur : "";
+}
+
+function makeSession(s) {
+  const b = el("button", {type: "button", class: "session"},
+    el("img", {width: 24, height: 24, alt: ""}),
+    el("span", {class: "agent"}), el("span", {class: "title"}), el("span", {class: "state"}),
+    el("span", {class: "folder"}), el("span", {class: "age"}));
+  b.addEventListener("click", () => focusSession(b.dataset.agent, b.dataset.id));
+  return el("li", {}, b);
+}
+
+function updateSession(li, s) {
+  const b = li.firstChild;
+  b.dataset.agent = s.agent;
+  b.dataset.id = s.session_id;
+  b.dataset.updated = s.updated_at;
+  b.className = "session u" + s.urgency;
+  const img = b.querySelector("img");
+  const src = "/ui/icons/" + s.icon + ".png";
+  if (img.getAttribute("src") !== src) img.src = src;
+  img.alt = s.label;
+  // A remote machine's session: its terminal is there, nothing to bring
+  // to the front here (the runtime refuses it too).
+  b.disabled = !!s.host;
+  b.title = s.host ? "Runs on " + s.host : "Bring its terminal to the front";
+  setText(b.querySelector(".agent"), s.agent_name + (s.headless ? " (headless)" : "") + (s.host ? " @" + s.host : ""));
+  setText(b.querySelector(".title"), place(s.title, s.cwd) || s.session_id);
+  setText(b.querySelector(".state"), s.label + (s.subagents && s.state !== "juggling" ? " · " + s.subagents + " subagent" + (s.subagents === 1 ? "" : "s") : ""));
+  setText(b.querySelector(".folder"), s.cwd || "");
+  setText(b.querySelector(".age"), age(s.updated_at));
+}
+
+async function focusSession(agent, id) {
+  try {
+    await api("POST", "focus", {agent, session_id: id});
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+setInterval(() => {
+  for (const b of document.querySelectorAll("#session-list .session")) setText(b.querySelector(".age"), age(b.dataset.updated));
+}, 5000);
+
+// ---- events
+
+const events = [];
+
+function addEvent(r) {
+  events.unshift(r);
+  if (events.length > maxEvents) events.pop();
+  const list = $("event-list");
+  if (matchesEvent(r)) {
+    list.prepend(eventRow(r));
+    while (list.children.length > maxEvents) list.lastChild.remove();
+  }
+  noteEventChoices();
+  $("events-empty").hidden = list.children.length > 0;
+}
+
+let eventChoices = "";
+function noteEventChoices() {
+  const agents = new Map(), kinds = new Map();
+  for (const r of events) {
+    agents.set(r.agent, r.agent);
+    kinds.set(r.kind, r.kind);
+  }
+  const key = [...agents.keys()].join() + "|" + [...kinds.keys()].join();
+  if (key === eventChoices) return;
+  eventChoices = key;
+  fillSelect($("e-agent"), [...agents]);
+  fillSelect($("e-kind"), [...kinds]);
+}
+
+function matchesEvent(r) {
+  const a = $("e-agent").value, k = $("e-kind").value, s = $("e-session").value.trim();
+  return (!a || r.agent === a) && (!k || r.kind === k) && (!s || (r.session_id || "").includes(s));
+}
+
+function eventRow(r) {
+  const sid = r.session_id || "";
+  return el("li", {},
+    el("time", {datetime: r.time}, clock(r.time)), " ",
+    el("span", {class: "agent"}, r.agent), " ",
+    el("span", {class: "sid", title: sid}, sid.length > 8 ? "…" + sid.slice(-6) : sid), " ",
+    el("span", {class: "kind"}, r.kind), " ",
+    el("span", {class: "state"}, r.state || ""),
+    r.tool_name ? el("span", {class: "tool"}, " " + r.tool_name) : null,
+    r.notification_type ? el("span", {}, " " + r.notification_type) : null,
+    r.title ? el("span", {class: "title"}, " “" + r.title + "”") : null,
+    r.headless ? el("span", {}, " (headless)") : null);
+}
+
+function refilterEvents() {
+  $("event-list").replaceChildren(...events.filter(matchesEvent).map(eventRow));
+  $("events-empty").hidden = $("event-list").children.length > 0;
+}
+
+// ---- automations and agents
+
+let shownFeatures = "";
+function showSections(f) {
+  const key = JSON.stringify(f);
+  if (key === shownFeatures) return;
+  shownFeatures = key;
+  $("automations").hidden = !f.automations;
+  $("agents").hidden = !f.agents;
+  if (f.automations) loadAutomations();
+  if (f.agents) loadAgents();
+}
+
+let autoPaused = false;
+let autoShown = "";
+const openReviews = new Set();
+async function loadAutomations() {
+  let st, runs;
+  try {
+    [st, runs] = await Promise.all([api("GET", "automations"), api("GET", "automations/runs?limit=30")]);
+  } catch (e) {
+    if (e.status === 503) $("automations").hidden = true;
+    return;
+  }
+  // Rebuilt only when something changed: an open review or a focused
+  // button stays as it is.
+  const key = JSON.stringify([st, runs]);
+  if (key === autoShown) return;
+  autoShown = key;
+  autoPaused = st.paused;
+  setText($("auto-switch"), st.paused ? "Resume all" : "Pause all");
+  setText($("auto-state"), st.paused ? "Paused: no new runs start." : "On: trusted definitions act.");
+  $("auto-error").hidden = !st.error;
+  setText($("auto-error"), st.error || "");
+  $("auto-list").replaceChildren(...st.definitions.map(definitionCard));
+  if (!st.definitions.length) $("auto-list").append(el("li", {class: "empty"}, "No definitions in automations.toml."));
+  $("runs").tBodies[0].replaceChildren(...runs.map(runRow));
+}
+
+function definitionCard(d) {
+  const review = d.binding_states.some((b) => b.state === "needs_review");
+  const action = d.action.type + (d.action.url ? " " + d.action.url : "") + (d.action.argv ? " " + d.action.argv.join(" ") : "");
+  const li = el("li", {class: "card"},
+    el("div", {class: "who"}, el("strong", {}, d.name || d.id), " on ", el("code", {}, d.event), " → ", action),
+    el("ul", {class: "bindings"}, ...d.binding_states.map((b) => el("li", {class: "b-" + b.state}, b.key + ": " + b.state.replace("_", " ")))));
+  if (review) {
+    const panel = el("div", {class: "review", hidden: !openReviews.has(d.id)},
+      el("p", {}, "What leaves the machine when it acts:"),
+      el("ul", {}, ...d.leaves.map((x) => el("li", {}, el("code", {}, x)))),
+      el("p", {}, "Definition hash ", el("code", {}, d.hash)),
+      el("button", {type: "button", class: "allow", onclick: () => trust(d.id, d.hash)}, "Trust it as it is"));
+    li.append(el("button", {type: "button", "aria-expanded": String(!panel.hidden), onclick: (ev) => {
+      panel.hidden = !panel.hidden;
+      ev.currentTarget.setAttribute("aria-expanded", String(!panel.hidden));
+      if (panel.hidden) openReviews.delete(d.id); else openReviews.add(d.id);
+    }}, "Review and trust"), panel);
+  }
+  return li;
+}
+
+async function trust(id, hash) {
+  try {
+    await api("POST", "automations/" + encodeURIComponent(id) + "/trust", {hash});
+  } catch (e) {
+    toast(e.message);
+  }
+  loadAutomations();
+}
+
+function runRow(r) {
+  const took = r.started_at && r.finished_at ? ((Date.parse(r.finished_at) - Date.parse(r.started_at)) / 1000).toFixed(2) + " s" : "";
+  const act = el("td", {});
+  const change = (what) => api("POST", "automations/runs/" + encodeURIComponent(r.id) + "/" + what, {}).catch((e) => toast(e.message)).then(loadAutomations);
+  if (["failed", "cancelled", "outcome_unknown", "blocked", "skipped"].includes(r.state)) act.append(el("button", {type: "button", onclick: () => change("retry")}, "Retry"));
+  if (r.state === "queued") act.append(el("button", {type: "button", onclick: () => change("cancel")}, "Cancel"));
+  return el("tr", {class: "r-" + r.state},
+    el("td", {}, r.automation_id + (r.test ? " (test)" : "")), el("td", {}, r.event_name), el("td", {}, r.state.replace("_", " ")),
+    el("td", {}, [r.error_code, r.error_message].filter(Boolean).join(": ")), el("td", {}, took), el("td", {}, clock(r.created_at)), act);
+}
+
+$("auto-switch").addEventListener("click", () => {
+  api("POST", "automations/" + (autoPaused ? "resume" : "pause"), {}).catch((e) => toast(e.message)).then(loadAutomations);
+});
+
+setInterval(() => {
+  if (!document.hidden && view && view.features.automations && !signedOutShown) loadAutomations();
+}, 5000);
+
+// fixDiffs are the diffs the Fix buttons applied, by agent, shown on
+// its card after the checks ran again.
+const fixDiffs = new Map();
+
+async function loadAgents() {
+  let list, doctor = [];
+  try {
+    list = await api("GET", "agents");
+    if (view && view.features.doctor) doctor = await api("GET", "doctor");
+  } catch (e) {
+    toast(e.message);
+    return;
+  }
+  const byID = new Map(doctor.map((d) => [d.agent, d]));
+  $("agent-list").replaceChildren(...list.map((a) => agentCard(a, byID.get(a.id))));
+}
+
+function agentCard(a, d) {
+  const li = el("li", {class: "card", "data-agent": a.id},
+    el("div", {class: "who"}, el("strong", {}, a.name), " ", el("span", {class: a.installed ? "ok" : "muted"},
+      a.detected ? (a.installed ? "hooks installed" : "found, hooks not installed") : "not found here")),
+    el("p", {}, [a.version ? "version " + a.version : "", a.config_path].filter(Boolean).join(" · ")),
+    el("ul", {class: "notes"}, ...(a.notes || []).map((n) => el("li", {}, n))));
+  if (d) {
+    li.append(el("ul", {class: "findings"}, ...(d.findings || []).map((f) => el("li", {class: "f-" + f.level}, f.level + ": " + f.message))));
+    if (d.fixable) {
+      li.append(el("button", {type: "button", onclick: async (ev) => {
+        const b = ev.currentTarget;
+        b.disabled = true;
+        try {
+          const fix = await api("POST", "doctor/" + encodeURIComponent(a.id) + "/fix", {});
+          fixDiffs.set(a.id, fix.changed ? fix.diff || "Fixed." : "Nothing to change.");
+          await loadAgents(); // the checks again, with the diff
+        } catch (e) {
+          toast(e.message);
+          b.disabled = false;
+        }
+      }}, "Fix"));
+    }
+  }
+  if (fixDiffs.has(a.id)) li.append(el("pre", {class: "diff"}, fixDiffs.get(a.id)));
+  return li;
+}
+
+// ---- settings
+
+$("dnd").addEventListener("change", (ev) => {
+  api("POST", "dnd", {on: ev.target.checked}).catch((e) => toast(e.message));
+});
+$("pause").addEventListener("click", (ev) => {
+  api("POST", "pause", {on: ev.currentTarget.dataset.on === "true"}).catch((e) => toast(e.message));
+});
+$("f-agent").addEventListener("change", () => view && renderSessions(view));
+$("f-folder").addEventListener("input", () => view && renderSessions(view));
+for (const id of ["e-agent", "e-kind", "e-session"]) $(id).addEventListener("input", refilterEvents);
+
+// ---- the stream
+
+function setConn(live) {
+  setText($("conn"), live ? "live" : "offline");
+  $("conn").classList.toggle("live", live);
+}
+
+function onLine(m) {
+  if (m.type === "view") render(m);
+  else if (m.type === "event") addEvent(m.event);
+  else if (m.type === "stream.lagged") api("GET", "view").then(render, () => {});
+}
+
+// follow reads the dashboard stream (newline-delimited JSON) for as long
+// as the tab is open, reconnecting after a break.
+async function follow() {
+  let delay = 500;
+  while (!signedOutShown) {
+    try {
+      const r = await fetch("/ui/api/v1/stream", {headers: {"X-Clawd-Dashboard": secret}, cache: "no-store", credentials: "same-origin"});
+      if (r.status === 401) {
+        signedOut();
+        return;
+      }
+      if (!r.ok) throw new Error("stream: " + r.status);
+      setConn(true);
+      delay = 500;
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, {stream: true});
+        let i;
+        while ((i = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, i).trim();
+          buf = buf.slice(i + 1);
+          if (line) onLine(JSON.parse(line));
+        }
+      }
+    } catch (e) { /* reconnect below */ }
+    setConn(false);
+    await new Promise((res) => setTimeout(res, delay));
+    delay = Math.min(delay * 2, 10000);
+  }
+}
+
+if (!secret) signedOut();
+else follow();

@@ -1,0 +1,355 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+	"github.com/clawdhq/clawd/tray/focus"
+	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/tray/present"
+)
+
+// Doctor checks an agent's hook setup and repairs it, for the dashboard's
+// Agents section (Config.Doctor).
+type Doctor interface {
+	Check(ctx context.Context, agent string) (client.DoctorReport, error)
+	Fix(ctx context.Context, agent string) (client.DoctorFix, error)
+}
+
+// mountDashboardAPI adds the dashboard's data routes to mux, each wrapped
+// by auth. They are the token API's handlers where one fits, under
+// /ui/api/v1/, plus what only a page needs: one View, one stream of
+// views and events, focusing a terminal, the notification pause, the
+// agents and the doctor.
+//
+//	GET  /ui/api/v1/view                          dashView
+//	GET  /ui/api/v1/stream                        NDJSON: {"type":"view",...}, {"type":"event","event":...}
+//	GET  /ui/api/v1/permissions/{id}              client.PermissionDetail
+//	POST /ui/api/v1/permissions/{id}/decision     client.DecisionBody
+//	POST /ui/api/v1/dnd                           {"on"}
+//	POST /ui/api/v1/pause                         {"on"}: pause notifications for client.PauseFor, or resume
+//	POST /ui/api/v1/focus                         {"agent","session_id"}: bring its terminal to the front
+//	GET  /ui/api/v1/agents                        []client.AgentInfo (Config.Agents)
+//	GET  /ui/api/v1/doctor                        []client.DoctorReport (Config.Doctor)
+//	POST /ui/api/v1/doctor/{agent}/fix            client.DoctorFix (Config.Doctor)
+//	     /ui/api/v1/automations...                as /api/v1/automations (see mountAutomations)
+func (s *Server) mountDashboardAPI(mux *http.ServeMux, auth func(http.HandlerFunc) http.HandlerFunc) {
+	mux.HandleFunc("GET "+dashboardAPI+"view", auth(s.handleDashView))
+	mux.HandleFunc("GET "+dashboardAPI+"stream", auth(s.handleDashStream))
+	mux.HandleFunc("GET "+dashboardAPI+"permissions/{id}", auth(s.handlePermissionGet))
+	mux.HandleFunc("POST "+dashboardAPI+"permissions/{id}/decision", auth(s.handlePermissionDecision))
+	mux.HandleFunc("POST "+dashboardAPI+"dnd", auth(s.handlePostDND))
+	mux.HandleFunc("POST "+dashboardAPI+"pause", auth(s.handleDashPause))
+	mux.HandleFunc("POST "+dashboardAPI+"focus", auth(s.handleDashFocus))
+	mux.HandleFunc("GET "+dashboardAPI+"agents", auth(s.handleDashAgents))
+	mux.HandleFunc("GET "+dashboardAPI+"doctor", auth(s.handleDoctorCheck))
+	mux.HandleFunc("POST "+dashboardAPI+"doctor/{agent}/fix", auth(s.handleDoctorFix))
+	s.mountAutomations(mux, "/ui", auth)
+	mux.HandleFunc(dashboardAPI, auth(notFound))
+}
+
+// dashView is everything the page shows but automations and agents, at
+// one moment: client.View with each session and request as present reads
+// it, sessions most urgent first.
+type dashView struct {
+	Type                     string        `json:"type"` // "view"
+	Now                      time.Time     `json:"now"`
+	DisplayState             string        `json:"display_state"`
+	Icon                     icons.Name    `json:"icon"`
+	Sessions                 []dashSession `json:"sessions"`
+	Permissions              []dashRequest `json:"permissions"`
+	DND                      bool          `json:"dnd"`
+	NotificationsPausedUntil *time.Time    `json:"notifications_paused_until,omitempty"`
+	// Remotes are the links to remote machines (clawd remote add), as
+	// the tray lists them.
+	Remotes  []client.RemoteLink `json:"remotes,omitempty"`
+	Features dashFeatures        `json:"features"`
+}
+
+// dashFeatures says which optional sections the runtime has.
+type dashFeatures struct {
+	Automations bool `json:"automations"`
+	Agents      bool `json:"agents"`
+	Doctor      bool `json:"doctor"`
+	Focus       bool `json:"focus"`
+}
+
+type dashSession struct {
+	client.SessionView
+	AgentName string     `json:"agent_name"`
+	Icon      icons.Name `json:"icon"`
+	Label     string     `json:"label"`
+	Urgency   int        `json:"urgency"`
+}
+
+type dashRequest struct {
+	client.PermissionView
+	AgentName string `json:"agent_name"`
+	// Line is the request in one line ("Bash: npm test").
+	Line string `json:"line"`
+}
+
+// dashboardView takes the runtime's View and dresses it for the page.
+func (s *Server) dashboardView() dashView {
+	v := s.View()
+	now := s.cfg.Now()
+	d := dashView{
+		Type:         "view",
+		Now:          now.UTC(),
+		DisplayState: v.DisplayState,
+		Sessions:     make([]dashSession, 0, len(v.Sessions)),
+		Permissions:  make([]dashRequest, 0, len(v.Permissions)),
+		DND:          v.DND,
+		Features: dashFeatures{
+			Automations: s.auto.Load() != nil,
+			Agents:      s.cfg.Agents != nil,
+			Doctor:      s.cfg.Doctor != nil,
+			Focus:       true,
+		},
+	}
+	for _, l := range v.Remotes {
+		l.Profile, l.Label, l.Error = text.Line(l.Profile, 0), text.Line(l.Label, 0), text.Line(l.Error, 0)
+		d.Remotes = append(d.Remotes, l)
+	}
+	if v.NotificationsPausedUntil.After(now) {
+		until := v.NotificationsPausedUntil.UTC()
+		d.NotificationsPausedUntil = &until
+	}
+	asks := map[statemachine.Key]bool{}
+	for _, p := range v.Permissions {
+		if p.Kind == client.KindQuestion {
+			asks[statemachine.Key{Agent: p.Agent, ID: p.SessionID}] = true
+		}
+		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
+		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
+			Line: text.Line(present.RequestSummary(p), 0)})
+	}
+	present.Sort(v.Sessions)
+	for _, ss := range v.Sessions {
+		icon := present.SessionIcon(ss, asks[statemachine.Key{Agent: ss.Agent, ID: ss.SessionID}])
+		ss.Title, ss.Cwd, ss.ProjectDir, ss.Tool, ss.Host = text.Line(ss.Title, 0), text.Line(ss.Cwd, 0), text.Line(ss.ProjectDir, 0), text.Line(ss.Tool, 0), text.Line(ss.Host, 0)
+		d.Sessions = append(d.Sessions, dashSession{
+			SessionView: ss,
+			AgentName:   text.Line(present.AgentName(ss.Agent), 0),
+			Icon:        icon,
+			Label:       text.Line(present.StateLabel(ss), 0),
+			Urgency:     present.Urgency(ss),
+		})
+	}
+	d.Icon = icons.Sleeping
+	if n, ok := present.StateIcon(v.DisplayState); ok {
+		d.Icon = n
+	}
+	if v.DND {
+		d.Icon = icons.DND
+	}
+	return d
+}
+
+func (s *Server) handleDashView(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.dashboardView())
+}
+
+// dashEvent is an event line of the dashboard's stream: the event record
+// as GET /api/v1/events has it, which carries no prompt text or tool
+// output (see agents.Event).
+type dashEvent struct {
+	Type  string              `json:"type"` // "event"
+	Event *client.EventRecord `json:"event"`
+}
+
+// readable is an event record with the strings the page shows in one
+// inert line each (internal/text's policy, as `clawd events` prints
+// them).
+func readable(r client.EventRecord) *client.EventRecord {
+	for _, f := range []*string{&r.Agent, &r.SessionID, &r.ToolName, &r.NotificationType, &r.Title, &r.Cwd, &r.ProjectDir,
+		&r.Source, &r.Reason, &r.ErrorKind, &r.State, &r.HookEvent, &r.SubagentType} {
+		*f = text.Line(*f, 0)
+	}
+	return &r
+}
+
+// dashThrottle is the shortest time between two views on a dashboard
+// stream: the first change goes out at once, a burst after it as one
+// view at the end of the window.
+const dashThrottle = 25 * time.Millisecond
+
+// handleDashStream is the page's one stream (NDJSON, through Server.stream
+// with its caps, deadlines and heartbeats): the View first, then every
+// event as it happens and a new View after each change. It follows the
+// runtime's change feed (the hub the tray follows); a page that fell
+// behind gets {"type": "stream.lagged"} and takes a new View.
+func (s *Server) handleDashStream(w http.ResponseWriter, r *http.Request) {
+	s.stream(w, r, "type", func() (*subscription[streamLine], [][]byte) {
+		out := newStreamHub()
+		sub := out.subscribe(1024)
+		feed := s.feeds.subscribe(1024)
+		// Subscribed first, then the View: nothing falls in between.
+		first, _ := json.Marshal(s.dashboardView())
+		go s.feedDashboard(r.Context(), feed, out)
+		return sub, [][]byte{first}
+	})
+}
+
+// feedDashboard turns the change feed into the dashboard stream's lines
+// until ctx ends (the stream's request is over) or the runtime stops.
+func (s *Server) feedDashboard(ctx context.Context, feed *subscription[client.Change], out *hub[streamLine]) {
+	defer feed.close()
+	var throttle <-chan time.Time
+	dirty := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		case c := <-feed.C:
+			if c.Event != nil {
+				publishJSON(out, dashEvent{Type: "event", Event: readable(*c.Event)})
+			}
+			if throttle != nil {
+				dirty = true
+				continue
+			}
+			publishJSON(out, s.dashboardView())
+			throttle = time.After(dashThrottle)
+		case <-throttle:
+			throttle = nil
+			if dirty {
+				dirty = false
+				publishJSON(out, s.dashboardView())
+				throttle = time.After(dashThrottle)
+			}
+		}
+	}
+}
+
+// handleDashPause pauses notifications for client.PauseFor ({"on": true})
+// or resumes them ({"on": false}), as the tray's menu item does.
+func (s *Server) handleDashPause(w http.ResponseWriter, r *http.Request) {
+	on, ok := readSwitch(w, r)
+	if !ok {
+		return
+	}
+	until := time.Time{}
+	if on {
+		until = s.cfg.Now().Add(client.PauseFor)
+	}
+	s.PauseNotifications(until)
+	writeJSON(w, http.StatusOK, s.dndView())
+}
+
+// handleDashFocus brings a session's terminal to the front with the
+// tray's focus code. The page names the session; what to look for (the
+// agent's pid, folder and title) comes from the runtime's own record. A
+// remote machine's session is refused, as the tray never offers it: its
+// terminal is not on this desktop, and a window here that happens to
+// share its folder or title is not it.
+func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Agent     string `json:"agent"`
+		SessionID string `json:"session_id"`
+	}
+	if !readBody(w, r, maxStateBody, &body) {
+		return
+	}
+	s.mu.Lock()
+	ss, ok := s.m.Session(statemachine.Key{Agent: body.Agent, ID: body.SessionID})
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "no session "+body.SessionID+" of "+body.Agent)
+		return
+	}
+	if ss.Host != "" {
+		writeError(w, http.StatusConflict, "this session runs on "+text.Line(ss.Host, 0)+": its terminal is not on this machine")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), focusTimeout)
+	defer cancel()
+	f := s.cfg.Focus
+	if f == nil {
+		f = focus.Focus
+	}
+	if err := f(ctx, focus.Target{PID: ss.AgentPID, Cwd: ss.Cwd, Title: ss.Title}); err != nil {
+		writeError(w, http.StatusConflict, "could not bring its terminal to the front: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// focusTimeout bounds bringing a terminal to the front.
+const focusTimeout = 3 * time.Second
+
+func (s *Server) handleDashAgents(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Agents == nil {
+		writeError(w, http.StatusNotFound, "agents are not available in this clawd serve")
+		return
+	}
+	list, err := s.cfg.Agents(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// handleDoctorCheck runs the doctor's checks for every agent clawd knows.
+func (s *Server) handleDoctorCheck(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Doctor == nil {
+		writeError(w, http.StatusNotFound, "the doctor is not available in this clawd serve")
+		return
+	}
+	out := []client.DoctorReport{}
+	for _, a := range agents.All() {
+		rep, err := s.cfg.Doctor.Check(r.Context(), a.ID)
+		if err != nil {
+			rep = client.DoctorReport{Agent: a.ID, Findings: []client.DoctorFinding{{Level: "error", Message: err.Error()}}}
+		}
+		out = append(out, rep)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleDoctorFix runs `clawd doctor --fix` for one agent and answers
+// with the diff it applied.
+func (s *Server) handleDoctorFix(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Doctor == nil {
+		writeError(w, http.StatusNotFound, "the doctor is not available in this clawd serve")
+		return
+	}
+	id := r.PathValue("agent")
+	if agents.Lookup(id) == nil {
+		writeError(w, http.StatusNotFound, "no agent "+id)
+		return
+	}
+	var body struct{}
+	if !readBody(w, r, maxStateBody, &body) {
+		return
+	}
+	fix, err := s.cfg.Doctor.Fix(r.Context(), id)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.log.Info("doctor fix from the dashboard", "agent", id, "changed", fix.Changed)
+	writeJSON(w, http.StatusOK, fix)
+}
+
+// handleDashboardIcon serves one of the tray's icons (32 px PNG).
+func (s *Server) handleDashboardIcon(w http.ResponseWriter, r *http.Request) {
+	name := icons.Name(r.PathValue("name"))
+	for _, n := range icons.All() {
+		if string(n)+".png" == string(name) {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(icons.PNG(n))
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, "no such icon")
+}
