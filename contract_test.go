@@ -25,6 +25,7 @@ import (
 var contractAllowed = map[string]string{
 	"runtime/codexmon/": "Codex's rollout monitor: a log format of Codex's own, by nature one agent's",
 	"runtime/monitors/": "the registry of the agents' log monitors (one line per monitor)",
+	"runtime/qodermon/": "Qoder's session names, from a transcript format of Qoder's own",
 	"runtime/compat.go": "the original app's POST /state protocol: agent_id defaults to claude-code, claude_pid is a wire field",
 	// Tests and test infrastructure drive real agents by name.
 	"e2e/":                   "end-to-end tests of the real agent CLIs",
@@ -116,16 +117,30 @@ func TestAgentContract(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		// Names of other modules' packages (math.Pi) are theirs, not
+		// this code's.
+		foreign := map[string]bool{}
 		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasSuffix(p, "/codexmon") {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasSuffix(p, "/codexmon") || strings.HasSuffix(p, "/qodermon") {
 				problems = append(problems, fset.Position(imp.Pos()).String()+": imports "+p)
+			}
+			if !strings.HasPrefix(p, "github.com/clawdhq/clawd") {
+				name := p[strings.LastIndex(p, "/")+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				foreign[name] = true
 			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && foreign[x.Name] {
+					return false
+				}
 			case *ast.Ident:
-				lower := strings.ToLower(n.Name)
-				if i := slices.IndexFunc(idents, func(id string) bool { return strings.Contains(lower, id) }); i >= 0 {
+				if slices.ContainsFunc(idents, func(id string) bool { return namesAgent(n.Name, id) }) {
 					problems = append(problems, fset.Position(n.Pos()).String()+": identifier "+n.Name)
 				}
 			case *ast.BasicLit:
@@ -152,11 +167,57 @@ func TestAgentContract(t *testing.T) {
 	}
 }
 
+// namesAgent reports whether the identifier name holds the agent id as
+// whole words (camelCase or snake_case): codexHome and CodeBuddy do, Pid
+// and pixel do not name Pi.
+func namesAgent(name, id string) bool {
+	var words []string
+	start := 0
+	for i := 1; i <= len(name); i++ {
+		switch {
+		case i == len(name), name[i] == '_':
+		case isUpper(name[i]) && (!isUpper(name[i-1]) || i+1 < len(name) && !isUpper(name[i+1]) && name[i+1] != '_'):
+		default:
+			continue
+		}
+		if w := strings.Trim(name[start:i], "_"); w != "" {
+			words = append(words, strings.ToLower(w))
+		}
+		start = i
+	}
+	for i := range words {
+		joined := ""
+		for _, w := range words[i:] {
+			if joined += w; joined == id {
+				return true
+			}
+			if len(joined) >= len(id) {
+				break
+			}
+		}
+	}
+	return false
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
 // TestAgentContractFires proves the check finds what it looks for.
 func TestAgentContractFires(t *testing.T) {
 	idents, literals := agentWords(t)
 	if !slices.Contains(idents, "claude") || !slices.Contains(idents, "codex") {
 		t.Errorf("agent identifiers %q miss claude or codex", idents)
+	}
+	for _, c := range []struct {
+		name, id string
+		want     bool
+	}{
+		{"codexHome", "codex", true}, {"ClaudeSettingsPath", "claude", true}, {"NewCodeBuddy", "codebuddy", true},
+		{"piWorld", "pi", true}, {"isPi", "pi", true}, {"PI_DIR", "pi", true},
+		{"AgentPID", "pi", false}, {"pixel", "pi", false}, {"Sleeping", "pi", false}, {"pid", "pi", false},
+	} {
+		if got := namesAgent(c.name, c.id); got != c.want {
+			t.Errorf("namesAgent(%q, %q) = %v, want %v", c.name, c.id, got, c.want)
+		}
 	}
 	for _, s := range []string{"bypassPermissions", "run ExitPlanMode", "CODEX_HOME", "~/.claude/settings.json", "PermissionRequest", "claude-code"} {
 		if !slices.ContainsFunc(literals, func(re *regexp.Regexp) bool { return re.MatchString(s) }) {

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -36,6 +35,7 @@ var Codex = &Agent{
 	Command:  "codex",
 	Package:  "@openai/codex",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Verified: VerifiedRealCLI,
 	Notes: []string{
 		"Codex runs only hooks it trusts: clawd install writes the trust entries; after editing hooks.json by hand, run clawd install codex again",
 		"without hooks (untrusted, or turned off) clawd still follows sessions from Codex's rollout files, without permission requests",
@@ -215,31 +215,11 @@ func codexRender(hookEvent string, d *Decision) []byte {
 	if d == nil || hookEvent != "PermissionRequest" {
 		return codexNoDecision(hookEvent)
 	}
-	type decision struct {
-		Behavior string `json:"behavior"`
-		Message  string `json:"message,omitempty"`
-	}
-	var out struct {
-		HookSpecificOutput struct {
-			HookEventName string   `json:"hookEventName"`
-			Decision      decision `json:"decision"`
-		} `json:"hookSpecificOutput"`
-	}
-	out.HookSpecificOutput.HookEventName = hookEvent
-	if d.Allow {
-		out.HookSpecificOutput.Decision = decision{Behavior: "allow"}
-	} else {
-		msg := d.Message
-		if strings.TrimSpace(msg) == "" {
-			msg = codexDenyMessage
-		}
-		out.HookSpecificOutput.Decision = decision{Behavior: "deny", Message: msg}
-	}
-	b, err := json.Marshal(out)
+	b, err := minimalDecision(hookEvent, d, codexDenyMessage)
 	if err != nil {
 		return codexNoDecision(hookEvent)
 	}
-	return append(b, '\n')
+	return b
 }
 
 const codexID = "codex"

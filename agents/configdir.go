@@ -34,3 +34,13 @@ func configDir(getenv Env, env, dir, name string) (string, error) {
 func errNoHome(name, env string) error {
 	return fmt.Errorf("cannot find %s's settings: neither HOME nor %s is set", name, env)
 }
+
+// homeFolder is the folder parts under the user's home: where an agent
+// that has no override variable keeps its settings.
+func homeFolder(getenv Env, name string, parts ...string) (string, error) {
+	home := UserHome(getenv)
+	if home == "" {
+		return "", fmt.Errorf("cannot find %s's settings: HOME is not set", name)
+	}
+	return filepath.Join(append([]string{home}, parts...)...), nil
+}

@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -124,4 +125,40 @@ func claudeRender(hookEvent string, d *Decision) []byte {
 		return claudeNoDecision(hookEvent)
 	}
 	return append(b, '\n')
+}
+
+// minimalDecision renders d as the smallest PermissionRequest answer of
+// Claude Code's shape, one line: {"hookSpecificOutput": {"hookEventName":
+// hookEvent, "decision": {"behavior": "allow"}}}, or "deny" with a
+// message (defaultDeny when the person gave none; "" for none at all).
+// No updatedPermissions, updatedInput or interrupt: the agents that
+// validate the answer strictly (Codex, ZCode) fail the hook on them, so an
+// "always allow" is a plain allow, a deny that would interrupt a plain
+// deny.
+func minimalDecision(hookEvent string, d *Decision, defaultDeny string) ([]byte, error) {
+	type decision struct {
+		Behavior string `json:"behavior"`
+		Message  string `json:"message,omitempty"`
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName string   `json:"hookEventName"`
+			Decision      decision `json:"decision"`
+		} `json:"hookSpecificOutput"`
+	}
+	out.HookSpecificOutput.HookEventName = hookEvent
+	if d.Allow {
+		out.HookSpecificOutput.Decision = decision{Behavior: "allow"}
+	} else {
+		msg := d.Message
+		if strings.TrimSpace(msg) == "" {
+			msg = defaultDeny
+		}
+		out.HookSpecificOutput.Decision = decision{Behavior: "deny", Message: msg}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,6 +42,20 @@ type Agent struct {
 	// Notes are what a person should know: clawd's blind spots with the
 	// agent.
 	Notes []string
+	// Verified says how what clawd does for the agent was checked.
+	Verified Verification
+	// Unsupported, when set, says why clawd knows the agent but installs
+	// nothing for it: no source it can trust states its hook format. Such
+	// an agent has no hooks and no decoder.
+	Unsupported string
+	// HookEnv is the environment variable the agent sets, non-empty, in
+	// every hook it runs.
+	HookEnv string
+	// RunsHooksOf are the agents whose settings this agent also reads
+	// hooks from (Grok Build runs the hooks of Claude Code's settings):
+	// when it runs their hook, the event is not theirs (see
+	// ForeignCaller).
+	RunsHooksOf []string
 	// Settings says, for help texts, which files clawd edits to hook the
 	// agent up and where they are.
 	Settings string
@@ -112,6 +127,20 @@ type TitleFile struct {
 // ones (a transcript's messages) never carry a title and are skipped.
 const MaxTitleFileLine = 16 << 10
 
+// Verification says how clawd's support of an agent was checked.
+type Verification string
+
+// Verifications.
+const (
+	// VerifiedRealCLI: the agent's own CLI ran against clawd in the
+	// end-to-end tests, and its recorded payloads drive the decoder tests.
+	VerifiedRealCLI Verification = "real CLI"
+	// VerifiedDocumented: no runnable client here; the decoder and the
+	// installer are tested on payloads and settings built from the
+	// agent's documented format (testdata/<agent>/documented-*).
+	VerifiedDocumented Verification = "documented format"
+)
+
 // Supports says what clawd does for an agent.
 type Supports struct {
 	// States: the agent's lifecycle events drive its sessions' states.
@@ -126,7 +155,10 @@ type Supports struct {
 }
 
 // registry holds every supported agent, in display order.
-var registry = []*Agent{Claude, Codex, Gemini, Qwen, Copilot, Opencode}
+var registry = []*Agent{
+	Claude, Codex, Gemini, Qwen, Copilot, Opencode,
+	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
+}
 
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }
@@ -143,6 +175,24 @@ func Lookup(name string) *Agent {
 			if al == name {
 				return a
 			}
+		}
+	}
+	return nil
+}
+
+// ForeignCaller returns the agent that runs a's hook when that is not a
+// itself: another agent whose HookEnv is set and that reads a's settings
+// (Grok Build scans Claude Code's settings and runs the hooks there,
+// clawd's included, with GROK_HOOK_EVENT set). Its events are not a's: the
+// hook answers the caller's no-decision and records nothing, so no phantom
+// session shows. nil when a's own agent runs it.
+func (a *Agent) ForeignCaller(getenv Env) *Agent {
+	for _, b := range registry {
+		if b == a || b.HookEnv == "" || !slices.Contains(b.RunsHooksOf, a.ID) {
+			continue
+		}
+		if getenv(b.HookEnv) != "" {
+			return b
 		}
 	}
 	return nil

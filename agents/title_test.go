@@ -209,6 +209,12 @@ func TestResume(t *testing.T) {
 		"copilot":  "copilot --resume=ID",
 		"opencode": "opencode --session ID",
 	}
+	// The agents that came with the rest of the seed's (their files say
+	// how each was verified): clawd knows no resume by id of theirs.
+	for _, id := range []string{"pi", "qoder", "cursor", "codebuddy", "kiro", "kimi", "antigravity", "grok", "workbuddy",
+		"qwenwork", "traecode", "minimax", "zcode", "codewhale", "reasonix"} {
+		want[id] = "none"
+	}
 	for _, a := range All() {
 		got := "none"
 		if a.Resume != nil {

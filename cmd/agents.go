@@ -56,7 +56,14 @@ func runAgents(e *env, o *agentsOptions) error {
 	}
 	tw.Flush()
 	for _, ai := range list {
-		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), supportText(ai.Supports))
+		what := supportText(ai.Supports)
+		if ai.Unsupported != "" {
+			what = "not supported: " + ai.Unsupported
+		}
+		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), what)
+		if ai.Verified != "" {
+			fmt.Fprintf(e.stdout, "  verified: %s\n", ai.Verified)
+		}
 		for _, n := range ai.Notes {
 			fmt.Fprintf(e.stdout, "  - %s\n", text.Line(n, 0))
 		}
@@ -81,7 +88,8 @@ func agentList(e *env) ([]client.AgentInfo, error) {
 
 // inspectAgent finds out what `clawd agents` says of a.
 func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) client.AgentInfo {
-	ai := client.AgentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...)}
+	ai := client.AgentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...),
+		Verified: a.Verified, Unsupported: a.Unsupported}
 	f := doctor.Detect(a, e.getenv)
 	if f.DirErr != nil {
 		ai.Notes = append(ai.Notes, f.DirErr.Error())

@@ -121,6 +121,16 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		log().Warn("unknown agent; nothing forwarded")
 		return
 	}
+	if a.Decode == nil {
+		log().Warn("clawd does not support this agent; nothing forwarded", "why", a.Unsupported)
+		return
+	}
+	if f := a.ForeignCaller(e.getenv); f != nil {
+		// Another agent runs this agent's hook (it reads its settings):
+		// its answer at once, and no phantom session.
+		e.stdout.Write(f.NoDecision(o.event))
+		return
+	}
 	noDecision := func(event string) {
 		if ctx.Err() != nil {
 			return // killed by the agent: it no longer reads our answer

@@ -218,12 +218,19 @@ func report(e *env, rep *installers.Report, install, dryRun bool) {
 		switch {
 		case onlyRemoved:
 			what = removed + strings.Join(objects, " and ")
+		case what == "" && f.Deleted:
+			// A file of clawd's own that registers no hook itself (a
+			// plugin's manifest) goes with the rest: "deleted X".
+		case what == "" && !f.Existed:
+			what = verb("wrote", "write")
 		case what == "":
-			what = verb("updated", "update")
+			what = verb("updated", "update") + " in"
 		}
-		if onlyRemoved || f.Deleted {
+		switch {
+		case what == "" || what == verb("wrote", "write") || strings.HasSuffix(what, " in"):
+		case onlyRemoved || f.Deleted:
 			what += " from"
-		} else {
+		default:
 			what += " in"
 		}
 		reportChange(e.stdout, &f, what, dryRun)
@@ -245,12 +252,22 @@ func reportChange(w io.Writer, res *installers.Result, what string, dryRun bool)
 	if res.BackupRemoved != "" {
 		notes = append(notes, "as before clawd; backup removed")
 	}
-	if dryRun {
-		what = "would " + what
-	}
-	line := res.Agent + ": " + what + " " + res.Path
-	if res.Deleted {
-		line += " and " + dryRunVerb(dryRun, "deleted", "delete") + " it, as clawd had created it"
+	deleted := dryRunVerb(dryRun, "deleted", "delete")
+	var line string
+	switch {
+	case what == "" && res.Deleted:
+		line = res.Agent + ": " + deleted + " " + res.Path + ", as clawd had created it"
+		if dryRun {
+			line = res.Agent + ": would " + deleted + " " + res.Path + ", as clawd had created it"
+		}
+	default:
+		if dryRun {
+			what = "would " + what
+		}
+		line = res.Agent + ": " + what + " " + res.Path
+		if res.Deleted {
+			line += " and " + deleted + " it, as clawd had created it"
+		}
 	}
 	if len(notes) > 0 {
 		line += " (" + strings.Join(notes, "; ") + ")"
@@ -310,7 +327,7 @@ func selectAgents(verb string, names []string, all bool) ([]*agents.Agent, error
 func agentSettings() string {
 	var b strings.Builder
 	for _, a := range agents.All() {
-		fmt.Fprintf(&b, "  %-8s %s\n", a.ID, a.Settings)
+		fmt.Fprintf(&b, "  %-12s %s\n", a.ID, a.Settings)
 	}
 	return b.String()
 }

@@ -51,7 +51,7 @@ func resumeCommands() string {
 	var b strings.Builder
 	for _, a := range agents.All() {
 		if a.Resume == nil {
-			fmt.Fprintf(&b, "  %-12s has none\n", a.Name)
+			fmt.Fprintf(&b, "  %-12s none that clawd knows\n", a.Name)
 			continue
 		}
 		fmt.Fprintf(&b, "  %-12s %s\n", a.Name, strings.Join(append([]string{a.Command}, a.Resume("ID")...), " "))
@@ -74,7 +74,7 @@ func runResume(ctx context.Context, e *env, session string, o *resumeOptions) er
 	case a == nil:
 		return exitCode(1, fmt.Errorf("%s: clawd knows no agent %q, so no way to resume its sessions", name, text.Line(s.Agent, 0)))
 	case a.Resume == nil:
-		return exitCode(1, fmt.Errorf("%s: %s has no way to resume a session by its id", name, a.Name))
+		return exitCode(1, fmt.Errorf("%s: clawd knows no way to resume a session of %s by its id", name, a.Name))
 	case s.Cwd == "":
 		return exitCode(1, fmt.Errorf("%s: clawd does not know which folder it ran in", name))
 	}

@@ -226,8 +226,9 @@ func (w *opencodeWorld) uninstallOpencode(ctx context.Context) {
 }
 
 // checkHookLog fails the test when a hook logged a payload it could not
-// decode: the plugin sends only what the decoder knows.
-func (w *opencodeWorld) checkHookLog(t *testing.T) {
+// decode: a plugin or extension of clawd's sends only what the decoder
+// knows.
+func (w *world) checkHookLog(t *testing.T) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(w.clawdHome, "logs", "hook.log"))
 	if errors.Is(err, os.ErrNotExist) {

@@ -37,6 +37,9 @@ func jsonCodexHandlers(data []byte, known Known) ([]codexHandler, error) {
 		return nil, err
 	}
 	hooks, _, err := hooksObject(root)
+	if err == nil && hooks != nil {
+		err = checkEvents(hooks, "hooks")
+	}
 	if err != nil || hooks == nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ type (
 // field is one member of an object to render.
 type field struct {
 	key   string
-	value any // string, int, object or array
+	value any // string, int, bool, object or array
 }
 
 // layout is how a file is formatted, so new fragments look like the rest.
@@ -342,6 +342,8 @@ func render(v any, l layout, indent string, multi bool, comma string) string {
 		return quote(v)
 	case int:
 		return strconv.Itoa(v)
+	case bool:
+		return strconv.FormatBool(v)
 	case object:
 		open, close = "{", "}"
 		for _, f := range v {

@@ -69,6 +69,66 @@ type hooksConfig struct {
 	// Hook: clawd", hooksConfig.disabled). It never tells clawd's
 	// handlers from others: the command does.
 	name string
+	// matcher, when set, is the "matcher" of each group clawd adds (the
+	// agents whose documented entries carry one: Qoder, QwenWork).
+	matcher string
+	// flat: an event's list holds handlers themselves, {"command": ...},
+	// not groups of them (Cursor's hooks.json, Reasonix's settings).
+	flat bool
+	// noType and noTimeout: clawd's handlers carry no "type", no
+	// "timeout" (the agents whose documented entries have none).
+	noType, noTimeout bool
+	// extra are fields written after the command of each handler clawd
+	// adds (Reasonix's "match": "*").
+	extra object
+	// version, when set, is the "version" a file clawd creates starts
+	// with (Cursor's hooks.json: 1).
+	version int
+	// events, when set, is the key under "hooks" that holds the events
+	// (ZCode's config.json: "hooks": {"enabled": true, "events": {...}});
+	// "hooks" itself holds them otherwise.
+	events string
+	// enabled: the agent runs hooks only with "enabled": true beside the
+	// events (ZCode). An install adds it where it is missing, and leaves
+	// an "enabled": false the person set as it is (see disabled).
+	enabled bool
+}
+
+// disabledWarning is the warning of an install into a file whose hooks
+// the person turned off.
+const disabledWarning = `the agent's hooks are turned off ("enabled": false beside them): clawd's run once you turn them on`
+
+// hooksDisabled reports whether data (a parsed settings file) has
+// "enabled": false beside its events, for an agent whose hooks have that
+// switch.
+func (cfg hooksConfig) hooksDisabled(data []byte) bool {
+	if !cfg.enabled {
+		return false
+	}
+	root, err := cfg.parse(data)
+	if err != nil || root == nil || root.kind != kindObject {
+		return false
+	}
+	h, n := root.get("hooks")
+	if n != 1 || h.kind != kindObject {
+		return false
+	}
+	e, n := h.get("enabled")
+	return n == 1 && e.kind == kindBool && string(data[e.start:e.end]) == "false"
+}
+
+// wrap nests the events object as the file holds it, from the level of
+// "hooks" down: {"enabled": true, "events": events} for ZCode, events
+// itself otherwise.
+func (cfg hooksConfig) wrap(events object) any {
+	if cfg.events == "" {
+		return events
+	}
+	var o object
+	if cfg.enabled {
+		o = append(o, field{"enabled", true})
+	}
+	return append(o, field{cfg.events, events})
 }
 
 // parse parses a settings file the way cfg's agent reads it.
@@ -102,7 +162,10 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		if !install {
 			return data, Changes{}, nil
 		}
-		doc := object{{"hooks", newEvents(cfg)}}
+		doc := object{{"hooks", cfg.wrap(newEvents(cfg))}}
+		if cfg.version != 0 {
+			doc = append(object{{"version", cfg.version}}, doc...)
+		}
 		out := render(doc, defaultLayout, "", true, "") + "\n"
 		if cfg.jsonc && hasComment(data) {
 			// Only comments so far: they stay, the settings go after.
@@ -115,6 +178,9 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		return []byte(out), Changes{Added: len(cfg.specs)}, nil
 	}
 	hooks, hooksIdx, err := hooksObject(root)
+	if err == nil && hooks != nil && cfg.events == "" {
+		err = checkEvents(hooks, "hooks")
+	}
 	if err != nil {
 		return nil, Changes{}, err
 	}
@@ -123,8 +189,32 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		if !install {
 			return data, Changes{}, nil
 		}
-		ed.container(root, nil, []any{field{"hooks", newEvents(cfg)}})
+		ed.container(root, nil, []any{field{"hooks", cfg.wrap(newEvents(cfg))}})
 		return finish(ed, cfg, Changes{Added: len(cfg.specs)})
+	}
+	// parent is the object that holds the events: the root, or "hooks"
+	// when the events are a level further down.
+	parent := root
+	if cfg.events != "" {
+		parent = hooks
+		var add []any
+		if e, _ := hooks.get("enabled"); e == nil && cfg.enabled && install {
+			add = append(add, field{"enabled", true})
+		}
+		hooks, hooksIdx, err = eventsMember(hooks, cfg.events)
+		if err != nil {
+			return nil, Changes{}, err
+		}
+		if hooks == nil {
+			if !install {
+				return data, Changes{}, nil
+			}
+			ed.container(parent, nil, append(add, field{cfg.events, newEvents(cfg)}))
+			return finish(ed, cfg, Changes{Added: len(cfg.specs)})
+		}
+		if len(add) > 0 {
+			ed.container(parent, nil, add)
+		}
 	}
 
 	// Decide: keep and repair the first handler of a registered event,
@@ -166,7 +256,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 				continue
 			}
 			hs, _ := g.get("hooks")
-			if len(d) == len(hs.elems) && !ed.hasComments(g, hs) {
+			if cfg.flat || len(d) == len(hs.elems) && !ed.hasComments(g, hs) {
 				dropGroups[gi] = true
 			} else {
 				ed.container(hs, d, nil)
@@ -194,7 +284,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 	switch {
 	case len(hooks.members) > 0 && len(dropEvents) == len(hooks.members) && len(addEvents) == 0 && !ed.hasComments(hooks):
 		// "hooks" held only clawd's handlers: remove it as install added it.
-		ed.container(root, map[int]bool{hooksIdx: true}, nil)
+		ed.container(parent, map[int]bool{hooksIdx: true}, nil)
 	case len(dropEvents) > 0 || len(addEvents) > 0:
 		ed.container(hooks, dropEvents, addEvents)
 	}
@@ -223,31 +313,59 @@ func hooksObject(root *node) (*node, int, error) {
 	if hooks.kind != kindObject {
 		return nil, 0, shapeErrorf(`"hooks" must be an object, not %s`, hooks.kind)
 	}
+	return hooks, idx, nil
+}
+
+// eventsMember returns the member key of hooks (nil when there is none),
+// checked as an events object, and its index.
+func eventsMember(hooks *node, key string) (*node, int, error) {
+	idx := -1
+	for i, m := range hooks.members {
+		if m.key == key {
+			if idx >= 0 {
+				return nil, 0, shapeErrorf(`"hooks.%s" appears more than once`, key)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, -1, nil
+	}
+	events := hooks.members[idx].value
+	if events.kind != kindObject {
+		return nil, 0, shapeErrorf(`"hooks.%s" must be an object, not %s`, key, events.kind)
+	}
+	return events, idx, checkEvents(events, "hooks."+key)
+}
+
+// checkEvents checks the layout of an events object: each event an array
+// of groups, each group an object whose "hooks", if any, is an array.
+func checkEvents(hooks *node, prefix string) error {
 	seen := map[string]bool{}
 	for _, m := range hooks.members {
-		where := "hooks." + jsonPathKey(m.key)
+		where := prefix + "." + jsonPathKey(m.key)
 		if seen[m.key] {
-			return nil, 0, shapeErrorf("%s appears more than once", where)
+			return shapeErrorf("%s appears more than once", where)
 		}
 		seen[m.key] = true
 		if m.value.kind != kindArray {
-			return nil, 0, shapeErrorf("%s must be an array, not %s", where, m.value.kind)
+			return shapeErrorf("%s must be an array, not %s", where, m.value.kind)
 		}
 		for gi, g := range m.value.elems {
 			gwhere := fmt.Sprintf("%s[%d]", where, gi)
 			if g.kind != kindObject {
-				return nil, 0, shapeErrorf("%s must be an object, not %s", gwhere, g.kind)
+				return shapeErrorf("%s must be an object, not %s", gwhere, g.kind)
 			}
 			hs, n := g.get("hooks")
 			if n > 1 {
-				return nil, 0, shapeErrorf(`%s has "hooks" more than once`, gwhere)
+				return shapeErrorf(`%s has "hooks" more than once`, gwhere)
 			}
 			if hs != nil && hs.kind != kindArray {
-				return nil, 0, shapeErrorf("%s.hooks must be an array, not %s", gwhere, hs.kind)
+				return shapeErrorf("%s.hooks must be an array, not %s", gwhere, hs.kind)
 			}
 		}
 	}
-	return hooks, idx, nil
+	return nil
 }
 
 // findOurs finds clawd's handlers for cfg's agent in a checked "hooks"
@@ -257,6 +375,9 @@ func findOurs(hooks *node, cfg hooksConfig) []found {
 	for ei, m := range hooks.members {
 		for gi, g := range m.value.elems {
 			hs, _ := g.get("hooks")
+			if cfg.flat {
+				hs = &node{kind: kindArray, elems: []*node{g}}
+			}
 			if hs == nil {
 				continue
 			}
@@ -289,13 +410,27 @@ func (ed *editor) repair(h *node, cfg hooksConfig, event string, timeout int) bo
 			ed.replace(nm, cfg.name)
 		}
 	}
-	if t, _ := h.get("type"); t == nil {
+	if c, _ := h.get("command"); c.str != cfg.command(event) {
+		ed.replace(c, cfg.command(event))
+	}
+	for _, f := range cfg.extra {
+		if v, _ := h.get(f.key); v == nil {
+			add = append(add, f)
+		} else if s, ok := f.value.(string); ok && (v.kind != kindString || v.str != s) {
+			ed.replace(v, s)
+		}
+	}
+	if t, _ := h.get("type"); cfg.noType {
+	} else if t == nil {
 		add = append(add, field{"type", "command"})
 	} else if t.kind != kindString || t.str != "command" {
 		ed.replace(t, "command")
 	}
-	if c, _ := h.get("command"); c.str != cfg.command(event) {
-		ed.replace(c, cfg.command(event))
+	if cfg.noTimeout {
+		if len(add) > 0 {
+			ed.container(h, nil, add)
+		}
+		return len(ed.edits) > n
 	}
 	t, _ := h.get("timeout")
 	if t == nil && cfg.timeoutAlias != "" {
@@ -339,13 +474,23 @@ func newEvents(cfg hooksConfig) object {
 // newGroup is the group clawd appends for one event: no matcher, so it
 // fires for everything.
 func newGroup(cfg hooksConfig, s agents.HookSpec) object {
-	h := object{
-		{"type", "command"},
-		{"command", cfg.command(s.Event)},
-		{"timeout", cfg.timeout(s)},
+	var h object
+	if !cfg.noType {
+		h = append(h, field{"type", "command"})
 	}
+	h = append(h, field{"command", cfg.command(s.Event)})
+	if !cfg.noTimeout {
+		h = append(h, field{"timeout", cfg.timeout(s)})
+	}
+	h = append(h, cfg.extra...)
 	if cfg.name != "" {
 		h = append(object{{"name", cfg.name}}, h...)
+	}
+	if cfg.flat {
+		return h
+	}
+	if cfg.matcher != "" {
+		return object{{"matcher", cfg.matcher}, {"hooks", array{h}}}
 	}
 	return object{{"hooks", array{h}}}
 }

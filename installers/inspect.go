@@ -58,6 +58,9 @@ func listHooks(path string, cfg hooksConfig) ([]Hook, error) {
 		return nil, nil
 	}
 	hooks, _, err := hooksObject(root)
+	if err == nil && hooks != nil && cfg.events != "" {
+		hooks, _, err = eventsMember(hooks, cfg.events)
+	}
 	if err != nil || hooks == nil {
 		if err != nil {
 			err = fmt.Errorf("%s: %w", path, err)

@@ -17,6 +17,9 @@ import (
 // the binary installed.
 func TestEveryInstallerInspects(t *testing.T) {
 	for _, a := range agents.All() {
+		if a.Unsupported != "" {
+			continue
+		}
 		t.Run(a.ID, func(t *testing.T) {
 			home := t.TempDir()
 			getenv := func(k string) string {
@@ -78,6 +81,8 @@ func TestAgentChecks(t *testing.T) {
 		{"qwen disableAllHooks", agents.Qwen, map[string]string{".qwen/settings.json": `{"disableAllHooks": true /* mine */}`}, "qwen.hooks.disabled", health.Fail, `"disableAllHooks": true`},
 		{"copilot disableAllHooks", agents.Copilot, map[string]string{".copilot/config.json": "// the CLI's\n{\"disableAllHooks\": true}"}, "copilot.hooks.disabled", health.Fail, "config.json has"},
 		{"copilot hooks on", agents.Copilot, map[string]string{".copilot/settings.json": `{"disableAllHooks": false}`}, "copilot.hooks.disabled", health.OK, "runs hooks"},
+		{"zcode hooks off", agents.ZCode, map[string]string{".zcode/cli/config.json": `{"hooks": {"enabled": false, "events": {}}}`}, "zcode.hooks.disabled", health.Fail, `"enabled": false`},
+		{"zcode hooks on", agents.ZCode, map[string]string{".zcode/cli/config.json": `{"hooks": {"enabled": true, "events": {}}}`}, "zcode.hooks.disabled", health.OK, "runs hooks"},
 		{"codex hooks off", agents.Codex, map[string]string{".codex/config.toml": "[features]\nhooks = false\n"}, "codex.feature.disabled", health.Fail, "hooks = false"},
 		{"codex legacy key", agents.Codex, map[string]string{".codex/config.toml": "[features]\ncodex_hooks = true\n"}, "codex.feature.disabled", health.Warn, "deprecated"},
 		{"codex extra keys", agents.Codex, map[string]string{".codex/hooks.json": `{"hooks": {}, "version": 1}`}, "codex.hooks.layout", health.Fail, "Codex refuses the file"},

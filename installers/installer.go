@@ -61,12 +61,26 @@ var ErrUnsupported = errors.New("clawd cannot install into this agent")
 
 // constructors makes each agent's installer for an environment.
 var constructors = map[string]func(getenv func(string) string) (Installer, error){
-	agents.Claude.ID:   func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
-	agents.Codex.ID:    func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
-	agents.Gemini.ID:   func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
-	agents.Qwen.ID:     func(getenv func(string) string) (Installer, error) { return NewQwen(getenv) },
-	agents.Copilot.ID:  func(getenv func(string) string) (Installer, error) { return NewCopilot(getenv) },
-	agents.Opencode.ID: func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
+	agents.Claude.ID:      func(getenv func(string) string) (Installer, error) { return NewClaude(getenv) },
+	agents.Codex.ID:       func(getenv func(string) string) (Installer, error) { return NewCodex(getenv) },
+	agents.Gemini.ID:      func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
+	agents.Qwen.ID:        func(getenv func(string) string) (Installer, error) { return NewQwen(getenv) },
+	agents.Copilot.ID:     func(getenv func(string) string) (Installer, error) { return NewCopilot(getenv) },
+	agents.Opencode.ID:    func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
+	agents.Pi.ID:          func(getenv func(string) string) (Installer, error) { return NewPi(getenv) },
+	agents.Qoder.ID:       func(getenv func(string) string) (Installer, error) { return NewQoder(getenv) },
+	agents.Cursor.ID:      func(getenv func(string) string) (Installer, error) { return NewCursor(getenv) },
+	agents.CodeBuddy.ID:   func(getenv func(string) string) (Installer, error) { return NewCodeBuddy(getenv) },
+	agents.Kiro.ID:        func(getenv func(string) string) (Installer, error) { return NewKiro(getenv) },
+	agents.Kimi.ID:        func(getenv func(string) string) (Installer, error) { return NewKimi(getenv) },
+	agents.Antigravity.ID: func(getenv func(string) string) (Installer, error) { return NewAntigravity(getenv) },
+	agents.Grok.ID:        func(getenv func(string) string) (Installer, error) { return NewGrok(getenv) },
+	agents.WorkBuddy.ID:   func(getenv func(string) string) (Installer, error) { return NewWorkBuddy(getenv) },
+	agents.QwenWork.ID:    func(getenv func(string) string) (Installer, error) { return NewQwenWork(getenv) },
+	agents.TraeCode.ID:    func(getenv func(string) string) (Installer, error) { return NewTraeCode(getenv) },
+	agents.MiniMax.ID:     func(getenv func(string) string) (Installer, error) { return NewMiniMax(getenv) },
+	agents.ZCode.ID:       func(getenv func(string) string) (Installer, error) { return NewZCode(getenv) },
+	agents.Reasonix.ID:    func(getenv func(string) string) (Installer, error) { return NewReasonix(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv

@@ -1,6 +1,12 @@
 package installers
 
 import (
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
@@ -54,6 +60,12 @@ func TestReports(t *testing.T) {
 	env := envMap(map[string]string{"HOME": home})
 	for _, a := range agents.All() {
 		inst, err := For(a, env)
+		if a.Unsupported != "" {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("For(%s), an agent clawd does not support = %v, want ErrUnsupported", a.ID, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("For(%s): %v", a.ID, err)
 		}
@@ -83,4 +95,71 @@ func TestReports(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEveryAgentLeavesABadFileAlone: for every agent, each file its
+// installer writes, found not parsing (or, for a file of clawd's own,
+// written by someone else), stops the install with an error naming why;
+// that file keeps its bytes and no other file is written.
+func TestEveryAgentLeavesABadFileAlone(t *testing.T) {
+	for _, a := range agents.All() {
+		if a.Unsupported != "" {
+			continue
+		}
+		t.Run(a.ID, func(t *testing.T) {
+			home := t.TempDir()
+			inst, err := For(a, envMap(map[string]string{"HOME": home}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := inst.Install(goldenBinary, Options{})
+			if err != nil {
+				t.Fatalf("Install: %v", err)
+			}
+			if _, err := inst.Uninstall(Options{}); err != nil {
+				t.Fatalf("Uninstall: %v", err)
+			}
+			for _, f := range rep.Files {
+				bad := "{\n  \"hooks\": {},\n}\n"
+				if strings.HasSuffix(f.Path, ".toml") {
+					bad = "[hooks]\na = 1\n[hooks]\nb = 2\n"
+				}
+				if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(f.Path, []byte(bad), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				before := tree(t, home)
+				_, err := inst.Install(goldenBinary, Options{})
+				if !errors.Is(err, ErrUnparseable) && !errors.Is(err, ErrUnparseableTOML) && !errors.Is(err, ErrNotOurs) {
+					t.Errorf("Install with %s not parsing = %v, want ErrUnparseable, ErrUnparseableTOML or ErrNotOurs", f.Path, err)
+				}
+				if after := tree(t, home); !maps.Equal(after, before) {
+					t.Errorf("Install with %s not parsing changed the files:\nbefore %q\nafter  %q", f.Path, before, after)
+				}
+				if err := os.Remove(f.Path); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// tree returns every regular file under root with its content.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -27,6 +27,16 @@ type Source interface {
 	SessionKind(transcript string) (kind string, headless bool, ok bool)
 }
 
+// HookWatcher is a Source that reads its log only when its agent's hooks
+// say something may have changed (Qoder's session names): the runtime
+// hands it every hook event of its agent that it accepts.
+type HookWatcher interface {
+	Source
+	// SawHook is called with each accepted hook event of the source's
+	// agent, on the request's goroutine: it must not block.
+	SawHook(e agents.Event)
+}
+
 // A source's event is dropped when the hooks of its session spoke within
 // hookTTL, or when the hooks already reported the same tool call;
 // otherwise (hooks off, untrusted, or silent for long) the source alone
@@ -87,8 +97,12 @@ func newSources(list []Source) *sources {
 // sawHook records an event that came through a hook, for an agent that
 // also has a source.
 func (c *sources) sawHook(e *agents.Event, now time.Time) {
-	if c.byAgent[e.Agent] == nil {
+	src := c.byAgent[e.Agent]
+	if src == nil {
 		return
+	}
+	if w, ok := src.(HookWatcher); ok {
+		w.SawHook(*e)
 	}
 	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
 	c.mu.Lock()

@@ -10,6 +10,8 @@
 #   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/copilot  Copilot CLI (npm), and
 #                                                         its unpacked runtime
 #   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/opencode opencode (npm)
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/pi       Pi (npm)
+#   ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/qoder    Qoder CLI (npm)
 #
 # and tmux (apt) when it is missing: the interactive tests run the CLI under it;
 # and Debian's chromium (apt) when /usr/bin/chromium is missing: the browser
@@ -32,6 +34,8 @@ GEMINI_VERSION=0.61.0
 QWEN_VERSION=0.24.4
 COPILOT_VERSION=1.0.102
 OPENCODE_VERSION=1.18.33
+PI_VERSION=0.73.1
+QODER_VERSION=1.1.52
 
 say() { echo "install-agents: $*" >&2; }
 
@@ -191,6 +195,31 @@ install_opencode() {
   fi
 }
 
+# pi_ok reports whether the pi executable $1 says it is $PI_VERSION (on
+# stderr, where Pi prints its version).
+pi_ok() {
+  local out
+  [ -x "$1" ] && out="$(HOME="$VERSION_HOME" "$1" --version 2>&1)" && grep -q "^$PI_VERSION\b" <<<"$out"
+}
+
+install_pi() {
+  local dir="$CACHE/pi"
+  pi_ok "$dir/node_modules/.bin/pi" && return 0
+  say "installing @mariozechner/pi-coding-agent@$PI_VERSION into $dir (~25 s, ~205 MB)"
+  npm_install "$dir" "@mariozechner/pi-coding-agent@$PI_VERSION"
+  pi_ok "$dir/node_modules/.bin/pi" || { say "pi $PI_VERSION does not run after install"; exit 1; }
+}
+
+install_qoder() {
+  local dir="$CACHE/qoder"
+  has_version "$dir/node_modules/.bin/qodercli" "^$QODER_VERSION\b" && return 0
+  say "installing @qoder-ai/qodercli@$QODER_VERSION into $dir (~10 s, ~95 MB)"
+  # Without a Qoder login it answers no prompt, but its TUI starts a
+  # session and ends it, hooks and all: the tests run that much.
+  npm_install "$dir" "@qoder-ai/qodercli@$QODER_VERSION"
+  has_version "$dir/node_modules/.bin/qodercli" "^$QODER_VERSION\b" || { say "qodercli $QODER_VERSION does not run after install"; exit 1; }
+}
+
 # apt_updated is set once apt-get update ran in this script: tmux and
 # chromium may both be missing, one update serves both.
 apt_updated=
@@ -245,6 +274,8 @@ install_gemini
 install_qwen
 install_copilot
 install_opencode
+install_pi
+install_qoder
 install_tmux
 install_chromium
 install_dbus

@@ -46,6 +46,10 @@ type AgentInfo struct {
 	Version    string          `json:"version,omitempty"`
 	Supports   agents.Supports `json:"supports"`
 	Notes      []string        `json:"notes"`
+	// Verified is how clawd's support was checked; Unsupported why clawd
+	// knows the agent but installs nothing for it.
+	Verified    agents.Verification `json:"verified,omitempty"`
+	Unsupported string              `json:"unsupported,omitempty"`
 }
 
 // DoctorReport is what `clawd doctor` finds of one agent's setup.

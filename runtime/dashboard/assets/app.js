@@ -548,7 +548,7 @@ function historyCard(h) {
       el("button", {type: "button", class: "copy", "data-command": cmd, onclick: () => copyText(cmd)}, "Copy resume command"),
       el("code", {class: "resume"}, (h.host ? "on " + h.host + ": " : "") + cmd)));
   } else {
-    li.append(el("p", {class: "muted"}, h.agent + " cannot resume a session by its id."));
+    li.append(el("p", {class: "muted"}, "clawd knows no way to resume a session of " + h.agent + " by its id."));
   }
   return li;
 }
