@@ -25,7 +25,6 @@ import (
 var contractAllowed = map[string]string{
 	"runtime/codexmon/": "Codex's rollout monitor: a log format of Codex's own, by nature one agent's",
 	"runtime/monitors/": "the registry of the agents' log monitors (one line per monitor)",
-	"runtime/qodermon/": "Qoder's session names, from a transcript format of Qoder's own",
 	"runtime/compat.go": "the original app's POST /state protocol: agent_id defaults to claude-code, claude_pid is a wire field",
 	// Tests and test infrastructure drive real agents by name.
 	"e2e/":                   "end-to-end tests of the real agent CLIs",
@@ -122,7 +121,7 @@ func TestAgentContract(t *testing.T) {
 		foreign := map[string]bool{}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasSuffix(p, "/codexmon") || strings.HasSuffix(p, "/qodermon") {
+			if strings.HasSuffix(p, "/codexmon") {
 				problems = append(problems, fset.Position(imp.Pos()).String()+": imports "+p)
 			}
 			if !strings.HasPrefix(p, "github.com/clawdhq/clawd") {

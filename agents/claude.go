@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -104,7 +103,7 @@ var Claude = &Agent{
 	NoDecision:      claudeNoDecision,
 	Render:          claudeRender,
 	Resume:          func(id string) []string { return []string{"--resume", id} },
-	TitleFile:       &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: claudeTitleLine},
+	TitleFile:       &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: claudeTitleRecords.line},
 }
 
 // claudeStateTimeout bounds a non-blocking hook on Claude's side. The hook
@@ -455,36 +454,9 @@ var claudeNotices = map[string]Notice{
 // interactive session is {"type":"ai-title","aiTitle":...}; older releases
 // wrote {"type":"summary","summary":...}. Claude appends them again after
 // turns, so the end of a transcript has the latest.
-var claudeTitleRecords = map[string]struct {
-	field string
-	named bool
-}{
+var claudeTitleRecords = titleRecords{
 	"custom-title": {"customTitle", true},
 	"agent-name":   {"agentName", true},
 	"ai-title":     {"aiTitle", false},
 	"summary":      {"summary", false},
-}
-
-// claudeTitleLine reads one transcript line. A name the person gave holds
-// whatever sessionId the record carries (a resumed or forked session
-// inherits it); a generated title only for its own session.
-func claudeTitleLine(line []byte, sessionID string) (string, bool, bool) {
-	// Every title record starts with its type; the transcript's messages,
-	// which do not, are passed over without parsing.
-	if !bytes.HasPrefix(line, []byte(`{"type":"`)) || !gjson.ValidBytes(line) {
-		return "", false, false
-	}
-	r := gjson.ParseBytes(line)
-	rec, ok := claudeTitleRecords[r.Get("type").String()]
-	if !ok {
-		return "", false, false
-	}
-	t := r.Get(rec.field)
-	if t.Type != gjson.String {
-		return "", false, false
-	}
-	if sid := r.Get("sessionId"); !rec.named && sid.Exists() && sid.String() != sessionID {
-		return "", false, false
-	}
-	return t.String(), rec.named, true
 }

@@ -229,3 +229,24 @@ func TestTitleFromWholeFile(t *testing.T) {
 		t.Errorf("after a look at a file too long to be one: %q, want still \"Shop\"", v.Title)
 	}
 }
+
+// TestTitleFromQoderTranscript: a Qoder session whose hooks name its
+// transcript takes the name Qoder wrote there over its first prompt's,
+// through the same reader as Claude Code's.
+func TestTitleFromQoderTranscript(t *testing.T) {
+	s, _, _ := startServer(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "q1.jsonl")
+	appendLines(t, file, `{"type":"ai-title","sessionId":"q1","aiTitle":"Parser flake hunt"}`)
+	for _, kind := range []agents.Kind{agents.KindSessionStart, agents.KindPromptSubmit} {
+		e := agents.Event{Agent: "qoder", Kind: kind, SessionID: "q1", Time: time.Now(), Transcript: file, Cwd: dir}
+		if kind == agents.KindPromptSubmit {
+			e.Title, e.TitleSource = "find the flake", agents.TitleFromPrompt
+		}
+		s.Ingest(e)
+	}
+	eventually(t, "qoder session q1 titled from its transcript", func() bool {
+		v, _ := sessionView(s, "qoder", "q1")
+		return v.Title == "Parser flake hunt"
+	})
+}
