@@ -25,7 +25,6 @@ import (
 var contractAllowed = map[string]string{
 	"runtime/codexmon/": "Codex's rollout monitor: a log format of Codex's own, by nature one agent's",
 	"runtime/monitors/": "the registry of the agents' log monitors (one line per monitor)",
-	"runtime/qodermon/": "Qoder's session names, from a transcript format of Qoder's own",
 	"runtime/compat.go": "the original app's POST /state protocol: agent_id defaults to claude-code, claude_pid is a wire field",
 	// Words that are an agent's and also the desktop's or clawd's own.
 	"internal/autostart/": "XDG_CONFIG_HOME there is the desktop's base directory (where autostart entries go), not an agent's override",
@@ -125,7 +124,7 @@ func TestAgentContract(t *testing.T) {
 		foreign := map[string]bool{}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasSuffix(p, "/codexmon") || strings.HasSuffix(p, "/qodermon") {
+			if strings.HasSuffix(p, "/codexmon") {
 				problems = append(problems, fset.Position(imp.Pos()).String()+": imports "+p)
 			}
 			if !strings.HasPrefix(p, "github.com/clawdhq/clawd") {

@@ -102,6 +102,8 @@ var Claude = &Agent{
 	BypassModes:     claudeBypassModes,
 	NoDecision:      claudeNoDecision,
 	Render:          claudeRender,
+	Resume:          func(id string) []string { return []string{"--resume", id} },
+	TitleFile:       &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: claudeTitleRecords.line},
 }
 
 // claudeStateTimeout bounds a non-blocking hook on Claude's side. The hook
@@ -185,6 +187,7 @@ func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, trunca
 	}
 	kind := e.Kind
 	e.TurnID = str("prompt_id", MaxIDLen)
+	e.Transcript = str("transcript_path", MaxPathLen)
 	e.ProjectDir = clip(env("CLAUDE_PROJECT_DIR"), MaxPathLen)
 	e.Headless = claudeHeadless(env)
 	if pid, err := strconv.Atoi(env("CLAUDE_PID")); err == nil && pid > 0 {
@@ -441,4 +444,19 @@ var claudeNotices = map[string]Notice{
 	"elicitation_url_dialog": NoticeQuestion,
 	"elicitation_response":   NoticeAnswered,
 	"elicitation_complete":   NoticeAnswered,
+}
+
+// claudeTitleRecords are the transcript lines of Claude Code (2.1.328)
+// that name a session, by their type, with the field that holds the name
+// and whether a person gave it. /rename and `claude --name` append
+// {"type":"custom-title","customTitle":...,"sessionId":...} and
+// {"type":"agent-name","agentName":...}; the title Claude generates for an
+// interactive session is {"type":"ai-title","aiTitle":...}; older releases
+// wrote {"type":"summary","summary":...}. Claude appends them again after
+// turns, so the end of a transcript has the latest.
+var claudeTitleRecords = titleRecords{
+	"custom-title": {"customTitle", true},
+	"agent-name":   {"agentName", true},
+	"ai-title":     {"aiTitle", false},
+	"summary":      {"summary", false},
 }

@@ -216,6 +216,10 @@ func TestDecodeClaudeFields(t *testing.T) {
 		got.Agent, got.SessionID, got.Time, got.HookEvent = "", "", time.Time{}, ""
 		got.Cwd, got.ProjectDir, got.InputHash, got.PermissionMode = "", "", "", ""
 		got.TurnID, got.Response = "", "" // TestDecodeTurnAndResponse
+		if want := "/home/user/.claude/projects/-home-user-project/" + e.SessionID + ".jsonl"; got.Transcript != want {
+			t.Errorf("Decode(%s) transcript = %q, want %q", tt.file, got.Transcript, want)
+		}
+		got.Transcript = ""
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Decode(%s) = %+v, want %+v", tt.file, got, tt.want)
 		}
@@ -749,6 +753,9 @@ func TestValidate(t *testing.T) {
 		{"long title", func(e *Event) { e.Title = strings.Repeat("é", MaxTitleLen+1) }},
 		{"invalid UTF-8", func(e *Event) { e.Cwd = "/home/\xff" }},
 		{"unknown title source", func(e *Event) { e.Title, e.TitleSource = "t", "guess" }},
+		// Only the person, through the API, names a session: a hook cannot
+		// pass its title off as theirs.
+		{"person title source", func(e *Event) { e.Title, e.TitleSource = "t", TitleFromPerson }},
 		{"too many batch ids", func(e *Event) { e.ToolUseIDs = make([]string, MaxBatchIDs+1) }},
 		{"long batch id", func(e *Event) { e.ToolUseIDs = []string{"a", long(MaxIDLen + 1)} }},
 		{"negative pid", func(e *Event) { e.AgentPID = -1 }},
@@ -888,4 +895,44 @@ func payloadField(p []byte, name string) string {
 	json.Unmarshal(p, &m)
 	s, _ := m[name].(string)
 	return s
+}
+
+// TestClaudeTitleLine reads transcript lines as Claude Code 2.1.328 wrote
+// them: the named ones from a `claude -p --name "Shop refactor"` run, the
+// generated one (ai-title) in the shape its code writes for an interactive
+// session, which no offline -p run produces.
+func TestClaudeTitleLine(t *testing.T) {
+	const sid = "5e550000-0000-4000-8000-000000000042"
+	tests := []struct {
+		line         string
+		title        string
+		named, found bool
+	}{
+		{`{"type":"custom-title","customTitle":"Shop refactor","sessionId":"5e550000-0000-4000-8000-000000000042"}`, "Shop refactor", true, true},
+		{`{"type":"agent-name","agentName":"Shop refactor","sessionId":"5e550000-0000-4000-8000-000000000042"}`, "Shop refactor", true, true},
+		// A name the person gave holds for a session resumed or forked
+		// from the one it was given in.
+		{`{"type":"custom-title","customTitle":"Older name","sessionId":"5e550000-0000-4000-8000-000000000001"}`, "Older name", true, true},
+		{`{"type":"ai-title","aiTitle":"Fix login redirect","sessionId":"5e550000-0000-4000-8000-000000000042"}`, "Fix login redirect", false, true},
+		// A generated title of another session is not this one's.
+		{`{"type":"ai-title","aiTitle":"Someone else's","sessionId":"5e550000-0000-4000-8000-000000000001"}`, "", false, false},
+		{`{"type":"summary","summary":"Login bug hunt","leafUuid":"00000000-0000-4000-8000-000000000010"}`, "Login bug hunt", false, true},
+		{`{"type":"last-prompt","lastPrompt":"fix the login bug please","leafUuid":"00000000-0000-4000-8000-000000000006","sessionId":"5e550000-0000-4000-8000-000000000042"}`, "", false, false},
+		{`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-12-01T13:27:17.913Z","sessionId":"5e550000-0000-4000-8000-000000000042","content":"fix the login bug please"}`, "", false, false},
+		// A message whose text merely mentions the record type.
+		{`{"parentUuid":null,"type":"user","message":{"role":"user","content":"{\"type\":\"custom-title\",\"customTitle\":\"x\"}"}}`, "", false, false},
+		{`{"type":"custom-title","customTitle":42}`, "", false, false},
+		{`{"type":"custom-title","customTitle":"cut`, "", false, false},
+		{``, "", false, false},
+	}
+	for _, tt := range tests {
+		title, named, found := Claude.TitleFile.Line([]byte(tt.line), sid)
+		if title != tt.title || named != tt.named || found != tt.found {
+			t.Errorf("TitleFile.Line(%s) = %q, %v, %v; want %q, %v, %v", tt.line, title, named, found, tt.title, tt.named, tt.found)
+		}
+	}
+	e := decodeFixture(t, "SessionStart.json")
+	if p := Claude.TitleFile.Path(&e); !strings.HasSuffix(p, ".jsonl") || !strings.HasPrefix(p, "/home/user/.claude/projects/") {
+		t.Errorf("TitleFile.Path(SessionStart) = %q, want its transcript_path", p)
+	}
 }

@@ -67,6 +67,7 @@ var Codex = &Agent{
 	Describe:        codexDescribe,
 	NoDecision:      codexNoDecision,
 	Render:          codexRender,
+	Resume:          func(id string) []string { return []string{"resume", id} },
 }
 
 // codexStateTimeout bounds a non-blocking hook on Codex's side. The hook

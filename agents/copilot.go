@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +87,85 @@ var Copilot = &Agent{
 	BypassModes:     []string{CopilotAllowAll},
 	NoDecision:      copilotNoDecision,
 	Render:          copilotRender,
+	// --resume takes an optional value: only --resume=ID is sure to take
+	// the id as its (Copilot prints the same form when a session ends).
+	Resume:    func(id string) []string { return []string{"--resume=" + id} },
+	TitleFile: &TitleFile{Path: func(e *Event) string { return e.Transcript }, Whole: copilotWorkspaceTitle},
+}
+
+// copilotSessionID matches the session ids Copilot names its session
+// folders by; only such an id names a file path.
+var copilotSessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
+
+// copilotWorkspace is the file Copilot CLI (1.0.102) keeps a session's
+// name in, its session-state folder's workspace.yaml, which it rewrites:
+// `name:` with `user_named: true` for the name --name or /rename gave,
+// false for one Copilot generated. "" when the hook's environment names
+// no Copilot home or the id is no folder's name.
+func copilotWorkspace(env Env, sessionID string) string {
+	dir, err := configDir(env, "COPILOT_HOME", ".copilot", "Copilot CLI")
+	if err != nil || !copilotSessionID.MatchString(sessionID) {
+		return ""
+	}
+	return clip(filepath.Join(dir, "session-state", sessionID, "workspace.yaml"), MaxPathLen)
+}
+
+// copilotWorkspaceTitle reads workspace.yaml's name (a top-level scalar:
+// plain, or quoted as the yaml package quotes what would not read back,
+// long ones folded onto indented lines) and user_named.
+func copilotWorkspaceTitle(data []byte, sessionID string) (string, bool, bool) {
+	var name, id string
+	var named, found bool
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		key, value, ok := strings.Cut(lines[i], ":")
+		if !ok || strings.HasPrefix(key, " ") {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		// A scalar folded onto the lines that follow, indented.
+		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], " ") {
+			i++
+			value += " " + strings.TrimSpace(lines[i])
+		}
+		switch key {
+		case "id":
+			id = value
+		case "user_named":
+			named = value == "true"
+		case "name":
+			name, found = yamlScalar(value)
+		}
+	}
+	if !found || name == "" || id != "" && id != sessionID {
+		return "", false, false
+	}
+	return name, named, true
+}
+
+// yamlScalar reads a one-line YAML scalar: plain, 'single' (” is a
+// quote) or "double" (JSON's escapes). Block scalars, tags, anchors and
+// escapes Go does not know say nothing.
+func yamlScalar(v string) (string, bool) {
+	switch {
+	case v == "" || strings.ContainsAny(v[:1], "|>!&*[{"):
+		return "", false
+	case v[0] == '\'':
+		if len(v) < 2 || v[len(v)-1] != '\'' {
+			return "", false
+		}
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'"), true
+	case v[0] == '"':
+		var s string
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			return "", false
+		}
+		return s, true
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = strings.TrimSpace(v[:i])
+	}
+	return v, true
 }
 
 // copilotStateTimeout bounds a non-blocking hook on Copilot's side
@@ -178,6 +259,7 @@ func decodeCopilotOpts(b []byte, hookEvent string, env Env, now time.Time, trunc
 		Cwd:        str("cwd", MaxPathLen),
 		ToolName:   str("toolName", MaxIDLen),
 		ProjectDir: clip(env("COPILOT_PROJECT_DIR"), MaxPathLen),
+		Transcript: copilotWorkspace(env, sid),
 		Truncated:  truncated,
 	}
 	if ts := get("timestamp"); ts.Type == gjson.Number && ts.Num > 0 && ts.Num < 1e15 {

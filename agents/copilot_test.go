@@ -454,3 +454,68 @@ func TestDecodeCopilotKeepsContentOut(t *testing.T) {
 		t.Errorf("only %d content strings checked; the fixtures changed?", checked)
 	}
 }
+
+// TestCopilotWorkspace: the hook's environment names the session's
+// workspace.yaml, under $COPILOT_HOME or ~/.copilot; an id that is no
+// folder's name names nothing.
+func TestCopilotWorkspace(t *testing.T) {
+	native, _ := copilotRuns(t)
+	r := call(t, native, "interactive-user-approves-dialog", 0)
+	id := jsonField(t, r.Stdin, "sessionId")
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": "/home/user"}, "/home/user/.copilot/session-state/" + id + "/workspace.yaml"},
+		{map[string]string{"HOME": "/home/user", "COPILOT_HOME": "/srv/cop"}, "/srv/cop/session-state/" + id + "/workspace.yaml"},
+		{map[string]string{}, ""},
+	} {
+		e, err := Copilot.Decode(r.Stdin, r.Event, envOf(tt.env), now)
+		if err != nil || e.Transcript != tt.want {
+			t.Errorf("Decode with %v: transcript %q, %v; want %q", tt.env, e.Transcript, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"../../etc", "a/b", ".hidden", ""} {
+		if got := copilotWorkspace(envOf(map[string]string{"HOME": "/home/user"}), bad); got != "" {
+			t.Errorf("copilotWorkspace(%q) = %q, want none", bad, got)
+		}
+	}
+}
+
+// TestCopilotWorkspaceTitle reads workspace.yaml as Copilot CLI 1.0.102
+// writes it (the first case is a `copilot -p --name "Shop refactor"` run's
+// file), with the quoting and folding of its yaml package.
+func TestCopilotWorkspaceTitle(t *testing.T) {
+	const sid = "a5929913-eae9-4e0a-8dc9-6f7dc3ac4477"
+	file := func(name, userNamed string) string {
+		return "id: " + sid + "\ncwd: /home/user/project\nclient_name: github/cli\n" + name + userNamed +
+			"summary_count: 0\nfork_count: 0\ncreated_at: 2026-12-01T15:10:02.116Z\nupdated_at: 2026-12-01T15:10:02.175Z\n"
+	}
+	tests := []struct {
+		data         string
+		title        string
+		named, found bool
+	}{
+		{file("name: Shop refactor\n", "user_named: true\n"), "Shop refactor", true, true},
+		{file("name: Fix the login redirect\n", "user_named: false\n"), "Fix the login redirect", false, true},
+		{file("name: Fix the login redirect\n", ""), "Fix the login redirect", false, true},
+		{file(`name: "fix: the #1 bug \"now\""`+"\n", "user_named: true\n"), `fix: the #1 bug "now"`, true, true},
+		{file("name: 'it''s done'\n", "user_named: true\n"), "it's done", true, true},
+		{file("name: a plain name # a comment\n", "user_named: true\n"), "a plain name", true, true},
+		// Folded past 80 columns.
+		{file("name: a name long enough that the yaml package folds it onto the line after\n  this one\n", "user_named: true\n"),
+			"a name long enough that the yaml package folds it onto the line after this one", true, true},
+		// No name yet; a block scalar; another session's file.
+		{file("", "user_named: false\n"), "", false, false},
+		{file("name: |\n  x\n", "user_named: true\n"), "", false, false},
+		{strings.Replace(file("name: Other\n", "user_named: true\n"), sid, "00000000-0000-4000-8000-000000000001", 1), "", false, false},
+		{"", "", false, false},
+		{"\x00\xff binary", "", false, false},
+	}
+	for _, tt := range tests {
+		title, named, found := Copilot.TitleFile.Whole([]byte(tt.data), sid)
+		if title != tt.title || named != tt.named || found != tt.found {
+			t.Errorf("Copilot.TitleFile.Whole(%q) = %q, %v, %v; want %q, %v, %v", tt.data, title, named, found, tt.title, tt.named, tt.found)
+		}
+	}
+}

@@ -113,12 +113,15 @@ const (
 	NoticeOther Notice = "other"
 )
 
-// TitleSource says where a session title came from. A title from the agent
-// (a rename, an AI title) always wins over one derived from a prompt.
+// TitleSource says where a session title came from. The person's title
+// wins over the agent's own (a rename in the agent, an AI title, a thread
+// name), which wins over one derived from a prompt (see Titles).
 type TitleSource string
 
-// Title sources.
+// Title sources. Events carry the agent's and the prompt's; only the
+// person, through the runtime's API, gives TitleFromPerson.
 const (
+	TitleFromPerson TitleSource = "person"
 	TitleFromAgent  TitleSource = "agent"
 	TitleFromPrompt TitleSource = "prompt"
 )
@@ -146,9 +149,11 @@ type Event struct {
 
 	Cwd        string `json:"cwd,omitempty"`
 	ProjectDir string `json:"project_dir,omitempty"`
-	// Transcript is the agent's own log of the session, where it names
+	// Transcript is the agent's own file of the session, where it names
 	// one: Codex's rollout file (for a Codex SubagentStop, the
-	// sub-agent's). The runtime reads the session's metadata from it.
+	// sub-agent's), Claude Code's and Qwen Code's transcripts, Gemini
+	// CLI's chat file, Copilot CLI's workspace.yaml. The runtime reads the
+	// session's metadata and titles from it (Agent.TitleFile).
 	Transcript string `json:"transcript,omitempty"`
 
 	ToolName  string `json:"tool_name,omitempty"`

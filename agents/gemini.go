@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"path/filepath"
 	"time"
 
@@ -88,6 +89,27 @@ var Gemini = &Agent{
 	DecodeTruncated: decodeGeminiTruncated,
 	NoDecision:      geminiNoDecision,
 	Render:          geminiRender,
+	// --resume takes a session's UUID besides "latest" and an index;
+	// Gemini looks for it among the chats of the folder it runs in.
+	Resume:    func(id string) []string { return []string{"--resume", id} },
+	TitleFile: &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: geminiTitleLine},
+}
+
+// geminiTitleLine reads one line of a Gemini CLI (0.61) chat file: the
+// summary Gemini generates for a session (one sentence of at most 80
+// characters, which its resume list shows as the session's name) is a
+// metadata update, {"$set":{"summary":...}}. Gemini writes it for the
+// previous session when it starts the next one, so clawd sees it when
+// that session is resumed.
+func geminiTitleLine(line []byte, _ string) (string, bool, bool) {
+	if !bytes.HasPrefix(line, []byte(`{"$set":`)) || !gjson.ValidBytes(line) {
+		return "", false, false
+	}
+	t := gjson.GetBytes(line, `\$set.summary`)
+	if t.Type != gjson.String {
+		return "", false, false
+	}
+	return t.String(), false, true
 }
 
 // geminiStateTimeout bounds a hook on Gemini's side, in seconds (the

@@ -472,3 +472,34 @@ func TestGeminiRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiTitleLine reads the summary Gemini CLI 0.61 appends to a chat
+// file (ChatRecordingService.saveSummary writes {"$set":{"summary":...}}),
+// and nothing from its other lines.
+func TestGeminiTitleLine(t *testing.T) {
+	tests := []struct {
+		line  string
+		title string
+		found bool
+	}{
+		{`{"$set":{"summary":"Add a health check to the API"}}`, "Add a health check to the API", true},
+		{`{"$set":{"lastUpdated":"2026-11-30T03:04:57.806Z"}}`, "", false},
+		{`{"$set":{"memoryScratchpad":{"summary":"not this"}}}`, "", false},
+		{`{"id":"m1","type":"user","content":[{"text":"{\"$set\":{\"summary\":\"x\"}}"}]}`, "", false},
+		{`{"$set":{"summary":`, "", false},
+	}
+	for _, tt := range tests {
+		title, named, found := Gemini.TitleFile.Line([]byte(tt.line), "s1")
+		if title != tt.title || named || found != tt.found {
+			t.Errorf("TitleFile.Line(%s) = %q, %v, %v; want %q, false, %v", tt.line, title, named, found, tt.title, tt.found)
+		}
+	}
+	c := geminiFixture(t, "headless-default-approval", "01-SessionStart.json")
+	e, err := Gemini.Decode(c.stdin, c.event, c.getenv, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := Gemini.TitleFile.Path(&e); !strings.HasSuffix(p, ".jsonl") {
+		t.Errorf("TitleFile.Path(SessionStart) = %q, want its transcript_path", p)
+	}
+}

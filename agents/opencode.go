@@ -89,6 +89,7 @@ var Opencode = &Agent{
 	Describe:        opencodeDescribe,
 	NoDecision:      opencodeNoDecision,
 	Render:          opencodeRender,
+	Resume:          func(id string) []string { return []string{"--session", id} },
 }
 
 const opencodeID = "opencode"

@@ -30,9 +30,9 @@ import "time"
 //
 // Qoder's permission dialog is its own: clawd registers no blocking event
 // and answers nothing. Qoder names its sessions in the transcript its
-// hooks point at (transcript_path): runtime/qodermon reads those names,
-// only what was appended, after a session start, a prompt or a turn's
-// end.
+// hooks point at (transcript_path), in the records Claude Code's
+// transcripts have too: the runtime reads those names (TitleFile), only
+// what was appended, after a session start, a prompt or a turn's end.
 var Qoder = &Agent{
 	ID:       qoderID,
 	Name:     "Qoder CLI",
@@ -69,6 +69,15 @@ var Qoder = &Agent{
 	},
 	NoDecision: emptyObject,
 	Render:     stateOnlyRender(emptyObject),
+	TitleFile:  &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: qoderTitleRecords.line},
+}
+
+// qoderTitleRecords: Qoder appends {"type":"custom-title","customTitle":
+// ...,"sessionId":...} when the person renames a session and
+// {"type":"ai-title","aiTitle":...} when it names the session itself.
+var qoderTitleRecords = titleRecords{
+	"custom-title": {"customTitle", true},
+	"ai-title":     {"aiTitle", false},
 }
 
 const qoderID = "qoder"

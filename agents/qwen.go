@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"strconv"
@@ -90,6 +91,37 @@ var Qwen = &Agent{
 	Describe:        qwenDescribe,
 	NoDecision:      qwenNoDecision,
 	Render:          qwenRender,
+	// --resume takes a session's id; Qwen looks for it among the chats of
+	// the project it runs in.
+	Resume:    func(id string) []string { return []string{"--resume", id} },
+	TitleFile: &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: qwenTitleLine},
+}
+
+// qwenTitleLine reads one line of a Qwen Code (0.24.4) chat file, the
+// transcript its hooks name: a session's title is a system record,
+// {"type":"system","subtype":"custom_title","systemPayload":{"customTitle":
+// ...,"titleSource":...}}, that /rename appends ("manual", as Qwen reads a
+// record without a source) and that Qwen appends when it generates one
+// ("auto", only with a fast model set, in its TUI).
+func qwenTitleLine(line []byte, sessionID string) (string, bool, bool) {
+	if !bytes.Contains(line, []byte(`"subtype":"custom_title"`)) || !gjson.ValidBytes(line) {
+		return "", false, false
+	}
+	r := gjson.ParseBytes(line)
+	if r.Get("type").String() != "system" || r.Get("subtype").String() != "custom_title" {
+		return "", false, false
+	}
+	t := r.Get("systemPayload.customTitle")
+	if t.Type != gjson.String {
+		return "", false, false
+	}
+	named := r.Get("systemPayload.titleSource").String() != "auto"
+	// A generated title of another session (a fork's copied records keep
+	// their own) is not this one's.
+	if sid := r.Get("sessionId"); !named && sid.Exists() && sid.String() != sessionID {
+		return "", false, false
+	}
+	return t.String(), named, true
 }
 
 // qwenStateTimeout bounds a non-blocking hook on Qwen's side, in seconds
@@ -167,6 +199,7 @@ func decodeQwenOpts(b []byte, hookEvent string, env Env, now time.Time, truncate
 		e.Time = agentTime(t, now)
 	}
 	e.ProjectDir = clip(env("QWEN_PROJECT_DIR"), MaxPathLen)
+	e.Transcript = str("transcript_path", MaxPathLen)
 	// The launcher (cli-entry.js) runs the CLI as its child and waits for
 	// it: it lives exactly as long as the session.
 	if pid, err := strconv.Atoi(env("QWEN_CODE_LAUNCHER_PID")); err == nil && pid > 0 {

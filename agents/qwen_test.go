@@ -135,9 +135,13 @@ func TestDecodeQwenFields(t *testing.T) {
 			t.Errorf("%s call %d: input hash = %q, want one exactly for tool events", tt.run, tt.i, e.InputHash)
 		}
 		checkAppendJSON(t, tt.run, e)
+		if want := "/home/user/.qwen/projects/-home-user-project/chats/" + e.SessionID + ".jsonl"; e.Transcript != want {
+			t.Errorf("%s call %d: transcript = %q, want %q", tt.run, tt.i, e.Transcript, want)
+		}
 		got := e
 		got.Agent, got.Time, got.HookEvent, got.Cwd, got.ProjectDir, got.AgentPID, got.PermissionMode, got.InputHash =
 			"", time.Time{}, "", "", "", 0, "", ""
+		got.Transcript = ""
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s call %d (%s) = %+v, want %+v", tt.run, tt.i, r.Event, got, tt.want)
 		}
@@ -557,5 +561,46 @@ func TestDecodeQwenKeepsContentOut(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("only %d content strings checked; the fixtures changed?", checked)
+	}
+}
+
+// TestQwenTitleLine reads chat-file lines in the shape Qwen Code 0.24.4
+// writes a session's title (ChatRecordingService.persistCustomTitle and
+// SessionService.renameSession: the base record, then type, subtype and
+// systemPayload): /rename's is the person's, a generated one the agent's.
+func TestQwenTitleLine(t *testing.T) {
+	const sid = "5c144e2f-6d65-4e8e-9c3b-c2c0eeb5deaa"
+	rec := func(session, payload string) string {
+		return `{"uuid":"0b6f3c1e-6a4e-4c57-9d7a-2f0e8f1b9a01","parentUuid":"7d1c2b3a-0000-4000-8000-000000000001","sessionId":"` + session +
+			`","timestamp":"2026-12-01T14:50:00.000Z","type":"system","subtype":"custom_title","cwd":"/home/user/project","version":"0.24.4","systemPayload":` + payload + `}`
+	}
+	tests := []struct {
+		line         string
+		title        string
+		named, found bool
+	}{
+		{rec(sid, `{"customTitle":"Shop refactor","titleSource":"manual"}`), "Shop refactor", true, true},
+		{rec(sid, `{"customTitle":"Fix login redirect","titleSource":"auto"}`), "Fix login redirect", false, true},
+		// Records written before titleSource existed: Qwen reads them as
+		// manual.
+		{rec(sid, `{"customTitle":"Old rename"}`), "Old rename", true, true},
+		// A name the person gave holds for the session it was given in
+		// and those resumed from it; a generated one of another session
+		// is not this one's.
+		{rec("c1694035-943b-41a7-810f-322b05ae0421", `{"customTitle":"Given before","titleSource":"manual"}`), "Given before", true, true},
+		{rec("c1694035-943b-41a7-810f-322b05ae0421", `{"customTitle":"Someone else's","titleSource":"auto"}`), "", false, false},
+		{rec(sid, `{"customTitle":42,"titleSource":"manual"}`), "", false, false},
+		// Other system records, and a message whose text only mentions one.
+		{`{"uuid":"1","sessionId":"` + sid + `","type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{}}}`, "", false, false},
+		{`{"uuid":"2","sessionId":"` + sid + `","type":"user","message":{"role":"user","parts":[{"text":"{\"type\":\"system\",\"subtype\":\"custom_title\"}"}]}}`, "", false, false},
+		{`{"uuid":"3","type":"user","subtype":"custom_title","systemPayload":{"customTitle":"not a system record"}}`, "", false, false},
+		{rec(sid, `{"customTitle":"cut`)[:150], "", false, false},
+		{``, "", false, false},
+	}
+	for _, tt := range tests {
+		title, named, found := Qwen.TitleFile.Line([]byte(tt.line), sid)
+		if title != tt.title || named != tt.named || found != tt.found {
+			t.Errorf("Qwen.TitleFile.Line(%s) = %q, %v, %v; want %q, %v, %v", tt.line, title, named, found, tt.title, tt.named, tt.found)
+		}
 	}
 }

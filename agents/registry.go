@@ -90,7 +90,42 @@ type Agent struct {
 	// decided: the agent's exact answer format. A nil decision renders as
 	// NoDecision.
 	Render func(hookEvent string, d *Decision) []byte
+	// Resume returns the arguments that make Command resume session id
+	// in the current terminal (`clawd resume`); nil when the agent has no
+	// way to resume a session by its id.
+	Resume func(id string) []string
+	// TitleFile is where the agent writes its own name for a session
+	// besides its hooks (Claude Code's transcript); nil when its hooks and
+	// monitors say all there is.
+	TitleFile *TitleFile
 }
+
+// TitleFile is a file of the agent's own, appended to line by line, that
+// names a session. The runtime reads it incrementally (only the lines
+// added since its last look, at most a bounded window of them) and only
+// when the session starts, takes a prompt or ends a turn, and hands each
+// new whole line to Line; the last title the person named wins over the
+// last one the agent generated.
+type TitleFile struct {
+	// Path returns the file of the session an event is about; "" when the
+	// event names none.
+	Path func(e *Event) string
+	// Line reads one line of the file for session sessionID: the title it
+	// gives and whether a person named it in the agent (a rename) rather
+	// than the agent generated it. ok is false for a line that says
+	// nothing of the title. It never sees a line longer than
+	// MaxTitleFileLine.
+	Line func(line []byte, sessionID string) (title string, named, ok bool)
+	// Whole, set instead of Line, reads a small file the agent rewrites
+	// rather than appends to: the runtime reads it whole at each look (a
+	// file longer than MaxTitleFileLine says nothing) and Whole says what
+	// Line says of a line.
+	Whole func(data []byte, sessionID string) (title string, named, ok bool)
+}
+
+// MaxTitleFileLine bounds the lines a TitleFile's Line is given: longer
+// ones (a transcript's messages) never carry a title and are skipped.
+const MaxTitleFileLine = 16 << 10
 
 // Verification says how clawd's support of an agent was checked.
 type Verification string

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
@@ -68,7 +69,88 @@ func firstLine(s string) string {
 	return ""
 }
 
-// AgentTitle cleans a title the agent reported itself.
+// AgentTitle cleans a title the agent reported itself (a rename in the
+// agent, its generated title, a thread name): the same policy as a
+// prompt's title, secret filter included, except that it is not cut at its
+// first line's end (the agents keep titles to one line anyway).
 func AgentTitle(t string) string {
+	t = text.Line(text.ClipBytes(t, titleScan), 0)
+	if t == "" || secretLike().MatchString(t) {
+		return ""
+	}
 	return text.Line(t, MaxTitleLen)
+}
+
+// ErrSecretTitle is PersonTitle's answer for a title that looks like it
+// carries a credential.
+var ErrSecretTitle = errors.New("that title looks like it carries a credential (a key, a token, a password): titles show in the tray, notifications and screenshots; pick another")
+
+// PersonTitle cleans a title a person gave a session (`clawd rename`): the
+// same policy as every title, but a title the filter refuses is an error
+// the person gets to see, not a title silently dropped. An empty title
+// (after cleaning) is "" and no error: it takes the person's title away.
+func PersonTitle(t string) (string, error) {
+	t = text.Line(text.ClipBytes(t, titleScan), 0)
+	if t == "" {
+		return "", nil
+	}
+	if secretLike().MatchString(t) {
+		return "", ErrSecretTitle
+	}
+	return text.Line(t, MaxTitleLen), nil
+}
+
+// Titles are the names one session has from each source.
+type Titles struct {
+	// Person is the title the person set with `clawd rename`.
+	Person string
+	// Agent is the agent's own: a rename in the agent, the title it
+	// generated, a thread's name.
+	Agent string
+	// Prompt is the first line of the session's first prompt.
+	Prompt string
+}
+
+// Best returns the title a session shows and where it came from: the
+// person's over the agent's over the first prompt's.
+func (t Titles) Best() (string, TitleSource) {
+	switch {
+	case t.Person != "":
+		return t.Person, TitleFromPerson
+	case t.Agent != "":
+		return t.Agent, TitleFromAgent
+	case t.Prompt != "":
+		return t.Prompt, TitleFromPrompt
+	}
+	return "", ""
+}
+
+// Set records a title from src and reports whether it changed anything.
+// The person's and the agent's replace their earlier ones; an empty one
+// takes the person's away and says nothing of the agent's. A prompt's
+// title only names a session that has none from a prompt yet: the first
+// prompt says best what the session is about.
+func (t *Titles) Set(title string, src TitleSource) bool {
+	var slot *string
+	switch src {
+	case TitleFromPerson:
+		slot = &t.Person
+	case TitleFromAgent:
+		if title == "" {
+			return false
+		}
+		slot = &t.Agent
+	case TitleFromPrompt:
+		if title == "" || t.Prompt != "" {
+			return false
+		}
+		slot = &t.Prompt
+	default:
+		return false
+	}
+	if *slot == title {
+		return false
+	}
+	*slot = title
+	return true
 }

@@ -1,6 +1,8 @@
 package agents
 
 import (
+	"cmp"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -73,9 +75,11 @@ func TestAgentTitle(t *testing.T) {
 		{"Parser rewrite", "Parser rewrite"},
 		{"  Parser\n\trewrite  ", "Parser rewrite"},
 		{strings.Repeat("word ", 10), "word word word word word word word word…"},
-		// An agent's title is its own choice: no secret filter, it only
-		// gets cleaned.
-		{"token refresh", "token refresh"},
+		// The secret filter holds for the agent's titles too: a generated
+		// title repeats the prompt's words, and a rename is typed text.
+		{"token refresh", ""},
+		{"deploy with sk-ant-api03-abcdefgh", ""},
+		{strings.Repeat("x ", 1024) + "token", strings.Repeat("x ", 19) + "x…"},
 		// Titles end up in terminals: an escape sequence must not pass.
 		{"Fix \x1b]0;pwned\x07 parser", "Fix ]0;pwned parser"},
 		{"\x1b[2J", "[2J"},
@@ -111,5 +115,113 @@ func TestPromptTitleBoundedWork(t *testing.T) {
 	}
 	if got := PromptTitle("see " + strings.Repeat("x ", 100) + "token=abc"); got != "" {
 		t.Errorf("PromptTitle = %q for a secret-looking word in the first KiB, want \"\"", got)
+	}
+}
+
+func TestPersonTitle(t *testing.T) {
+	tests := []struct {
+		title, want string
+		err         error
+	}{
+		{"Shop refactor", "Shop refactor", nil},
+		{"  Shop\n refactor \x1b[2J ", "Shop refactor [2J", nil},
+		{strings.Repeat("word ", 10), "word word word word word word word word…", nil},
+		// Empty takes the person's title away.
+		{"", "", nil},
+		{" \t\u200b", "", nil},
+		{"rotate the api_key", "", ErrSecretTitle},
+		{"ghp_abcdefghijklmnop1234", "", ErrSecretTitle},
+	}
+	for _, tt := range tests {
+		got, err := PersonTitle(tt.title)
+		if got != tt.want || !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+			t.Errorf("PersonTitle(%q) = %q, %v; want %q, %v", tt.title, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// TestTitlePrecedence plays what a session hears, in order, and checks the
+// title it shows after each step: the person's over the agent's over the
+// first prompt's.
+func TestTitlePrecedence(t *testing.T) {
+	type step struct {
+		src   TitleSource
+		title string
+		// want is the title shown after the step, from wantSrc;
+		// changed says whether the step changed anything.
+		want    string
+		wantSrc TitleSource
+		changed bool
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"first prompt names a session", []step{
+			{TitleFromPrompt, "fix the parser", "fix the parser", TitleFromPrompt, true},
+			{TitleFromPrompt, "and now the tests", "fix the parser", TitleFromPrompt, false},
+		}},
+		{"agent over prompt, in either order", []step{
+			{TitleFromAgent, "Parser rewrite", "Parser rewrite", TitleFromAgent, true},
+			{TitleFromPrompt, "fix the parser", "Parser rewrite", TitleFromAgent, true},
+			{TitleFromAgent, "Renamed in the agent", "Renamed in the agent", TitleFromAgent, true},
+			{TitleFromAgent, "", "Renamed in the agent", TitleFromAgent, false},
+		}},
+		{"person over agent and prompt", []step{
+			{TitleFromPrompt, "fix the parser", "fix the parser", TitleFromPrompt, true},
+			{TitleFromAgent, "Parser rewrite", "Parser rewrite", TitleFromAgent, true},
+			{TitleFromPerson, "Shop", "Shop", TitleFromPerson, true},
+			{TitleFromAgent, "Renamed in the agent", "Shop", TitleFromPerson, true},
+			{TitleFromPerson, "Shop", "Shop", TitleFromPerson, false},
+			// Taking the person's title away shows the agent's latest.
+			{TitleFromPerson, "", "Renamed in the agent", TitleFromAgent, true},
+		}},
+		{"person before anything else", []step{
+			{TitleFromPerson, "Shop", "Shop", TitleFromPerson, true},
+			{TitleFromPrompt, "fix the parser", "Shop", TitleFromPerson, true},
+			{TitleFromPerson, "", "fix the parser", TitleFromPrompt, true},
+		}},
+		{"unknown source is ignored", []step{
+			{TitleSource("hook"), "sneaky", "", "", false},
+		}},
+	}
+	for _, tt := range tests {
+		var ts Titles
+		for i, st := range tt.steps {
+			changed := ts.Set(st.title, st.src)
+			got, src := ts.Best()
+			if got != st.want || src != st.wantSrc || changed != st.changed {
+				t.Errorf("%s, step %d: Set(%q, %s) = %v, Best() = %q, %s; want %v, %q, %s",
+					tt.name, i, st.title, st.src, changed, got, src, st.changed, st.want, st.wantSrc)
+			}
+		}
+	}
+}
+
+// TestResume: each agent's own command that resumes a session by its id,
+// as its CLI's --help (and, for Copilot, its closing summary) says it.
+func TestResume(t *testing.T) {
+	want := map[string]string{
+		"claude":   "claude --resume ID",
+		"codex":    "codex resume ID",
+		"gemini":   "gemini --resume ID",
+		"qwen":     "qwen --resume ID",
+		"copilot":  "copilot --resume=ID",
+		"opencode": "opencode --session ID",
+	}
+	// The agents that came with the rest of the seed's (their files say
+	// how each was verified): clawd knows no resume by id of theirs.
+	for _, id := range []string{"pi", "qoder", "cursor", "codebuddy", "kiro", "kimi", "antigravity", "grok", "workbuddy",
+		"qwenwork", "traecode", "minimax", "zcode", "codewhale", "reasonix"} {
+		want[id] = "none"
+	}
+	for _, a := range All() {
+		got := "none"
+		if a.Resume != nil {
+			got = strings.Join(append([]string{a.Command}, a.Resume("ID")...), " ")
+		}
+		if w, ok := want[a.ID]; !ok || got != w {
+			t.Errorf("%s resumes with %q, want %q", a.ID, got, cmp.Or(w, "(an entry in this test)"))
+		}
 	}
 }

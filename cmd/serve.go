@@ -22,6 +22,7 @@ import (
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/runtime/monitors"
 	"github.com/clawdhq/clawd/runtime/selfrepair"
 	"github.com/clawdhq/clawd/tray"
@@ -139,6 +140,9 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		Doctor:  dashboardDoctor{doctorEnv(e)},
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})
+		},
+		OpenHistory: func(ctx context.Context) (*history.Store, error) {
+			return history.Open(ctx, history.Options{Home: e.home(), Now: e.now})
 		},
 		Integrations: repairer.Integrations,
 		Remotes:      remotes,

@@ -65,7 +65,10 @@ func TestBrowserCannotDriveRuntime(t *testing.T) {
 
 	w := newWorld(t)
 	srv := w.startServe()
-	defer srv.shutdown()
+	// A cleanup, not a defer: cleanups run last first, so the streams
+	// followed below end before the server does (a server gone first
+	// ends them with an unexpected EOF).
+	t.Cleanup(srv.shutdown)
 	// The test reads over TCP with the token, as a browser-side client
 	// would; it plays the hooks over the socket.
 	c := client.New(srv.info.Port, srv.info.Token, client.Options{})

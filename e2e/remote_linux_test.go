@@ -389,6 +389,29 @@ func TestRemoteSSH(t *testing.T) {
 	}
 	checkPrivate(t, sess, writeContent, finalText)
 
+	// It is in the history, on the box, and clawd resume resumes it
+	// there: through the profile's ssh, in its folder on the box, with the
+	// id Claude Code knows. A claude in the box user's ~/bin (the login
+	// shell's ~/.profile puts it on PATH) records how it was run.
+	he := w.awaitHistory(ctx, csid, func(e client.HistoryEntry) bool { return e.Ended })
+	if he.Host != "box" || he.Cwd != project || strings.Join(he.Resume, " ") != "claude --resume "+cid {
+		t.Errorf("history entry of claude on the box = %+v, want host box, its folder there, claude --resume %s", he, cid)
+	}
+	if r := w.mustClawd(ctx, "history"); !strings.Contains(r.stdout, "claude @box") || !strings.Contains(r.stdout, "box:"+project) {
+		t.Errorf("clawd history does not show the session on the box:\n%s", r.stdout)
+	}
+	box.writeFile("bin/claude", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$HOME/resume.argv\"\npwd > \"$HOME/resume.cwd\"\nexit 3\n", 0o755)
+	rr := w.clawd(ctx, "", "resume", csid)
+	argv, _ := os.ReadFile(filepath.Join(box.home, "resume.argv"))
+	cwd, _ := os.ReadFile(filepath.Join(box.home, "resume.cwd"))
+	if rr.code != 3 || string(argv) != "--resume\n"+cid+"\n" || strings.TrimSpace(string(cwd)) != project {
+		t.Errorf("clawd resume %s: %s\nthe box's claude got %q in %q; want exit 3, --resume %s, in %s", csid, rr, argv, cwd, cid, project)
+	}
+	if r := w.mustClawd(ctx, "resume", "--print", csid[:12]); !strings.HasPrefix(r.stdout, "ssh ") ||
+		!strings.Contains(r.stdout, " -t -- "+box.target()+" ") || !strings.Contains(r.stdout, cid) {
+		t.Errorf("clawd resume --print of the box's session printed %q, want the ssh command", r.stdout)
+	}
+
 	// 6. The connection test.
 	tr := w.mustClawd(ctx, "remote", "test", "box")
 	if !strings.Contains(tr.stdout, "box: ok") {
@@ -464,6 +487,11 @@ func TestRemoteSSH(t *testing.T) {
 	}
 	if l, ok := w.linkOf(ctx, "box"); ok {
 		t.Errorf("clawd serve still keeps a link to box after remove: %+v", l)
+	}
+	// Its sessions stay in the history; resuming one says where and how.
+	if r := w.clawd(ctx, "", "resume", csid); r.code != 1 || !strings.Contains(r.stderr, "which is no remote of this clawd any more") ||
+		!strings.Contains(r.stderr, "cd "+project+" && claude --resume "+cid) {
+		t.Errorf("clawd resume of a removed remote's session: %s\nwant exit 1, saying the command to run there", r)
 	}
 	serve.shutdown()
 }
@@ -561,6 +589,33 @@ func TestRemoteWSL(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the distro's PermissionRequest hook did not return")
+	}
+
+	// The session ends; clawd resume resumes it in the distro, through
+	// wsl.exe, in its folder there: a claude in the distro user's ~/bin
+	// (the login shell's ~/.profile puts it on PATH) records how it ran.
+	end := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"SessionEnd","reason":"other"}`, id, box.home)
+	if r := inDistro(end, `exec "$HOME/.clawd/bin/clawd" hook claude`); r.code != 0 {
+		t.Fatalf("hook SessionEnd in the distro: %s", r)
+	}
+	if he := w.awaitHistory(ctx, sid, func(e client.HistoryEntry) bool { return e.Ended }); he.Host != "wsl:Ubuntu" || he.Cwd != box.home {
+		t.Errorf("history entry of the distro's session = %+v, want host wsl:Ubuntu, its folder there", he)
+	}
+	box.writeFile("bin/claude", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$HOME/resume.argv\"\npwd > \"$HOME/resume.cwd\"\nexit 3\n", 0o755)
+	rr := w.clawd(ctx, "", "resume", sid)
+	argv, _ := os.ReadFile(filepath.Join(box.home, "resume.argv"))
+	cwd, _ := os.ReadFile(filepath.Join(box.home, "resume.cwd"))
+	if rr.code != 3 || string(argv) != "--resume\n"+id+"\n" || strings.TrimSpace(string(cwd)) != box.home {
+		t.Errorf("clawd resume %s: %s\nthe distro's claude got %q in %q; want exit 3, --resume %s, in %s", sid, rr, argv, cwd, id, box.home)
+	}
+	if r := w.mustClawd(ctx, "resume", "--print", sid); r.stdout != "wsl.exe -d Ubuntu --exec /bin/sh -c "+
+		shQuote("cd "+box.home+` && exec "${SHELL:-/bin/sh}" -lc 'exec claude --resume `+id+"'")+"\n" {
+		t.Errorf("clawd resume --print of the distro's session printed %q, want the wsl.exe command", r.stdout)
+	}
+	for _, f := range []string{"bin", "resume.argv", "resume.cwd"} {
+		if err := os.RemoveAll(filepath.Join(box.home, f)); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	w.mustClawd(ctx, "remote", "remove", "ubuntu")

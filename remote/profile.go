@@ -145,6 +145,17 @@ func (s *Store) Get(name string) *Profile {
 	return nil
 }
 
+// ByLabel returns the profile whose sessions show under label (see
+// Profile.Label), or nil.
+func (s *Store) ByLabel(label string) *Profile {
+	for _, p := range s.Profiles {
+		if p.Label() == label {
+			return p
+		}
+	}
+	return nil
+}
+
 // Put adds p, or replaces the profile of the same name.
 func (s *Store) Put(p *Profile) {
 	for i, q := range s.Profiles {

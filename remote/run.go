@@ -50,11 +50,18 @@ func (pr Programs) RunnerFor(p *Profile) Runner {
 	return sshRunner{prog: pr.ssh(), p: p}
 }
 
-// sshOptions are the ssh options of every connection to p: its config
-// file, port and identity, and never a question (BatchMode: clawd runs
-// ssh without a terminal; an unknown host key or a password prompt is an
-// error to fix by running ssh once by hand).
+// sshOptions are the ssh options of every connection to p that clawd
+// makes by itself: its config file, port and identity, and never a
+// question (BatchMode: clawd runs ssh without a terminal; an unknown host
+// key or a password prompt is an error to fix by running ssh once by
+// hand).
 func sshOptions(p *Profile) []string {
+	return append(sshConnOptions(p), "-o", "BatchMode=yes")
+}
+
+// sshConnOptions are p's config file, port and identity, and a bound on
+// connecting.
+func sshConnOptions(p *Profile) []string {
 	var args []string
 	if p.SSHConfig != "" {
 		args = append(args, "-F", p.SSHConfig)
@@ -65,7 +72,7 @@ func sshOptions(p *Profile) []string {
 	if p.Identity != "" {
 		args = append(args, "-i", p.Identity, "-o", "IdentitiesOnly=yes")
 	}
-	return append(args, "-o", "BatchMode=yes", "-o", "ConnectTimeout=15")
+	return append(args, "-o", "ConnectTimeout=15")
 }
 
 type sshRunner struct {
@@ -87,6 +94,23 @@ type wslRunner struct {
 // Run runs the script in the distro with wsl.exe, as its default user.
 func (r wslRunner) Run(ctx context.Context, script string, stdin io.Reader) ([]byte, error) {
 	return runCmd(exec.CommandContext(ctx, r.prog, "-d", r.distro, "--exec", "/bin/sh", "-c", script), stdin)
+}
+
+// Interactive returns the command (the program and its arguments) that
+// runs argv in folder dir of p's machine in this terminal: ssh with a
+// terminal of its own (-t; no BatchMode, a person is there to answer ssh),
+// or wsl.exe. argv runs under the remote user's login shell
+// (`$SHELL -lc`), so the agent is found where a terminal there finds it.
+func (pr Programs) Interactive(p *Profile, dir string, argv []string) []string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellWord(a)
+	}
+	script := "cd " + shellWord(dir) + ` && exec "${SHELL:-/bin/sh}" -lc ` + shellWord("exec "+strings.Join(q, " "))
+	if p.Kind == client.LinkWSL {
+		return []string{pr.wsl(), "-d", p.Distro, "--exec", "/bin/sh", "-c", script}
+	}
+	return append(append([]string{pr.ssh()}, sshConnOptions(p)...), "-t", "--", p.Target, "sh -c "+shellQuote(script))
 }
 
 // runCmd runs cmd and returns its stdout; a failure carries the last
@@ -127,6 +151,16 @@ func lastLines(s string, n int) string {
 // single quotes mean the same there), with ' written as '\”.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellWord is s as one word for a POSIX shell: as it is when it holds
+// nothing a shell reads specially, else shellQuote'd. The command stays
+// readable where clawd prints it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
 
 // Settings are the effective settings of an SSH profile as ssh itself

@@ -43,6 +43,7 @@ func (s *Server) SocketHandler() http.Handler {
 	mux.HandleFunc("GET /api/v1/remotes", s.handleRemotes)
 	mux.HandleFunc("POST /api/v1/remotes/reload", s.handleRemotesReload)
 	s.mountAutomations(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
+	s.mountHistory(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("POST /api/v1/dashboard/login", s.handleMintLogin)
 	mux.HandleFunc("/", notFound)
 	return identify(s.bodyDeadline(mux))
@@ -74,6 +75,7 @@ func (s *Server) TCPHandler() http.Handler {
 	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
 	mux.HandleFunc("GET /api/v1/remotes", tok(s.handleRemotes))
 	s.mountAutomations(mux, "", tok)
+	s.mountHistory(mux, "", tok)
 	mux.HandleFunc("POST /api/v1/dashboard/login", tok(dashboardSocketOnly))
 	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.

@@ -144,7 +144,11 @@ func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
 		}
 	}
 	s.mu.Lock()
-	s.m.Resolve(key, pendingKey, s.cfg.Now())
+	now := s.cfg.Now()
+	res := s.m.Resolve(key, pendingKey, now)
+	if !res.Ignored {
+		s.observeSessionLocked(res.Session, now)
+	}
 	s.mu.Unlock()
 	s.nudge()
 }

@@ -40,6 +40,7 @@ type Doctor interface {
 //	GET  /ui/api/v1/doctor                        []client.DoctorReport (Config.Doctor)
 //	POST /ui/api/v1/doctor/{agent}/fix            client.DoctorFix (Config.Doctor)
 //	     /ui/api/v1/automations...                as /api/v1/automations (see mountAutomations)
+//	     /ui/api/v1/history, recap, sessions/...  as /api/v1/... (see mountHistory)
 func (s *Server) mountDashboardAPI(mux *http.ServeMux, auth func(http.HandlerFunc) http.HandlerFunc) {
 	mux.HandleFunc("GET "+dashboardAPI+"view", auth(s.handleDashView))
 	mux.HandleFunc("GET "+dashboardAPI+"stream", auth(s.handleDashStream))
@@ -52,6 +53,7 @@ func (s *Server) mountDashboardAPI(mux *http.ServeMux, auth func(http.HandlerFun
 	mux.HandleFunc("GET "+dashboardAPI+"doctor", auth(s.handleDoctorCheck))
 	mux.HandleFunc("POST "+dashboardAPI+"doctor/{agent}/fix", auth(s.handleDoctorFix))
 	s.mountAutomations(mux, "/ui", auth)
+	s.mountHistory(mux, "/ui", auth)
 	mux.HandleFunc(dashboardAPI, auth(notFound))
 }
 
@@ -79,6 +81,8 @@ type dashFeatures struct {
 	Agents      bool `json:"agents"`
 	Doctor      bool `json:"doctor"`
 	Focus       bool `json:"focus"`
+	// History: the runtime keeps the history and the recap.
+	History bool `json:"history"`
 }
 
 type dashSession struct {
@@ -114,6 +118,9 @@ func (s *Server) dashboardView() dashView {
 			Focus:       true,
 		},
 	}
+	s.mu.Lock()
+	d.Features.History = s.j != nil
+	s.mu.Unlock()
 	for _, l := range v.Remotes {
 		l.Profile, l.Label, l.Error = text.Line(l.Profile, 0), text.Line(l.Label, 0), text.Line(l.Error, 0)
 		d.Remotes = append(d.Remotes, l)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -434,8 +435,24 @@ func (c *streamCounter) settle(b *testing.B, want int64) (got, dropped int64) {
 // each, calling Ingest with a turn's events. It is the state machine and
 // the lock, the ceiling of what HTTP ingest can reach.
 func BenchmarkIngestDirect(b *testing.B) {
+	benchIngestDirect(b, New(Config{Home: b.TempDir(), Version: "bench", Alive: func(int) bool { return true }}))
+}
+
+// BenchmarkIngestDirectHistory is BenchmarkIngestDirect with the history
+// kept, as `clawd serve` keeps it: the recap's tally of every event under
+// the session lock (writing it is the journal's, off the ingest path).
+func BenchmarkIngestDirectHistory(b *testing.B) {
+	home := b.TempDir()
+	st, err := history.Open(context.Background(), history.Options{Home: home})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	benchIngestDirect(b, New(Config{Home: home, Version: "bench", Alive: func(int) bool { return true }, History: st}))
+}
+
+func benchIngestDirect(b *testing.B, s *Server) {
 	b.Cleanup(TuneGC())
-	s := New(Config{Home: b.TempDir(), Version: "bench", Alive: func(int) bool { return true }})
 	now := time.Now().UTC()
 	turns := make([][]agents.Event, ingestSessions)
 	for i := range turns {

@@ -26,6 +26,7 @@ import (
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
+	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/focus"
 )
@@ -76,6 +77,17 @@ type Config struct {
 	// the runtime without its engine. Run runs the engine while it serves
 	// and closes it after. An error leaves automations off, logged.
 	OpenAutomations func(context.Context) (*automations.Engine, error)
+	// History is where the runtime keeps ended sessions, the titles
+	// people give and the recap (see runtime/history); nil: the one
+	// OpenHistory opens, or none.
+	History *history.Store
+	// OpenHistory opens the history; Run calls it once it holds the
+	// home's lock and before it listens, and closes it after. An error
+	// leaves the history, renaming and the recap off, logged.
+	OpenHistory func(context.Context) (*history.Store, error)
+	// RecapEvery is how often the recap's counts and the coverage are
+	// written (default DefaultRecapEvery).
+	RecapEvery time.Duration
 	// After is the runtime's timer (the permission broker's waits, the
 	// sources' grace); tests replace it.
 	After func(time.Duration) <-chan time.Time
@@ -141,6 +153,10 @@ type Server struct {
 	pausedUntil time.Time
 
 	sources *sources
+	// titles reads the agents' own files that name sessions.
+	titles *titleFiles
+	// j is the history's journal, nil without a history; guarded by mu.
+	j *journal
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
 	probes probes
@@ -193,12 +209,43 @@ func New(cfg Config) *Server {
 
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
+		titles:  newTitleFiles(),
 		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)
 	}
+	if cfg.History != nil {
+		if err := s.useHistory(context.Background(), cfg.History); err != nil {
+			s.log.Warn("history off", "err", err)
+		}
+	}
 	return s
+}
+
+// openHistory opens Config.OpenHistory's store and keeps the history in
+// it; the function it returns closes it (once Serve has written the last
+// of it).
+func (s *Server) openHistory(ctx context.Context) (closeStore func()) {
+	if s.cfg.OpenHistory == nil {
+		return nil
+	}
+	st, err := s.cfg.OpenHistory(ctx)
+	if err == nil {
+		err = s.useHistory(ctx, st)
+		if err != nil {
+			st.Close()
+		}
+	}
+	if err != nil {
+		s.log.Warn("history, renaming and the recap off", "err", err)
+		return nil
+	}
+	return func() {
+		if err := st.Close(); err != nil {
+			s.log.Warn("close history", "err", err)
+		}
+	}
 }
 
 // openAutomations opens Config.OpenAutomations's engine and runs it;
@@ -328,6 +375,9 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	if stop := s.openAutomations(ctx); stop != nil {
 		defer stop()
 	}
+	if closeStore := s.openHistory(ctx); closeStore != nil {
+		defer closeStore()
+	}
 	sockPath := client.SocketPath(s.cfg.Home)
 	sock, err := ListenSocket(sockPath, s.log)
 	if err != nil {
@@ -402,6 +452,8 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 		defer wg.Done()
 		s.runClock(clockCtx)
 	}()
+	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile) })
+	wg.Go(func() { s.runJournal(clockCtx) })
 
 	errc := make(chan error, len(all))
 	for _, a := range all {
@@ -467,7 +519,9 @@ func (s *Server) runClock(ctx context.Context) {
 
 func (s *Server) tick(alive func(int) bool) {
 	s.mu.Lock()
-	res := s.m.Tick(s.cfg.Now(), alive)
+	now := s.cfg.Now()
+	res := s.m.Tick(now, alive)
+	s.observeTickLocked(res, now)
 	for _, r := range res {
 		if r.Removed {
 			s.log.Info("session gone", "agent", r.Session.Agent, "session", r.Session.ID)
@@ -501,6 +555,7 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 		return rec, false
 	}
 	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	s.titles.want(&e)
 	if a := s.auto.Load(); a != nil {
 		a.Record(context.Background(), automations.Fact{Event: e, Title: res.Session.Title, Cwd: res.Session.Cwd, Response: response})
 	}
@@ -520,7 +575,9 @@ func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result,
 			return res, rec, false
 		}
 	}
-	res = s.m.Apply(e, s.cfg.Now())
+	now := s.cfg.Now()
+	res = s.m.Apply(e, now)
+	s.observeLocked(&e, &res, now)
 	s.seq++
 	rec = client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
 	if res.Removed || res.Ignored && e.Kind == agents.KindSessionEnd {

@@ -27,16 +27,6 @@ type Source interface {
 	SessionKind(transcript string) (kind string, headless bool, ok bool)
 }
 
-// HookWatcher is a Source that reads its log only when its agent's hooks
-// say something may have changed (Qoder's session names): the runtime
-// hands it every hook event of its agent that it accepts.
-type HookWatcher interface {
-	Source
-	// SawHook is called with each accepted hook event of the source's
-	// agent, on the request's goroutine: it must not block.
-	SawHook(e agents.Event)
-}
-
 // A source's event is dropped when the hooks of its session spoke within
 // hookTTL, or when the hooks already reported the same tool call;
 // otherwise (hooks off, untrusted, or silent for long) the source alone
@@ -100,9 +90,6 @@ func (c *sources) sawHook(e *agents.Event, now time.Time) {
 	src := c.byAgent[e.Agent]
 	if src == nil {
 		return
-	}
-	if w, ok := src.(HookWatcher); ok {
-		w.SawHook(*e)
 	}
 	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
 	c.mu.Lock()
@@ -292,7 +279,7 @@ func (s *Server) ingestSourceLocked(e agents.Event) {
 		return
 	}
 	s.mu.Lock()
-	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title)
+	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title, agents.TitleFromAgent)
 	s.mu.Unlock()
 	if changed {
 		s.feeds.publish(client.Change{Display: true})

@@ -120,17 +120,22 @@ type Session struct {
 	BaseState   State // state the session returns to after a one-shot
 	Title       string
 	TitleSource agents.TitleSource
-	Cwd         string
-	ProjectDir  string
-	Headless    bool
-	AgentPID    int
-	Host        string // the remote machine it runs on (agents.Event.Host)
-	Tool        string // tool running or last run
-	Subagents   int    // running subagents
-	Pending     int    // open permission requests and questions
-	LastKind    agents.Kind
-	StartedAt   time.Time
-	UpdatedAt   time.Time
+	// Titles are the session's titles by source; Title is the best.
+	Titles     agents.Titles
+	Cwd        string
+	ProjectDir string
+	Headless   bool
+	AgentPID   int
+	Host       string // the remote machine it runs on (agents.Event.Host)
+	Tool       string // tool running or last run
+	Subagents  int    // running subagents
+	Pending    int    // open permission requests and questions
+	// Turns counts the prompts the session took since clawd tracks it
+	// (its subagents' own turns not included).
+	Turns     int
+	LastKind  agents.Kind
+	StartedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Key returns the session's key.
@@ -158,6 +163,9 @@ type Result struct {
 	// MaxSessions were already tracked: never one with an open request.
 	// When every tracked session has one, the event is Ignored instead.
 	Evicted *Session
+	// Stale is set by Tick when the session went stale: silent for
+	// SessionStale while its agent still runs (it is kept, idle).
+	Stale bool
 }
 
 // Options tunes a Machine. Zero values take the defaults of DefaultOptions.
@@ -318,6 +326,9 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		s.clearPending()
 		s.endDone()
 		s.base = s.busy(Thinking)
+		if e.Kind == agents.KindPromptSubmit {
+			s.snap.Turns++
+		}
 	case agents.KindPromptContinue:
 		// The turn's tool results go back to the model: every call of
 		// the batch was decided, so nothing waits any more. The turn
@@ -629,7 +640,7 @@ func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
 		}
 		pid := s.snap.AgentPID
 		age := now.Sub(s.snap.UpdatedAt)
-		remove := false
+		remove, stale := false, false
 		switch {
 		case pid > 0 && alive != nil && !alive(pid):
 			remove = true
@@ -641,6 +652,7 @@ func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
 				s.base = Idle
 				s.subagents = s.subagents[:0]
 				s.staleDone = true
+				stale = true
 			} else {
 				remove = true
 			}
@@ -655,8 +667,8 @@ func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
 			m.remove(s)
 			continue // the swap moved another session to i
 		}
-		if s.state(now) != before || s.base != beforeBase {
-			out = append(out, Result{Session: s.snapshot(now)})
+		if s.state(now) != before || s.base != beforeBase || stale {
+			out = append(out, Result{Session: s.snapshot(now), Stale: stale})
 		}
 		i++
 	}
@@ -756,15 +768,15 @@ func (m *Machine) NextWake() time.Time {
 	return w
 }
 
-// Retitle gives an existing session the agent's own title (a rename the
-// agent reported out of band, say in an index file) without counting as
-// activity: its state, age and staleness stay as they are. It reports
-// whether the title changed.
-func (m *Machine) Retitle(k Key, title string) bool {
+// Retitle gives an existing session a title from src without counting as
+// activity: its state, age and staleness stay as they are. It takes the
+// agent's own title reported out of band (a rename in an index file, a
+// transcript) and the person's (an empty one takes theirs away). It
+// reports whether the title shown changed.
+func (m *Machine) Retitle(k Key, title string, src agents.TitleSource) bool {
 	s := m.sessions[k]
-	if s == nil || title == "" || s.snap.Title == title && s.snap.TitleSource == agents.TitleFromAgent {
+	if s == nil {
 		return false
 	}
-	s.snap.Title, s.snap.TitleSource = title, agents.TitleFromAgent
-	return true
+	return s.retitle(title, src)
 }

@@ -931,13 +931,13 @@ func TestRetitle(t *testing.T) {
 	k := Key{Agent: "codex", ID: "s1"}
 	m.Apply(agents.Event{Agent: "codex", Kind: agents.KindPromptSubmit, SessionID: "s1", Title: "from the prompt", TitleSource: agents.TitleFromPrompt}, now)
 	before, _ := m.Session(k)
-	if !m.Retitle(k, "Fix the login") {
+	if !m.Retitle(k, "Fix the login", agents.TitleFromAgent) {
 		t.Fatal("Retitle(new name) = false, want true")
 	}
-	if m.Retitle(k, "Fix the login") {
+	if m.Retitle(k, "Fix the login", agents.TitleFromAgent) {
 		t.Error("Retitle(same name) = true, want false")
 	}
-	if m.Retitle(Key{Agent: "codex", ID: "nope"}, "x") {
+	if m.Retitle(Key{Agent: "codex", ID: "nope"}, "x", agents.TitleFromAgent) {
 		t.Error("Retitle(unknown session) = true, want false")
 	}
 	after, _ := m.Session(k)
@@ -946,5 +946,85 @@ func TestRetitle(t *testing.T) {
 	}
 	if after.State != before.State || !after.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Errorf("Retitle changed state or age: %s at %v, want %s at %v", after.State, after.UpdatedAt, before.State, before.UpdatedAt)
+	}
+}
+
+// TestPersonTitle: the person's title wins over what the agent says later,
+// and taking it away shows the agent's latest again.
+func TestPersonTitle(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	k := Key{Agent: "claude", ID: "s1"}
+	title := func() (string, agents.TitleSource) {
+		s, _ := m.Session(k)
+		return s.Title, s.TitleSource
+	}
+	m.Apply(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "s1", Title: "Named in the agent", TitleSource: agents.TitleFromAgent}, now)
+	if !m.Retitle(k, "Shop", agents.TitleFromPerson) {
+		t.Fatal("Retitle(person) = false, want true")
+	}
+	m.Apply(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "s1", Title: "Renamed in the agent", TitleSource: agents.TitleFromAgent}, now)
+	if got, src := title(); got != "Shop" || src != agents.TitleFromPerson {
+		t.Errorf("after the agent renamed it: %q (%s), want the person's \"Shop\"", got, src)
+	}
+	if !m.Retitle(k, "", agents.TitleFromPerson) {
+		t.Fatal("Retitle(person, \"\") = false, want true")
+	}
+	if got, src := title(); got != "Renamed in the agent" || src != agents.TitleFromAgent {
+		t.Errorf("after the person's title went: %q (%s), want the agent's latest", got, src)
+	}
+}
+
+// TestTurns counts the session's own prompts, not its subagents' turns nor
+// expansions of a slash command.
+func TestTurns(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	for _, e := range []agents.Event{
+		{Kind: agents.KindSessionStart},
+		{Kind: agents.KindPromptExpansion},
+		{Kind: agents.KindPromptSubmit},
+		{Kind: agents.KindPromptSubmit, SubagentID: "a1"},
+		{Kind: agents.KindTurnEnd},
+		{Kind: agents.KindPromptSubmit},
+	} {
+		e.Agent, e.SessionID = "codex", "s1"
+		m.Apply(e, now)
+	}
+	if s, _ := m.Session(Key{"codex", "s1"}); s.Turns != 2 {
+		t.Errorf("Turns = %d, want 2", s.Turns)
+	}
+}
+
+// TestStaleResult: Tick says when a session went stale with its agent
+// still running, once.
+func TestStaleResult(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	m.Apply(agents.Event{Agent: "codex", Kind: agents.KindSessionStart, SessionID: "s1", AgentPID: 42}, now)
+	alive := func(int) bool { return true }
+	later := now.Add(DefaultOptions().SessionStale)
+	res := m.Tick(later, alive)
+	if len(res) != 1 || !res[0].Stale || res[0].Removed {
+		t.Fatalf("Tick after SessionStale = %+v, want one Result with Stale", res)
+	}
+	if res := m.Tick(later.Add(time.Hour), alive); len(res) != 0 {
+		t.Errorf("second Tick = %+v, want nothing: the session went stale once", res)
+	}
+}
+
+// TestTitleWithoutSource: a title whose sender named no source (a script's
+// POST /state) names a session that has none, like a prompt's.
+func TestTitleWithoutSource(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	k := Key{Agent: "claude", ID: "s1"}
+	m.Apply(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "s1", Title: "from a script"}, now)
+	if s, _ := m.Session(k); s.Title != "from a script" || s.TitleSource != agents.TitleFromPrompt {
+		t.Errorf("title %q (%s), want \"from a script\" ranked as a prompt's", s.Title, s.TitleSource)
+	}
+	m.Apply(agents.Event{Agent: "claude", Kind: agents.KindSessionUpdate, SessionID: "s1", Title: "Agent's", TitleSource: agents.TitleFromAgent}, now)
+	if s, _ := m.Session(k); s.Title != "Agent's" {
+		t.Errorf("title %q, want the agent's over it", s.Title)
 	}
 }

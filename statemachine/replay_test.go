@@ -83,10 +83,13 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 	m := New(Options{})
 	var b strings.Builder
 	at := replayStart
-	line := func(now time.Time, hook string, kind agents.Kind, s Session, removed bool, display State) {
+	line := func(now time.Time, hook string, kind agents.Kind, s Session, removed, stale bool, display State) {
 		state := string(s.State)
 		if removed {
 			state += " (removed)"
+		}
+		if stale {
+			state += " (stale)"
 		}
 		id := s.ID
 		if len(id) > 3 {
@@ -112,7 +115,7 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 			}
 			at = w
 			for _, r := range m.Tick(w, nil) {
-				line(w, "tick", "", r.Session, r.Removed, r.Display)
+				line(w, "tick", "", r.Session, r.Removed, r.Stale, r.Display)
 			}
 		}
 		t.Fatalf("NextWake did not settle before %v", end)
@@ -134,10 +137,10 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 		}
 		res := m.Apply(e, now)
 		if res.Ignored {
-			line(now, r.Event+" (ignored)", e.Kind, res.Session, false, res.Display)
+			line(now, r.Event+" (ignored)", e.Kind, res.Session, false, false, res.Display)
 			continue
 		}
-		line(now, r.Event, e.Kind, res.Session, res.Removed, res.Display)
+		line(now, r.Event, e.Kind, res.Session, res.Removed, false, res.Display)
 	}
 	// Let the last one-shots, flashes and minimum display times run out.
 	tickBefore(at.Add(time.Hour))

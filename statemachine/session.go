@@ -32,6 +32,8 @@ type session struct {
 	snap Session
 	idx  int // position in Machine.list
 	base State
+	// titles are the session's names by source; snap shows the best.
+	titles agents.Titles
 
 	oneShot      State
 	oneShotUntil time.Time
@@ -79,6 +81,7 @@ func (s *session) peek(now time.Time) Session {
 	snap.BaseState = s.base
 	snap.Pending = len(s.pending)
 	snap.Subagents = len(s.subagents)
+	snap.Titles = s.titles
 	return snap
 }
 
@@ -107,12 +110,26 @@ func (s *session) touch(e *agents.Event, now time.Time) {
 		s.snap.Host = e.Host
 	}
 	s.snap.Headless = e.Headless
-	// An agent's own title (a rename, an AI title) always wins; a title
-	// derived from a prompt only names a session that has none: the
-	// first prompt says best what the session is about.
-	if e.Title != "" && (e.TitleSource == agents.TitleFromAgent || s.snap.Title == "") {
-		s.snap.Title, s.snap.TitleSource = e.Title, e.TitleSource
+	if e.Title != "" {
+		src := e.TitleSource
+		if src == "" {
+			// A title whose source the sender did not say (a script's
+			// POST /state) ranks lowest, as a prompt's.
+			src = agents.TitleFromPrompt
+		}
+		s.retitle(e.Title, src)
 	}
+}
+
+// retitle records a title from src (see agents.Titles for which wins) and
+// reports whether the title shown changed.
+func (s *session) retitle(title string, src agents.TitleSource) bool {
+	if !s.titles.Set(title, src) {
+		return false
+	}
+	before, beforeSrc := s.snap.Title, s.snap.TitleSource
+	s.snap.Title, s.snap.TitleSource = s.titles.Best()
+	return s.snap.Title != before || s.snap.TitleSource != beforeSrc
 }
 
 // busy returns Juggling while subagents run, else st: juggling is sticky.

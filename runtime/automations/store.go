@@ -4,21 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"net/url"
 	"time"
 
-	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3": SQLite compiled to Go, no cgo
+	"github.com/clawdhq/clawd/internal/sqlitedb"
 )
 
 // StoreFile is the store's name in the clawd home.
 const StoreFile = "automations.db"
 
-// The store is a SQLite file that only `clawd serve` writes: the outbox of
-// lifecycle events, the runs, the trust given to definitions' bindings,
-// and the master switch. WAL survives a kill -9 of the writer; every
-// transaction takes the write lock at once (immediate), so a read that
-// turns into a write never fails with "database is locked".
+// The store is a SQLite file that only `clawd serve` opens (see
+// internal/sqlitedb): the outbox of lifecycle events, the runs, the trust
+// given to definitions' bindings, and the master switch.
 const schema = `
 CREATE TABLE IF NOT EXISTS events (
 	id          TEXT PRIMARY KEY,
@@ -75,20 +71,7 @@ CREATE TABLE IF NOT EXISTS settings (
 
 // openStore opens (creating) the store at path.
 func openStore(ctx context.Context, path string) (*sql.DB, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=foreign_keys(on)"
-	db, err := sql.Open("sqlite3", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	// One connection: the store has one writer, and SQLite serialises
-	// writes anyway; reads are cheap enough to queue behind them.
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("prepare %s: %w", path, err)
-	}
-	return db, nil
+	return sqlitedb.Open(ctx, path, schema, false)
 }
 
 // ms is a time as the store keeps it: Unix milliseconds.
@@ -104,15 +87,7 @@ func fromMS(v sql.NullInt64) time.Time {
 
 // inTx runs f in one transaction, committed when f returns nil.
 func inTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := f(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return sqlitedb.InTx(ctx, db, f)
 }
 
 // setting reads a setting ("" when unset).

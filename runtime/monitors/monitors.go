@@ -10,12 +10,10 @@ import (
 
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/codexmon"
-	"github.com/clawdhq/clawd/runtime/qodermon"
 )
 
 // All returns the sources for the environment getenv: Codex's rollout
-// files under $CODEX_HOME, and Qoder's session names from the transcripts
-// its hooks name. A source whose folder cannot be found is left
+// files under $CODEX_HOME. A source whose folder cannot be found is left
 // out, and logged.
 func All(getenv func(string) string, now func() time.Time, log *slog.Logger) []runtime.Source {
 	var out []runtime.Source
@@ -24,6 +22,5 @@ func All(getenv func(string) string, now func() time.Time, log *slog.Logger) []r
 	} else {
 		log.Info("codex rollout monitor off", "err", err)
 	}
-	out = append(out, qodermon.New(qodermon.Options{Now: now, Log: log}))
 	return out
 }

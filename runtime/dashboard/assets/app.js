@@ -412,6 +412,11 @@ function showSections(f) {
   shownFeatures = key;
   $("automations").hidden = !f.automations;
   $("agents").hidden = !f.agents;
+  $("history").hidden = $("recap").hidden = !f.history;
+  if (f.history) {
+    loadHistory();
+    loadRecap();
+  }
   if (f.automations) loadAutomations();
   if (f.agents) loadAgents();
 }
@@ -490,6 +495,128 @@ $("auto-switch").addEventListener("click", () => {
 setInterval(() => {
   if (!document.hidden && view && view.features.automations && !signedOutShown) loadAutomations();
 }, 5000);
+
+// ---- history and recap
+
+// shq quotes a word for a POSIX shell when it needs it.
+function shq(s) {
+  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+// resumeCommand is what resumes a history entry, in a terminal of the
+// machine it ran on ("" when its agent has no resume by id).
+function resumeCommand(h) {
+  if (!h.resume || !h.resume.length || !h.cwd) return "";
+  return "cd " + shq(h.cwd) + " && " + h.resume.map(shq).join(" ");
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast("Copied: " + text);
+  } catch (e) {
+    toast("Copy it from the page: " + text);
+  }
+}
+
+let historyShown = "";
+async function loadHistory() {
+  let h;
+  try {
+    h = await api("GET", "history?limit=50");
+  } catch (e) {
+    if (e.status === 503) $("history").hidden = true;
+    return;
+  }
+  const key = JSON.stringify(h);
+  if (key === historyShown) return;
+  historyShown = key;
+  $("history-list").replaceChildren(...h.sessions.map(historyCard));
+  $("history-empty").hidden = h.sessions.length > 0;
+}
+
+function historyCard(h) {
+  const cmd = resumeCommand(h);
+  const state = h.live ? "running now" : h.ended ? "ended" : "went stale";
+  const li = el("li", {class: "card", "data-session": h.agent + ":" + h.session_id},
+    el("div", {class: "who"}, el("strong", {}, h.title || h.session_id), " ",
+      el("span", {class: "muted"}, h.agent + (h.host ? " @" + h.host : "") + (h.headless ? " (headless)" : ""))),
+    el("p", {class: "where"}, (h.host ? h.host + ":" : "") + h.cwd + " · " + state + " " + ago(h.last_active) + " · " +
+      h.turns + (h.turns === 1 ? " turn" : " turns")));
+  if (cmd) {
+    li.append(el("div", {class: "buttons"},
+      el("button", {type: "button", class: "copy", "data-command": cmd, onclick: () => copyText(cmd)}, "Copy resume command"),
+      el("code", {class: "resume"}, (h.host ? "on " + h.host + ": " : "") + cmd)));
+  } else {
+    li.append(el("p", {class: "muted"}, "clawd knows no way to resume a session of " + h.agent + " by its id."));
+  }
+  return li;
+}
+
+// ago says how long ago iso was: "just now", "5m ago".
+function ago(iso) {
+  const a = age(iso);
+  return a === "now" ? "just now" : a + " ago";
+}
+
+// dur says a number of seconds as 2h05m, 4m10s or 12s.
+function dur(s) {
+  s = Math.round(s);
+  if (s >= 3600) return Math.floor(s / 3600) + "h" + String(Math.floor(s % 3600 / 60)).padStart(2, "0") + "m";
+  if (s >= 60) return Math.floor(s / 60) + "m" + String(s % 60).padStart(2, "0") + "s";
+  return s + "s";
+}
+
+function pct(part, whole) {
+  if (!whole || !part) return "0%";
+  const p = 100 * part / whole;
+  return p < 1 ? "<1%" : Math.round(p) + "%";
+}
+
+// barRow is one row of a bar chart: its label, a bar as long as value is
+// of max, and what it stands for in words.
+function barRow(label, value, max, detail) {
+  const fill = el("span", {class: "fill"});
+  fill.style.width = (max > 0 ? 100 * value / max : 0).toFixed(1) + "%";
+  return el("li", {class: "bar-row"}, el("span", {class: "bar-label"}, label),
+    el("span", {class: "bar", role: "img", "aria-label": detail}, fill), el("span", {class: "bar-detail"}, detail));
+}
+
+let recapShown = "";
+async function loadRecap() {
+  let r;
+  try {
+    r = await api("GET", "recap?days=7");
+  } catch (e) {
+    if (e.status === 503) $("recap").hidden = true;
+    return;
+  }
+  const key = JSON.stringify(r);
+  if (key === recapShown) return;
+  recapShown = key;
+  setText($("recap-coverage"), "clawd was running to see " + pct(r.covered_seconds, r.seconds) + " of these days (" +
+    dur(r.covered_seconds) + " of " + dur(r.seconds) + ", " + r.zone + "); of the rest it knows nothing.");
+  const most = (list) => Math.max(0, ...list.map((x) => x.busy_seconds));
+  const days = most(r.days);
+  $("recap-days").replaceChildren(...r.days.map((d) => barRow(d.day, d.busy_seconds, days,
+    dur(d.busy_seconds) + " busy, " + d.sessions + " sessions, " + d.turns + " turns, " + d.tool_calls + " tool calls, waited " +
+    dur(d.waiting_seconds) + ", " + d.failed_turns + " failed · seen " + (d.covered_seconds ? pct(d.covered_seconds, d.seconds) : "0%: clawd was not running"))));
+  const agents = most(r.agents);
+  $("recap-agents").replaceChildren(...r.agents.map((a) => barRow(a.agent, a.busy_seconds, agents,
+    dur(a.busy_seconds) + " busy, " + a.turns + " turns, waited for you " + dur(a.waiting_seconds) + " (" +
+    a.permission_requests + " requests, " + a.questions + " questions), " + a.failed_turns + " failed")));
+  const folders = most(r.folders);
+  $("recap-folders").replaceChildren(...r.folders.map((f) => barRow(f.name || f.folder.slice(0, 12), f.busy_seconds, folders,
+    dur(f.busy_seconds) + " busy, " + f.turns + " turns")));
+  $("recap-empty").hidden = r.agents.length > 0;
+}
+
+setInterval(() => {
+  if (!document.hidden && view && view.features.history && !signedOutShown) {
+    loadHistory();
+    loadRecap();
+  }
+}, 15000);
 
 // fixDiffs are the diffs the Fix buttons applied, by agent, shown on
 // its card after the checks ran again.

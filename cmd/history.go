@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
+)
+
+type historyOptions struct {
+	json   bool
+	agent  string
+	since  string
+	search string
+	limit  int
+}
+
+func newHistoryCmd(e *env) *cli.Command {
+	o := &historyOptions{}
+	return &cli.Command{
+		Name:  "history",
+		Usage: "the sessions that ended or went stale, newest first, to find one again and resume it",
+		Description: "clawd serve keeps every session that ended or went stale (and those still running\n" +
+			"when it stops) for 30 days, 500 at most: agent, id, title, folder, when it started and\n" +
+			"was last active, its turns, whether it was headless. Nothing of the prompts but the\n" +
+			"title. `clawd resume SESSION` resumes one in its folder.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the sessions as JSON", Destination: &o.json},
+			&cli.StringFlag{Name: "agent", Usage: "only `AGENT`'s sessions", Destination: &o.agent},
+			&cli.StringFlag{Name: "since", Usage: "only sessions active since `WHEN`: 7d, 12h, 30m or a date (2026-06-01)", Destination: &o.since},
+			&cli.StringFlag{Name: "search", Usage: "only sessions whose title, folder or id has `WORD`", Destination: &o.search},
+			&cli.IntFlag{Name: "limit", Usage: "at most `N` sessions (0: all)", Destination: &o.limit},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Present() {
+				return exitCode(2, fmt.Errorf("clawd history takes no arguments (did you mean --search %s?)", c.Args().First()))
+			}
+			return runHistory(ctx, e, o)
+		},
+	}
+}
+
+// parseSince reads --since: a number of days, hours or minutes back from
+// now (7d, 12h, 30m, or any Go duration), or a local date.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		if d, err := strconv.Atoi(n); err == nil && d >= 0 {
+			return now.AddDate(0, 0, -d), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("bad --since %q: use 7d, 12h, 30m or a date like 2026-06-01", s)
+}
+
+func runHistory(ctx context.Context, e *env, o *historyOptions) error {
+	now := e.now()
+	since, err := parseSince(o.since, now)
+	if err != nil {
+		return exitCode(2, err)
+	}
+	if o.agent != "" {
+		if a := agents.Lookup(o.agent); a != nil {
+			o.agent = a.ID
+		}
+	}
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	h, err := c.History(ctx, client.HistoryQuery{Agent: o.agent, Since: since, Search: o.search, Limit: o.limit})
+	if err != nil {
+		return apiError(err)
+	}
+	if o.json {
+		return printJSON(e.stdout, h, true)
+	}
+	renderHistory(e.stdout, h.Sessions, now, e.getenv("HOME"))
+	return nil
+}
+
+func renderHistory(w io.Writer, sessions []client.HistoryEntry, now time.Time, home string) {
+	if len(sessions) == 0 {
+		fmt.Fprintln(w, "no sessions in the history")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTIVE\tAGENT\tTITLE\tFOLDER\tTURNS\tSESSION")
+	for _, s := range sessions {
+		title := text.Line(s.Title, 0)
+		if title == "" {
+			title = "-"
+		}
+		state := ""
+		switch {
+		case s.Live:
+			state = " (running)"
+		case !s.Ended:
+			state = " (stale)"
+		}
+		if s.Headless {
+			state += " (headless)"
+		}
+		agent, folder := text.Line(s.Agent, 0), text.Line(shortPath(s.Cwd, home), 0)
+		if s.Host != "" {
+			// A remote's folder is a path on that machine.
+			agent += " @" + text.Line(s.Host, 0)
+			folder = text.Line(s.Host, 0) + ":" + text.Line(cmp.Or(s.Cwd, "-"), 0)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s%s\n", age(i18n.Printer{}, now, s.LastActive), agent, title,
+			folder, s.Turns, text.Line(s.SessionID, 0), state)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,70 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
+)
+
+type renameOptions struct {
+	clear bool
+}
+
+func newRenameCmd(e *env) *cli.Command {
+	o := &renameOptions{}
+	return &cli.Command{
+		Name:      "rename",
+		Usage:     "give a session your own title, shown over the agent's everywhere clawd shows it",
+		ArgsUsage: "SESSION TITLE",
+		Description: "SESSION is a session's id, a start of it that only it has, or agent:id (see `clawd\n" +
+			"status` and `clawd history`), running now or in the history. Your title wins over the\n" +
+			"agent's own and the first prompt's in the status, the tray, notifications and the\n" +
+			"history, and stays when clawd restarts; --clear gives the agent's back. A title that\n" +
+			"looks like it carries a credential is refused.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "clear", Usage: "take your title away", Destination: &o.clear},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			args := c.Args().Slice()
+			switch {
+			case o.clear && len(args) == 1:
+				return runRename(ctx, e, args[0], "", true)
+			case !o.clear && len(args) == 2:
+				return runRename(ctx, e, args[0], args[1], false)
+			}
+			return exitCode(2, fmt.Errorf("usage: clawd rename SESSION TITLE, or clawd rename --clear SESSION"))
+		},
+	}
+}
+
+func runRename(ctx context.Context, e *env, session, title string, clear bool) error {
+	if !clear {
+		t, err := agents.PersonTitle(title)
+		if err != nil {
+			return exitCode(1, err)
+		}
+		if t == "" {
+			return exitCode(2, errors.New("the title is empty: to take yours away, use --clear"))
+		}
+	}
+	c, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	got, err := c.Rename(ctx, session, title)
+	if err != nil {
+		return apiError(err)
+	}
+	name := text.Line(got.Agent+":"+got.SessionID, 0)
+	if clear {
+		fmt.Fprintf(e.stdout, "%s: your title is gone; it shows %q\n", name, text.Line(got.Title, 0))
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%s is now %q\n", name, text.Line(got.Title, 0))
+	return nil
+}

@@ -1,0 +1,4 @@
+package runtime
+
+// openNonBlock: opening a file does not block on Windows.
+const openNonBlock = 0
