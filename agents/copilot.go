@@ -100,8 +100,11 @@ var copilotSessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
 // copilotWorkspace is the file Copilot CLI (1.0.102) keeps a session's
 // name in, its session-state folder's workspace.yaml, which it rewrites:
 // `name:` with `user_named: true` for the name --name or /rename gave,
-// false for one Copilot generated. "" when the hook's environment names
-// no Copilot home or the id is no folder's name.
+// false for one Copilot gave itself. Offline that is the first prompt,
+// word for word, written as its turn starts (naming by a model call needs
+// a GitHub login: Copilot asks a bring-your-own-key provider nothing for
+// it). "" when the hook's environment names no Copilot home or the id is
+// no folder's name.
 func copilotWorkspace(env Env, sessionID string) string {
 	dir, err := configDir(env, "COPILOT_HOME", ".copilot", "Copilot CLI")
 	if err != nil || !copilotSessionID.MatchString(sessionID) {
@@ -111,8 +114,10 @@ func copilotWorkspace(env Env, sessionID string) string {
 }
 
 // copilotWorkspaceTitle reads workspace.yaml's name (a top-level scalar:
-// plain, or quoted as the yaml package quotes what would not read back,
-// long ones folded onto indented lines) and user_named.
+// plain, or quoted where plain would not read back; one folded onto
+// indented lines is joined) and user_named. A name of several lines,
+// which Copilot writes as a block scalar (its name for a first prompt of
+// several lines is the whole prompt), says nothing.
 func copilotWorkspaceTitle(data []byte, sessionID string) (string, bool, bool) {
 	var name, id string
 	var named, found bool

@@ -483,8 +483,9 @@ func TestCopilotWorkspace(t *testing.T) {
 }
 
 // TestCopilotWorkspaceTitle reads workspace.yaml as Copilot CLI 1.0.102
-// writes it (the first case is a `copilot -p --name "Shop refactor"` run's
-// file), with the quoting and folding of its yaml package.
+// writes it: the names are those real runs wrote (`copilot -p --name`,
+// `/rename` in the TUI, and the first prompts Copilot names sessions by
+// itself offline), quoted as its yaml writer quotes them.
 func TestCopilotWorkspaceTitle(t *testing.T) {
 	const sid = "a5929913-eae9-4e0a-8dc9-6f7dc3ac4477"
 	file := func(name, userNamed string) string {
@@ -497,12 +498,29 @@ func TestCopilotWorkspaceTitle(t *testing.T) {
 		named, found bool
 	}{
 		{file("name: Shop refactor\n", "user_named: true\n"), "Shop refactor", true, true},
+		// /rename New name in the TUI.
+		{file("name: New name\n", "user_named: true\n"), "New name", true, true},
+		// Copilot's own name offline: the first prompt, word for word.
+		{file("name: fix the login redirect E2E_COPILOT_FIRST\n", "user_named: false\n"), "fix the login redirect E2E_COPILOT_FIRST", false, true},
 		{file("name: Fix the login redirect\n", "user_named: false\n"), "Fix the login redirect", false, true},
+		{file("name: "+strings.Repeat("word ", 60)+"end\n", "user_named: false\n"), strings.Repeat("word ", 60) + "end", false, true},
+		{file(`name: 'Fix: the "login" bug''s # hash - and ''quotes'' ok'`+"\n", "user_named: false\n"), `Fix: the "login" bug's # hash - and 'quotes' ok`, false, true},
+		{file("name: '''single first'\n", "user_named: false\n"), "'single first", false, true},
+		{file("name: '123'\n", "user_named: false\n"), "123", false, true},
+		{file("name: '#hash first'\n", "user_named: false\n"), "#hash first", false, true},
+		{file(`name: "tab\there"`+"\n", "user_named: false\n"), "tab\there", false, true},
+		{file(`name: back\slash path C:\x`+"\n", "user_named: false\n"), `back\slash path C:\x`, false, true},
+		{file("name: Ünïcödé 日本語 prompt\n", "user_named: false\n"), "Ünïcödé 日本語 prompt", false, true},
+		// A first prompt of several lines is the whole prompt, in a block
+		// scalar: it says nothing, and the session keeps its first
+		// prompt's first line rather than the rest of the prompt.
+		{file("name: |-\n  first line of it\n  second line here\n", "user_named: false\n"), "", false, false},
 		{file("name: Fix the login redirect\n", ""), "Fix the login redirect", false, true},
 		{file(`name: "fix: the #1 bug \"now\""`+"\n", "user_named: true\n"), `fix: the #1 bug "now"`, true, true},
 		{file("name: 'it''s done'\n", "user_named: true\n"), "it's done", true, true},
 		{file("name: a plain name # a comment\n", "user_named: true\n"), "a plain name", true, true},
-		// Folded past 80 columns.
+		// Folded onto the next line, as YAML allows (1.0.102 wrote 300
+		// characters on one line).
 		{file("name: a name long enough that the yaml package folds it onto the line after\n  this one\n", "user_named: true\n"),
 			"a name long enough that the yaml package folds it onto the line after this one", true, true},
 		// No name yet; a block scalar; another session's file.
