@@ -21,12 +21,14 @@ import (
 // Hook events and what they become (the display state is the state
 // machine's):
 //
-//	sessionStart         prompt.submit       thinking; title from initialPrompt. Copilot
+//	sessionStart         prompt.expansion    thinking; title from initialPrompt. Copilot
 //	                                         starts a session only when its first prompt is
 //	                                         sent, and fires userPromptSubmitted for that
 //	                                         prompt too, before or after this one: both
-//	                                         mean "thinking" (session.start, idle, when it
-//	                                         ever comes without a prompt)
+//	                                         mean "thinking", and only the latter is the
+//	                                         turn (it counts once in history and recap)
+//	                                         (session.start, idle, when it ever comes
+//	                                         without a prompt)
 //	userPromptSubmitted  prompt.submit       thinking; title from the prompt
 //	preToolUse           tool.start          working
 //	permissionRequest    permission.request  waiting, answered through clawd (flat
@@ -285,8 +287,13 @@ func decodeCopilotOpts(b []byte, hookEvent string, env Env, now time.Time, trunc
 	switch name {
 	case "sessionStart":
 		e.Source = str("source", MaxWordLen)
-		if t := PromptTitle(get("initialPrompt").String()); t != "" {
-			e.Kind, e.Title, e.TitleSource = KindPromptSubmit, t, TitleFromPrompt
+		// The first prompt's title may be none (a credential's look):
+		// the prompt still means "thinking".
+		if p := get("initialPrompt").String(); strings.TrimSpace(p) != "" {
+			e.Kind = KindPromptExpansion
+			if t := PromptTitle(p); t != "" {
+				e.Title, e.TitleSource = t, TitleFromPrompt
+			}
 		}
 	case "userPromptSubmitted":
 		if t := PromptTitle(get("prompt").String()); t != "" {

@@ -47,6 +47,7 @@ func readCopilotOutput(t *testing.T, name string) []byte {
 // each with its command-line event and environment.
 func TestDecodeCopilotRuns(t *testing.T) {
 	const (
+		start  = KindPromptExpansion
 		prompt = KindPromptSubmit
 		pre    = KindToolStart
 		perm   = KindPermissionRequest
@@ -57,24 +58,25 @@ func TestDecodeCopilotRuns(t *testing.T) {
 		end    = KindSessionEnd
 	)
 	native, _ := copilotRuns(t)
-	// sessionStart comes with the first prompt and means the same:
-	// thinking. It and userPromptSubmitted come in either order.
+	// sessionStart comes with the first prompt and means the same,
+	// thinking, without counting the turn again. It and
+	// userPromptSubmitted come in either order.
 	checkRunKinds(t, Copilot, native, map[string][]Kind{
-		"interactive-permissionrequest-allow-after-5s":  {prompt, prompt, pre, perm, post, stop, end},
-		"interactive-user-approves-dialog":              {prompt, prompt, pre, perm, notif, post, stop, end},
-		"prompt-api-error-400":                          {prompt, prompt, fail, end},
-		"prompt-camel-allow-all":                        {prompt, prompt, pre, perm, post, stop, end},
-		"prompt-camel-no-allow-denied":                  {prompt, prompt, pre, perm, notif, stop, end},
-		"prompt-permissionrequest-allow-flat":           {prompt, prompt, pre, perm, post, stop, end},
-		"prompt-permissionrequest-claude-style-ignored": {prompt, prompt, pre, perm, notif, stop, end},
-		"prompt-permissionrequest-deny-flat":            {prompt, prompt, pre, perm, stop, end},
+		"interactive-permissionrequest-allow-after-5s":  {start, prompt, pre, perm, post, stop, end},
+		"interactive-user-approves-dialog":              {start, prompt, pre, perm, notif, post, stop, end},
+		"prompt-api-error-400":                          {start, prompt, fail, end},
+		"prompt-camel-allow-all":                        {start, prompt, pre, perm, post, stop, end},
+		"prompt-camel-no-allow-denied":                  {start, prompt, pre, perm, notif, stop, end},
+		"prompt-permissionrequest-allow-flat":           {start, prompt, pre, perm, post, stop, end},
+		"prompt-permissionrequest-claude-style-ignored": {start, prompt, pre, perm, notif, stop, end},
+		"prompt-permissionrequest-deny-flat":            {prompt, start, pre, perm, stop, end},
 		// The notification ran after agentStop, though Copilot stamped it
 		// before: its hooks run side by side.
-		"prompt-permissionrequest-timeout":          {prompt, prompt, pre, perm, stop, notif, end},
-		"prompt-pretooluse-allow-without-allow-all": {prompt, prompt, pre, post, stop, end},
-		"prompt-pretooluse-deny":                    {prompt, prompt, pre, stop, end},
-		"prompt-pretooluse-exit2":                   {prompt, prompt, pre, stop, end},
-		"prompt-pretooluse-timeout-fails-open":      {prompt, prompt, pre, perm, post, stop, end},
+		"prompt-permissionrequest-timeout":          {start, prompt, pre, perm, stop, notif, end},
+		"prompt-pretooluse-allow-without-allow-all": {start, prompt, pre, post, stop, end},
+		"prompt-pretooluse-deny":                    {start, prompt, pre, stop, end},
+		"prompt-pretooluse-exit2":                   {start, prompt, pre, stop, end},
+		"prompt-pretooluse-timeout-fails-open":      {start, prompt, pre, perm, post, stop, end},
 	})
 }
 
@@ -110,7 +112,7 @@ func TestDecodeCopilotFields(t *testing.T) {
 		i    int
 		want Event
 	}{
-		{tui, 0, Event{Kind: KindPromptSubmit, SessionID: tuiID, Source: "new", Title: title, TitleSource: TitleFromPrompt}},
+		{tui, 0, Event{Kind: KindPromptExpansion, SessionID: tuiID, Source: "new", Title: title, TitleSource: TitleFromPrompt}},
 		{tui, 1, Event{Kind: KindPromptSubmit, SessionID: tuiID, Title: title, TitleSource: TitleFromPrompt}},
 		{tui, 2, Event{Kind: KindToolStart, SessionID: tuiID, ToolName: "bash"}},
 		{tui, 3, Event{Kind: KindPermissionRequest, SessionID: tuiID, ToolName: "bash"}},
@@ -398,6 +400,11 @@ func TestDecodeCopilotErrors(t *testing.T) {
 	e, err := Copilot.Decode([]byte(`{"sessionId":"s","source":"resume"}`), "sessionStart", noEnv, now)
 	if err != nil || e.Kind != KindSessionStart || e.Source != "resume" || e.Title != "" {
 		t.Errorf("Decode(sessionStart without initialPrompt) = %+v, %v; want a session.start", e, err)
+	}
+	// A first prompt the title filter refuses still means "thinking".
+	e, err = Copilot.Decode([]byte(`{"sessionId":"s","source":"new","initialPrompt":"use token sk-abcdef123456"}`), "sessionStart", noEnv, now)
+	if err != nil || e.Kind != KindPromptExpansion || e.Title != "" {
+		t.Errorf("Decode(sessionStart with a secret-like initialPrompt) = %+v, %v; want a prompt.expansion without a title", e, err)
 	}
 }
 

@@ -131,8 +131,8 @@ func TestCopilotTUINames(t *testing.T) {
 		t.Errorf("copilot exited %d after /exit, want 0", rc)
 	}
 	e := w.awaitHistory(ctx, id, func(e client.HistoryEntry) bool { return e.Ended })
-	if e.Title != named || e.TitleSource != "agent" || e.Headless {
-		t.Errorf("history entry = %+v, want Copilot's name for it from the agent, interactive", e)
+	if e.Title != named || e.TitleSource != "agent" || e.Headless || e.Turns != 2 {
+		t.Errorf("history entry = %+v, want Copilot's name for it from the agent, interactive, 2 turns", e)
 	}
 	checkOpenAIOffline(t, "copilot", w.api, copilotAPIKey)
 }
