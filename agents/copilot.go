@@ -21,12 +21,14 @@ import (
 // Hook events and what they become (the display state is the state
 // machine's):
 //
-//	sessionStart         prompt.submit       thinking; title from initialPrompt. Copilot
+//	sessionStart         prompt.expansion    thinking; title from initialPrompt. Copilot
 //	                                         starts a session only when its first prompt is
 //	                                         sent, and fires userPromptSubmitted for that
 //	                                         prompt too, before or after this one: both
-//	                                         mean "thinking" (session.start, idle, when it
-//	                                         ever comes without a prompt)
+//	                                         mean "thinking", and only the latter is the
+//	                                         turn (it counts once in history and recap)
+//	                                         (session.start, idle, when it ever comes
+//	                                         without a prompt)
 //	userPromptSubmitted  prompt.submit       thinking; title from the prompt
 //	preToolUse           tool.start          working
 //	permissionRequest    permission.request  waiting, answered through clawd (flat
@@ -100,8 +102,11 @@ var copilotSessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
 // copilotWorkspace is the file Copilot CLI (1.0.102) keeps a session's
 // name in, its session-state folder's workspace.yaml, which it rewrites:
 // `name:` with `user_named: true` for the name --name or /rename gave,
-// false for one Copilot generated. "" when the hook's environment names
-// no Copilot home or the id is no folder's name.
+// false for one Copilot gave itself. Offline that is the first prompt,
+// word for word, written as its turn starts (naming by a model call needs
+// a GitHub login: Copilot asks a bring-your-own-key provider nothing for
+// it). "" when the hook's environment names no Copilot home or the id is
+// no folder's name.
 func copilotWorkspace(env Env, sessionID string) string {
 	dir, err := configDir(env, "COPILOT_HOME", ".copilot", "Copilot CLI")
 	if err != nil || !copilotSessionID.MatchString(sessionID) {
@@ -111,8 +116,10 @@ func copilotWorkspace(env Env, sessionID string) string {
 }
 
 // copilotWorkspaceTitle reads workspace.yaml's name (a top-level scalar:
-// plain, or quoted as the yaml package quotes what would not read back,
-// long ones folded onto indented lines) and user_named.
+// plain, or quoted where plain would not read back; one folded onto
+// indented lines is joined) and user_named. A name of several lines,
+// which Copilot writes as a block scalar (its name for a first prompt of
+// several lines is the whole prompt), says nothing.
 func copilotWorkspaceTitle(data []byte, sessionID string) (string, bool, bool) {
 	var name, id string
 	var named, found bool
@@ -280,8 +287,13 @@ func decodeCopilotOpts(b []byte, hookEvent string, env Env, now time.Time, trunc
 	switch name {
 	case "sessionStart":
 		e.Source = str("source", MaxWordLen)
-		if t := PromptTitle(get("initialPrompt").String()); t != "" {
-			e.Kind, e.Title, e.TitleSource = KindPromptSubmit, t, TitleFromPrompt
+		// The first prompt's title may be none (a credential's look):
+		// the prompt still means "thinking".
+		if p := get("initialPrompt").String(); strings.TrimSpace(p) != "" {
+			e.Kind = KindPromptExpansion
+			if t := PromptTitle(p); t != "" {
+				e.Title, e.TitleSource = t, TitleFromPrompt
+			}
 		}
 	case "userPromptSubmitted":
 		if t := PromptTitle(get("prompt").String()); t != "" {

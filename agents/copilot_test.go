@@ -47,6 +47,7 @@ func readCopilotOutput(t *testing.T, name string) []byte {
 // each with its command-line event and environment.
 func TestDecodeCopilotRuns(t *testing.T) {
 	const (
+		start  = KindPromptExpansion
 		prompt = KindPromptSubmit
 		pre    = KindToolStart
 		perm   = KindPermissionRequest
@@ -57,24 +58,25 @@ func TestDecodeCopilotRuns(t *testing.T) {
 		end    = KindSessionEnd
 	)
 	native, _ := copilotRuns(t)
-	// sessionStart comes with the first prompt and means the same:
-	// thinking. It and userPromptSubmitted come in either order.
+	// sessionStart comes with the first prompt and means the same,
+	// thinking, without counting the turn again. It and
+	// userPromptSubmitted come in either order.
 	checkRunKinds(t, Copilot, native, map[string][]Kind{
-		"interactive-permissionrequest-allow-after-5s":  {prompt, prompt, pre, perm, post, stop, end},
-		"interactive-user-approves-dialog":              {prompt, prompt, pre, perm, notif, post, stop, end},
-		"prompt-api-error-400":                          {prompt, prompt, fail, end},
-		"prompt-camel-allow-all":                        {prompt, prompt, pre, perm, post, stop, end},
-		"prompt-camel-no-allow-denied":                  {prompt, prompt, pre, perm, notif, stop, end},
-		"prompt-permissionrequest-allow-flat":           {prompt, prompt, pre, perm, post, stop, end},
-		"prompt-permissionrequest-claude-style-ignored": {prompt, prompt, pre, perm, notif, stop, end},
-		"prompt-permissionrequest-deny-flat":            {prompt, prompt, pre, perm, stop, end},
+		"interactive-permissionrequest-allow-after-5s":  {start, prompt, pre, perm, post, stop, end},
+		"interactive-user-approves-dialog":              {start, prompt, pre, perm, notif, post, stop, end},
+		"prompt-api-error-400":                          {start, prompt, fail, end},
+		"prompt-camel-allow-all":                        {start, prompt, pre, perm, post, stop, end},
+		"prompt-camel-no-allow-denied":                  {start, prompt, pre, perm, notif, stop, end},
+		"prompt-permissionrequest-allow-flat":           {start, prompt, pre, perm, post, stop, end},
+		"prompt-permissionrequest-claude-style-ignored": {start, prompt, pre, perm, notif, stop, end},
+		"prompt-permissionrequest-deny-flat":            {prompt, start, pre, perm, stop, end},
 		// The notification ran after agentStop, though Copilot stamped it
 		// before: its hooks run side by side.
-		"prompt-permissionrequest-timeout":          {prompt, prompt, pre, perm, stop, notif, end},
-		"prompt-pretooluse-allow-without-allow-all": {prompt, prompt, pre, post, stop, end},
-		"prompt-pretooluse-deny":                    {prompt, prompt, pre, stop, end},
-		"prompt-pretooluse-exit2":                   {prompt, prompt, pre, stop, end},
-		"prompt-pretooluse-timeout-fails-open":      {prompt, prompt, pre, perm, post, stop, end},
+		"prompt-permissionrequest-timeout":          {start, prompt, pre, perm, stop, notif, end},
+		"prompt-pretooluse-allow-without-allow-all": {start, prompt, pre, post, stop, end},
+		"prompt-pretooluse-deny":                    {start, prompt, pre, stop, end},
+		"prompt-pretooluse-exit2":                   {start, prompt, pre, stop, end},
+		"prompt-pretooluse-timeout-fails-open":      {start, prompt, pre, perm, post, stop, end},
 	})
 }
 
@@ -110,7 +112,7 @@ func TestDecodeCopilotFields(t *testing.T) {
 		i    int
 		want Event
 	}{
-		{tui, 0, Event{Kind: KindPromptSubmit, SessionID: tuiID, Source: "new", Title: title, TitleSource: TitleFromPrompt}},
+		{tui, 0, Event{Kind: KindPromptExpansion, SessionID: tuiID, Source: "new", Title: title, TitleSource: TitleFromPrompt}},
 		{tui, 1, Event{Kind: KindPromptSubmit, SessionID: tuiID, Title: title, TitleSource: TitleFromPrompt}},
 		{tui, 2, Event{Kind: KindToolStart, SessionID: tuiID, ToolName: "bash"}},
 		{tui, 3, Event{Kind: KindPermissionRequest, SessionID: tuiID, ToolName: "bash"}},
@@ -399,6 +401,11 @@ func TestDecodeCopilotErrors(t *testing.T) {
 	if err != nil || e.Kind != KindSessionStart || e.Source != "resume" || e.Title != "" {
 		t.Errorf("Decode(sessionStart without initialPrompt) = %+v, %v; want a session.start", e, err)
 	}
+	// A first prompt the title filter refuses still means "thinking".
+	e, err = Copilot.Decode([]byte(`{"sessionId":"s","source":"new","initialPrompt":"use token sk-abcdef123456"}`), "sessionStart", noEnv, now)
+	if err != nil || e.Kind != KindPromptExpansion || e.Title != "" {
+		t.Errorf("Decode(sessionStart with a secret-like initialPrompt) = %+v, %v; want a prompt.expansion without a title", e, err)
+	}
 }
 
 func TestDecodeCopilotTruncated(t *testing.T) {
@@ -483,8 +490,9 @@ func TestCopilotWorkspace(t *testing.T) {
 }
 
 // TestCopilotWorkspaceTitle reads workspace.yaml as Copilot CLI 1.0.102
-// writes it (the first case is a `copilot -p --name "Shop refactor"` run's
-// file), with the quoting and folding of its yaml package.
+// writes it: the names are those real runs wrote (`copilot -p --name`,
+// `/rename` in the TUI, and the first prompts Copilot names sessions by
+// itself offline), quoted as its yaml writer quotes them.
 func TestCopilotWorkspaceTitle(t *testing.T) {
 	const sid = "a5929913-eae9-4e0a-8dc9-6f7dc3ac4477"
 	file := func(name, userNamed string) string {
@@ -497,12 +505,29 @@ func TestCopilotWorkspaceTitle(t *testing.T) {
 		named, found bool
 	}{
 		{file("name: Shop refactor\n", "user_named: true\n"), "Shop refactor", true, true},
+		// /rename New name in the TUI.
+		{file("name: New name\n", "user_named: true\n"), "New name", true, true},
+		// Copilot's own name offline: the first prompt, word for word.
+		{file("name: fix the login redirect E2E_COPILOT_FIRST\n", "user_named: false\n"), "fix the login redirect E2E_COPILOT_FIRST", false, true},
 		{file("name: Fix the login redirect\n", "user_named: false\n"), "Fix the login redirect", false, true},
+		{file("name: "+strings.Repeat("word ", 60)+"end\n", "user_named: false\n"), strings.Repeat("word ", 60) + "end", false, true},
+		{file(`name: 'Fix: the "login" bug''s # hash - and ''quotes'' ok'`+"\n", "user_named: false\n"), `Fix: the "login" bug's # hash - and 'quotes' ok`, false, true},
+		{file("name: '''single first'\n", "user_named: false\n"), "'single first", false, true},
+		{file("name: '123'\n", "user_named: false\n"), "123", false, true},
+		{file("name: '#hash first'\n", "user_named: false\n"), "#hash first", false, true},
+		{file(`name: "tab\there"`+"\n", "user_named: false\n"), "tab\there", false, true},
+		{file(`name: back\slash path C:\x`+"\n", "user_named: false\n"), `back\slash path C:\x`, false, true},
+		{file("name: Ünïcödé 日本語 prompt\n", "user_named: false\n"), "Ünïcödé 日本語 prompt", false, true},
+		// A first prompt of several lines is the whole prompt, in a block
+		// scalar: it says nothing, and the session keeps its first
+		// prompt's first line rather than the rest of the prompt.
+		{file("name: |-\n  first line of it\n  second line here\n", "user_named: false\n"), "", false, false},
 		{file("name: Fix the login redirect\n", ""), "Fix the login redirect", false, true},
 		{file(`name: "fix: the #1 bug \"now\""`+"\n", "user_named: true\n"), `fix: the #1 bug "now"`, true, true},
 		{file("name: 'it''s done'\n", "user_named: true\n"), "it's done", true, true},
 		{file("name: a plain name # a comment\n", "user_named: true\n"), "a plain name", true, true},
-		// Folded past 80 columns.
+		// Folded onto the next line, as YAML allows (1.0.102 wrote 300
+		// characters on one line).
 		{file("name: a name long enough that the yaml package folds it onto the line after\n  this one\n", "user_named: true\n"),
 			"a name long enough that the yaml package folds it onto the line after this one", true, true},
 		// No name yet; a block scalar; another session's file.

@@ -277,7 +277,8 @@ func TestCopilotPromptLifecycle(t *testing.T) {
 	t.Logf("events: %v", sess)
 	hooks := field(sess, func(e event) string { return e.HookEvent })
 	// sessionStart comes with the first prompt, in either order with
-	// userPromptSubmitted; both are prompt.submit.
+	// userPromptSubmitted; both mean thinking, and only the latter is a
+	// prompt.submit (the turn, counted once).
 	if len(hooks) >= 2 && hooks[0] == "userPromptSubmitted" {
 		hooks[0], hooks[1] = hooks[1], hooks[0]
 	}
@@ -285,8 +286,9 @@ func TestCopilotPromptLifecycle(t *testing.T) {
 		"agentStop", "sessionEnd"}; !slices.Equal(hooks, want) {
 		t.Errorf("hook events %v, want %v (the first two in either order)", hooks, want)
 	}
-	wantState := map[string]string{"prompt.submit": "thinking", "tool.start": "working", "tool.end": "working",
-		"turn.end": "attention"}
+	wantState := map[string]string{"prompt.expansion": "thinking", "prompt.submit": "thinking", "tool.start": "working",
+		"tool.end": "working", "turn.end": "attention"}
+	wantKind := map[string]string{"sessionStart": "prompt.expansion", "userPromptSubmitted": "prompt.submit"}
 	for _, e := range sess {
 		if w, ok := wantState[e.Kind]; ok && e.State != w {
 			t.Errorf("%s/%s: state %q, want %q", e.Kind, e.HookEvent, e.State, w)
@@ -294,7 +296,10 @@ func TestCopilotPromptLifecycle(t *testing.T) {
 		if e.Agent != "copilot" || !e.Headless || e.Time.IsZero() || e.Cwd != w.project {
 			t.Errorf("event lacks agent copilot, headless, time or the project as cwd: %s", e.raw)
 		}
-		if e.Kind == "prompt.submit" && e.Title != title || e.Kind != "prompt.submit" && e.Title != "" {
+		if k, ok := wantKind[e.HookEvent]; ok && e.Kind != k {
+			t.Errorf("%s: kind %q, want %q", e.HookEvent, e.Kind, k)
+		}
+		if prompt := wantKind[e.HookEvent] != ""; prompt && e.Title != title || !prompt && e.Title != "" {
 			t.Errorf("%s/%s: title %q, want %q on the prompts only", e.Kind, e.HookEvent, e.Title, title)
 		}
 		// Copilot stamps its events in epoch milliseconds: clawd's time

@@ -49,15 +49,22 @@ func (w *world) awaitHistory(ctx context.Context, id string, cond func(client.Hi
 // awaitTitle waits until `clawd status` shows session id titled want.
 func (w *world) awaitTitle(ctx context.Context, id, want string) statusSession {
 	w.t.Helper()
+	return w.awaitTitleFrom(ctx, id, want, "")
+}
+
+// awaitTitleFrom waits until `clawd status` shows session id titled want
+// from source (person, agent or prompt; "" for any).
+func (w *world) awaitTitleFrom(ctx context.Context, id, want, source string) statusSession {
+	w.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		st, ok := w.status(ctx)
 		s, found := st.session(id)
-		if ok && found && s.Title == want {
+		if ok && found && s.Title == want && (source == "" || s.TitleSource == source) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("clawd status never showed session %s titled %q within 20 s; last: %+v", id, want, s)
+			w.t.Fatalf("clawd status never showed session %s titled %q (from %q) within 20 s; last: %+v", id, want, source, s)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -592,13 +592,14 @@ func (es *eventStream) sync(ctx context.Context) {
 
 // statusSession is one session of `clawd status --json`.
 type statusSession struct {
-	Agent     string    `json:"agent"`
-	SessionID string    `json:"session_id"`
-	State     string    `json:"state"`
-	Title     string    `json:"title"`
-	Cwd       string    `json:"cwd"`
-	Headless  bool      `json:"headless"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Agent       string    `json:"agent"`
+	SessionID   string    `json:"session_id"`
+	State       string    `json:"state"`
+	Title       string    `json:"title"`
+	TitleSource string    `json:"title_source"`
+	Cwd         string    `json:"cwd"`
+	Headless    bool      `json:"headless"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // status is the output of `clawd status --json`.
