@@ -99,7 +99,10 @@ func TestHubDropCounting(t *testing.T) {
 // and the lag lines account for every one: lines read plus lines reported
 // lost is what was published.
 func TestStreamReportsEveryLoss(t *testing.T) {
-	s, _, sock := startServer(t)
+	// The reader stalls for as long as the ingest below takes (seconds
+	// under -race on a loaded machine): it must lose records, not be cut
+	// off by the write timeout meant for readers that are gone.
+	s, _, sock := startServer(t, func(c *Config) { c.StreamWriteTimeout = time.Hour })
 	conn, err := net.Dial("unix", sock)
 	if err != nil {
 		t.Fatal(err)

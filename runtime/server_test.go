@@ -22,11 +22,16 @@ import (
 )
 
 // startServer runs a runtime for the test's life on a free loopback port
-// and on a socket in a temp dir, and returns the port and the socket.
-func startServer(t testing.TB) (*Server, int, string) {
+// and on a socket in a temp dir, with mods applied to its Config, and
+// returns the port and the socket.
+func startServer(t testing.TB, mods ...func(*Config)) (*Server, int, string) {
 	t.Helper()
 	home := t.TempDir()
-	s := New(Config{Home: home, Version: "test", Alive: func(int) bool { return true }})
+	cfg := Config{Home: home, Version: "test", Alive: func(int) bool { return true }}
+	for _, mod := range mods {
+		mod(&cfg)
+	}
+	s := New(cfg)
 	ln, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
