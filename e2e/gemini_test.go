@@ -444,12 +444,14 @@ func (c *geminiTUI) submit(prompt string) {
 // quit types /quit and waits for the TUI to end; it returns the exit code.
 func (c *geminiTUI) quit() int {
 	c.t.Helper()
-	c.WaitFor(geminiReady, 30*time.Second)
+	// Generous: with the whole suite running, Gemini's node process can
+	// take tens of seconds to settle and to shut down.
+	c.WaitFor(geminiReady, 60*time.Second)
 	c.Type("/quit")
 	c.WaitFor(regexp.MustCompile(`/quit`), 10*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	c.SendKeys("Enter")
-	return c.WaitExit(30 * time.Second)
+	return c.WaitExit(90 * time.Second)
 }
 
 // TestGeminiTUIToolPermission: the interactive Gemini in its default
