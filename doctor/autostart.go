@@ -3,6 +3,9 @@ package doctor
 import (
 	"context"
 	"os"
+
+	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // checkAutostart checks what starts clawd serve at login (clawd
@@ -11,30 +14,26 @@ import (
 // starts nothing. A machine whose hooks report to a desktop's runtime
 // (remote mode) needs none.
 func checkAutostart(ctx context.Context, o Options, rt *runtimeState) Check {
-	c := Check{ID: "autostart"}
+	c := func(s Status, finding, fix i18n.Msg) Check { return health.New("autostart", "", s, finding, fix) }
 	if rt.remote != nil {
-		c.Status, c.Finding = Skipped, "this machine's hooks report to a desktop's clawd serve: nothing here needs to start at login"
-		return c
+		return c(Skipped, i18n.M("doctor.finding.autostart_remote"), i18n.Msg{})
 	}
+	enable := i18n.Literal("clawd autostart enable")
 	st, err := o.Autostart(ctx)
 	switch {
 	case err != nil:
-		c.Status, c.Finding, c.Fix = Warn, "cannot read what starts clawd at login: "+err.Error(), "clawd autostart status"
+		return c(Warn, i18n.M("doctor.finding.autostart_unreadable", err.Error()), i18n.Literal("clawd autostart status"))
 	case !st.Enabled:
-		c.Status, c.Finding, c.Fix = Warn,
-			"nothing starts clawd serve at login: after a reboot every hook fails open until clawd serve runs",
-			"clawd autostart enable"
+		return c(Warn, i18n.M("doctor.finding.autostart_none"), enable)
 	case st.Stale != "":
-		c.Status, c.Finding, c.Fix = Warn, "the "+string(st.Kind)+" entry "+st.Path+" is stale: "+st.Stale, "clawd autostart enable"
+		s := Warn
 		if _, err := os.Stat(st.Binary); err != nil {
 			// It starts nothing at all.
-			c.Status = Fail
+			s = Fail
 		}
-	default:
-		c.Status, c.Finding = OK, "the "+string(st.Kind)+" entry "+st.Path+" starts "+st.Binary+" serve at login"
-		if st.Running {
-			c.Finding += "; it runs now"
-		}
+		return c(s, i18n.M("doctor.finding.autostart_stale", string(st.Kind), st.Path, st.Stale), enable)
+	case st.Running:
+		return c(OK, i18n.M("doctor.finding.autostart_runs", string(st.Kind), st.Path, st.Binary), i18n.Msg{})
 	}
-	return c
+	return c(OK, i18n.M("doctor.finding.autostart_ok", string(st.Kind), st.Path, st.Binary), i18n.Msg{})
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -25,10 +27,12 @@ const connectTimeout = 5 * time.Second
 // reached the runtime: "not runnable", "ran but nothing arrived" or
 // "arrived in N ms".
 func connectionCheck(ctx context.Context, o Options, a *agents.Agent, st *agentState, rt *runtimeState) Check {
-	c := Check{ID: a.ID + ".connection", Agent: a.ID}
+	c := func(s Status, finding, fix i18n.Msg) Check {
+		return health.New(a.ID+".connection", a.ID, s, finding, fix)
+	}
+	var none i18n.Msg
 	if len(st.hooks) == 0 {
-		c.Status, c.Finding = Skipped, "no hook command of clawd's to run"
-		return c
+		return c(Skipped, i18n.M("doctor.finding.no_hook_run"), none)
 	}
 	h := st.hooks[0]
 	command := h.Command
@@ -49,50 +53,40 @@ func connectionCheck(ctx context.Context, o Options, a *agents.Agent, st *agentS
 	cmd.Stderr = &stderr
 	start := o.Now()
 	err := cmd.Run()
-	fixCmd := "clawd doctor --fix --agent " + a.ID
+	fixCmd := i18n.Literal(fixCommand(a))
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return c(Fail, i18n.M("doctor.finding.hook_timeout", command, connectTimeout), fixCmd)
+		}
 		why := err.Error()
 		if line := firstLine(stderr.String()); line != "" {
 			why += ": " + line
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			why = fmt.Sprintf("it did not end within %v", connectTimeout)
-		}
-		c.Status, c.Finding, c.Fix = Fail, fmt.Sprintf("hook not runnable: `%s` failed (%s)", command, why), fixCmd
-		return c
+		return c(Fail, i18n.M("doctor.finding.hook_failed", command, why), fixCmd)
 	}
 	ran := o.Now()
 	switch {
 	case !rt.reached() && rt.remote != nil:
-		c.Status, c.Finding, c.Fix = Warn, fmt.Sprintf("the hook ran, but nothing arrived: the desktop of profile %s does not answer", rt.remote.Profile),
-			"on the desktop: clawd serve running, then clawd remote test "+rt.remote.Profile
-		return c
+		return c(Warn, i18n.M("doctor.finding.hook_no_desktop", rt.remote.Profile), i18n.M("doctor.fixes.on_desktop", rt.remote.Profile))
 	case !rt.reached():
-		c.Status, c.Finding, c.Fix = Warn, fmt.Sprintf("the hook ran, but nothing arrived: clawd serve is not running for %s", o.Home), "clawd serve"
-		return c
+		return c(Warn, i18n.M("doctor.finding.hook_no_runtime", o.Home), i18n.Literal("clawd serve"))
 	}
 	p, err := rt.probe(ctx, id)
 	var apiErr *client.APIError
 	switch {
+	case errors.As(err, &apiErr) && apiErr.Status == 404 && rt.remote != nil:
+		return c(Fail, i18n.M("doctor.finding.hook_lost_desktop", rt.remote.Profile), fixCmd)
 	case errors.As(err, &apiErr) && apiErr.Status == 404:
-		c.Status, c.Fix = Fail, fixCmd
-		where := "the runtime of " + o.Home
-		if rt.remote != nil {
-			where = "the desktop (profile " + rt.remote.Profile + ")"
-		}
-		c.Finding = fmt.Sprintf("the hook ran, but nothing arrived at %s: it talks to another clawd home (CLAWD_HOME), or it runs an older clawd", where)
+		return c(Fail, i18n.M("doctor.finding.hook_lost", o.Home), fixCmd)
 	case err != nil:
-		c.Status, c.Fix = Fail, "restart clawd serve"
-		c.Finding = fmt.Sprintf("the hook ran; asking the runtime whether it arrived failed: %v", err)
+		return c(Fail, i18n.M("doctor.finding.probe_failed", err), i18n.M("doctor.fixes.restart"))
 	case rt.remote != nil:
 		// The desktop's clock is not this machine's: the hook's run bounds
 		// the arrival.
-		c.Status, c.Finding = OK, fmt.Sprintf("the hook's test event arrived at the desktop (profile %s) within %d ms", p.Host, ran.Sub(start).Milliseconds())
-	default:
-		ms := max(p.ReceivedAt.Sub(start), 0).Milliseconds()
-		c.Status, c.Finding = OK, fmt.Sprintf("the hook's test event arrived in %d ms", ms)
+		return c(OK, i18n.M("doctor.finding.arrived_desktop", p.Host, ran.Sub(start).Milliseconds()), none)
 	}
-	return c
+	ms := max(p.ReceivedAt.Sub(start), 0).Milliseconds()
+	return c(OK, i18n.M("doctor.finding.arrived", ms), none)
 }
 
 // probeID is a fresh random id for one connection test.

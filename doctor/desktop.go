@@ -1,32 +1,38 @@
 package doctor
 
+import (
+	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
+)
+
 // checkDesktop checks what the tray and notifications need: on Linux a
 // session bus, a tray host and a notification daemon on it. A machine
 // reached over SSH without a desktop skips them: clawd serves there
 // without a tray.
 func checkDesktop(o Options) []Check {
 	d := o.Desktop()
-	c := func(id string, s Status, finding, fix string) Check {
-		return Check{ID: "desktop." + id, Status: s, Finding: finding, Fix: fix}
+	c := func(id string, s Status, finding, fix i18n.Msg) Check {
+		return health.New("desktop."+id, "", s, finding, fix)
 	}
+	var none i18n.Msg
 	if !d.Available {
 		if o.Getenv("SSH_CONNECTION") != "" || o.Getenv("SSH_TTY") != "" {
-			return []Check{c("session", Skipped, "no desktop session (an SSH login): clawd serves without a tray and notifications; "+d.Why, "")}
+			return []Check{c("session", Skipped, i18n.M("doctor.finding.desktop_ssh", d.Why), none)}
 		}
-		return []Check{c("session", Warn, "no desktop session: clawd serves without a tray and notifications; "+d.Why,
-			"run clawd serve inside your desktop session (DBUS_SESSION_BUS_ADDRESS set)")}
+		return []Check{c("session", Warn, i18n.M("doctor.finding.desktop_none", d.Why),
+			i18n.M("doctor.fixes.desktop_none"))}
 	}
-	out := []Check{c("session", OK, "a desktop session: the tray and notifications can show", "")}
+	out := []Check{c("session", OK, i18n.M("doctor.finding.desktop_ok"), none)}
 	if d.TrayHost {
-		out = append(out, c("tray", OK, "a tray host is there (StatusNotifierWatcher)", ""))
+		out = append(out, c("tray", OK, i18n.M("doctor.finding.tray_ok"), none))
 	} else {
-		out = append(out, c("tray", Warn, "no tray host (StatusNotifierWatcher) on the session bus: the icon shows when one starts",
-			"on GNOME, enable the AppIndicator extension"))
+		out = append(out, c("tray", Warn, i18n.M("doctor.finding.tray_none"),
+			i18n.M("doctor.fixes.tray_none")))
 	}
 	if d.Notifications {
-		out = append(out, c("notifications", OK, "a notification daemon is there", ""))
+		out = append(out, c("notifications", OK, i18n.M("doctor.finding.notify_ok"), none))
 	} else {
-		out = append(out, c("notifications", Warn, "no notification daemon on the session bus: no popups", "start your desktop's notification daemon"))
+		out = append(out, c("notifications", Warn, i18n.M("doctor.finding.notify_none"), i18n.M("doctor.fixes.notify_none")))
 	}
 	return out
 }

@@ -13,7 +13,6 @@ package doctor
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +24,7 @@ import (
 	"github.com/clawdhq/clawd/internal/autostart"
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -104,8 +104,8 @@ func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 	r := Report{Checks: slices.Clone(rt.checks)}
 	rec, recErr := installers.ReadRecord(o.Home)
 	if recErr != nil {
-		r.Checks = append(r.Checks, Check{ID: "record", Status: Fail, Finding: recErr.Error(),
-			Fix: "fix " + filepath.Join(o.Home, installers.RecordFile) + ", or move it away (clawd then finds its hooks by their shape only)"})
+		r.Checks = append(r.Checks, health.New("record", "", Fail, i18n.M("doctor.finding.error", recErr.Error()),
+			i18n.M("doctor.fixes.record", filepath.Join(o.Home, installers.RecordFile))))
 		rec = noRecord(o)
 	}
 	for _, a := range list {
@@ -189,35 +189,36 @@ func inspect(o Options, a *agents.Agent, rec *installers.Record) *agentState {
 // checkAgent runs agent a's checks.
 func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers.Record, rt *runtimeState) []Check {
 	st := inspect(o, a, rec)
-	c := func(id string, s Status, finding, fix string) Check {
-		return Check{ID: a.ID + "." + id, Agent: a.ID, Status: s, Finding: finding, Fix: fix}
+	c := func(id string, s Status, finding, fix i18n.Msg) Check {
+		return health.New(a.ID+"."+id, a.ID, s, finding, fix)
 	}
-	fixCmd := "clawd doctor --fix --agent " + a.ID
+	fixCmd := i18n.Literal(fixCommand(a))
+	var none i18n.Msg
 	var out []Check
 
 	switch f := st.found; {
 	case errors.Is(st.instErr, installers.ErrUnsupported):
-		return []Check{c("detected", Skipped, fmt.Sprintf("clawd cannot install into %s", a.Name), "")}
+		return []Check{c("detected", Skipped, i18n.M("doctor.finding.unsupported", a.Name), none)}
 	case f.DirErr != nil:
-		return []Check{c("detected", Fail, f.DirErr.Error(), "set HOME")}
+		return []Check{c("detected", Fail, i18n.M("doctor.finding.error", f.DirErr.Error()), i18n.M("doctor.fixes.set_home"))}
 	case !f.Detected() && !st.installed:
-		return []Check{c("detected", Skipped, fmt.Sprintf("%s is not on this machine (no %s, no %s on PATH)", a.Name, f.Dir, a.Command), "")}
+		return []Check{c("detected", Skipped, i18n.M("doctor.finding.not_here", a.Name, f.Dir, a.Command), none)}
 	default:
-		out = append(out, c("detected", OK, foundText(a, f), ""))
+		out = append(out, c("detected", OK, foundText(a, f), none))
 	}
 
 	if st.instErr != nil {
-		return append(out, c("config", Fail, st.instErr.Error(), "fix the environment variable it names"))
+		return append(out, c("config", Fail, i18n.M("doctor.finding.error", st.instErr.Error()), i18n.M("doctor.fixes.env")))
 	}
 	if st.dryErr != nil {
-		return append(out, c("config", Fail, st.dryErr.Error(),
-			"fix the file by hand (clawd never rewrites a file it cannot read or parse), then run "+fixCmd))
+		return append(out, c("config", Fail, i18n.M("doctor.finding.error", st.dryErr.Error()),
+			i18n.M("doctor.fixes.by_hand", fixCommand(a))))
 	}
-	out = append(out, c("config", OK, "its settings parse: "+strings.Join(st.dry.Paths(), ", "), ""))
+	out = append(out, c("config", OK, i18n.M("doctor.finding.config_ok", strings.Join(st.dry.Paths(), ", ")), none))
 	if !st.installed {
 		return append(out, c("hooks.missing", Warn,
-			fmt.Sprintf("clawd's hooks are not installed in %s: %s reports nothing to clawd", st.dry.Handlers, a.Name),
-			"clawd install "+a.ID))
+			i18n.M("doctor.finding.not_installed", st.dry.Handlers, a.Name),
+			i18n.Literal("clawd install "+a.ID)))
 	}
 
 	var ch installers.Changes
@@ -229,24 +230,24 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 	if ch.Added > 0 {
 		out = append(out, c("hooks.missing", Fail, missingText(a, st, ch.Added), fixCmd))
 	} else {
-		out = append(out, c("hooks.missing", OK, fmt.Sprintf("all %d events clawd needs are registered in %s", len(a.Hooks), st.dry.Handlers), ""))
+		out = append(out, c("hooks.missing", OK, i18n.M("doctor.finding.all_events", len(a.Hooks), st.dry.Handlers), none))
 	}
 	if ch.Removed > 0 {
 		out = append(out, c("hooks.duplicate", Fail,
-			fmt.Sprintf("%s has %d clawd %s too many (a second entry for an event, or one under an event clawd does not register): the agent runs clawd more than once", st.dry.Handlers, ch.Removed, plural(ch.Removed, "entry", "entries")),
+			i18n.MN("doctor.finding.duplicate", ch.Removed, st.dry.Handlers),
 			fixCmd))
 	} else {
-		out = append(out, c("hooks.duplicate", OK, "each event runs clawd once", ""))
+		out = append(out, c("hooks.duplicate", OK, i18n.M("doctor.finding.once"), none))
 	}
 	if ch.Repaired > 0 {
 		out = append(out, c("hooks.stale", Fail,
-			fmt.Sprintf("%d of clawd's entries in %s differ from what this clawd writes (another binary's path, or another timeout)", ch.Repaired, st.dry.Handlers),
+			i18n.M("doctor.finding.stale", ch.Repaired, st.dry.Handlers),
 			fixCmd))
 	} else {
-		out = append(out, c("hooks.stale", OK, "every entry is what this clawd writes", ""))
+		out = append(out, c("hooks.stale", OK, i18n.M("doctor.finding.current"), none))
 	}
 	out = append(out, binaryCheck(ctx, o, a, st, fixCmd))
-	if oc, ok := overrideCheck(a, st, fixCmd); ok {
+	if oc, ok := overrideCheck(a, st); ok {
 		out = append(out, oc)
 	}
 	if ck, ok := st.inst.(installers.Checker); ok {
@@ -261,8 +262,11 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 	return out
 }
 
+// fixCommand is the command that repairs agent a's hooks.
+func fixCommand(a *agents.Agent) string { return "clawd doctor --fix --agent " + a.ID }
+
 // foundText says where agent a was found.
-func foundText(a *agents.Agent, f Found) string {
+func foundText(a *agents.Agent, f Found) i18n.Msg {
 	var parts []string
 	if f.DirExists {
 		parts = append(parts, f.Dir)
@@ -275,14 +279,14 @@ func foundText(a *agents.Agent, f Found) string {
 		parts = append(parts, cmd)
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%s: clawd's hooks are installed, but neither %s nor %s on PATH is here", a.Name, f.Dir, a.Command)
+		return i18n.M("doctor.finding.found_hooks_only", a.Name, f.Dir, a.Command)
 	}
-	return a.Name + ": " + strings.Join(parts, ", ")
+	return i18n.M("doctor.finding.found", a.Name, strings.Join(parts, ", "))
 }
 
 // missingText says which of the events clawd registers have no handler
 // of clawd's, when the installer lists them.
-func missingText(a *agents.Agent, st *agentState, n int) string {
+func missingText(a *agents.Agent, st *agentState, n int) i18n.Msg {
 	have := map[string]bool{}
 	for _, h := range st.hooks {
 		have[h.Event] = true
@@ -294,22 +298,25 @@ func missingText(a *agents.Agent, st *agentState, n int) string {
 		}
 	}
 	if len(missing) == 0 || have[""] || len(missing) > 6 {
-		return fmt.Sprintf("%d of the %d events clawd needs have no clawd entry in %s: %s does not report them", n, len(a.Hooks), st.dry.Handlers, a.Name)
+		return i18n.M("doctor.finding.missing_n", n, len(a.Hooks), st.dry.Handlers, a.Name)
 	}
-	return fmt.Sprintf("%s: no clawd entry for %s: %s does not report %s", st.dry.Handlers, strings.Join(missing, ", "), a.Name, plural(len(missing), "it", "them"))
+	return i18n.MN("doctor.finding.missing", len(missing), st.dry.Handlers, strings.Join(missing, ", "), a.Name)
 }
 
 // binaryCheck checks that every command of clawd's runs an executable
 // that is there and is this clawd, or one of the same version.
-func binaryCheck(ctx context.Context, o Options, a *agents.Agent, st *agentState, fixCmd string) Check {
-	id := a.ID + ".hooks.binary"
+func binaryCheck(ctx context.Context, o Options, a *agents.Agent, st *agentState, fixCmd i18n.Msg) Check {
+	c := func(s Status, finding, fix i18n.Msg) Check {
+		return health.New(a.ID+".hooks.binary", a.ID, s, finding, fix)
+	}
+	var none i18n.Msg
 	switch {
 	case !st.listed:
-		return Check{ID: id, Agent: a.ID, Status: Skipped, Finding: "clawd's installer for " + a.Name + " does not list its hook commands"}
+		return c(Skipped, i18n.M("doctor.finding.not_listed", a.Name), none)
 	case st.hooksErr != nil:
-		return Check{ID: id, Agent: a.ID, Status: Fail, Finding: st.hooksErr.Error(), Fix: fixCmd}
+		return c(Fail, i18n.M("doctor.finding.error", st.hooksErr.Error()), fixCmd)
 	case len(st.hooks) == 0:
-		return Check{ID: id, Agent: a.ID, Status: Skipped, Finding: "no hook command of clawd's to check"}
+		return c(Skipped, i18n.M("doctor.finding.no_hook_check"), none)
 	}
 	var bins []string
 	for _, h := range st.hooks {
@@ -324,35 +331,31 @@ func binaryCheck(ctx context.Context, o Options, a *agents.Agent, st *agentState
 		fi, err := os.Stat(native)
 		switch {
 		case err != nil:
-			return Check{ID: id, Agent: a.ID, Status: Fail,
-				Finding: fmt.Sprintf("clawd's hooks run %s, which is not there (clawd moved or was deleted): %s's events go nowhere", b, a.Name), Fix: fixCmd}
+			return c(Fail, i18n.M("doctor.finding.binary_gone", b, a.Name), fixCmd)
 		case !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 && !isWindows:
-			return Check{ID: id, Agent: a.ID, Status: Fail,
-				Finding: fmt.Sprintf("clawd's hooks run %s, which is not an executable file", b), Fix: fixCmd}
+			return c(Fail, i18n.M("doctor.finding.binary_not_exec", b), fixCmd)
 		case selfErr == nil && os.SameFile(fi, self):
 			continue
 		}
 		v, err := binaryVersion(ctx, native)
 		switch {
 		case err != nil:
-			return Check{ID: id, Agent: a.ID, Status: Fail,
-				Finding: fmt.Sprintf("clawd's hooks run %s, which does not answer as clawd (%v)", b, err), Fix: fixCmd}
+			return c(Fail, i18n.M("doctor.finding.binary_not_clawd", b, err), fixCmd)
 		case v != o.Version:
-			return Check{ID: id, Agent: a.ID, Status: Warn,
-				Finding: fmt.Sprintf("clawd's hooks run %s, clawd %s; this is clawd %s at %s", b, v, o.Version, o.Binary), Fix: fixCmd}
+			return c(Warn, i18n.M("doctor.finding.binary_version", b, v, o.Version, o.Binary), fixCmd)
 		}
 		others = append(others, b)
 	}
 	if len(others) > 0 {
-		return Check{ID: id, Agent: a.ID, Status: OK, Finding: fmt.Sprintf("clawd's hooks run %s, the same version as this clawd", strings.Join(others, ", "))}
+		return c(OK, i18n.M("doctor.finding.binary_same_version", strings.Join(others, ", ")), none)
 	}
-	return Check{ID: id, Agent: a.ID, Status: OK, Finding: "clawd's hooks run this clawd, " + o.Binary}
+	return c(OK, i18n.M("doctor.finding.binary_self", o.Binary), none)
 }
 
 // overrideCheck says whether clawd installed into files the agent does
 // not read with this environment (an override variable such as
 // CLAUDE_CONFIG_DIR set now and not then, or the other way round).
-func overrideCheck(a *agents.Agent, st *agentState, fixCmd string) (Check, bool) {
+func overrideCheck(a *agents.Agent, st *agentState) (Check, bool) {
 	id := a.ID + ".config.override"
 	var elsewhere []string
 	current := false
@@ -367,16 +370,9 @@ func overrideCheck(a *agents.Agent, st *agentState, fixCmd string) (Check, bool)
 	case len(elsewhere) == 0:
 		return Check{}, false
 	case current:
-		return Check{ID: id, Agent: a.ID, Status: OK, Finding: fmt.Sprintf("clawd's hooks are also in %s, which %s reads with another environment", strings.Join(elsewhere, ", "), a.Name)}, true
+		return health.New(id, a.ID, OK, i18n.M("doctor.finding.also_elsewhere", strings.Join(elsewhere, ", "), a.Name), i18n.Msg{}), true
 	}
-	return Check{ID: id, Agent: a.ID, Status: Warn,
-		Finding: fmt.Sprintf("clawd installed its hooks into %s, but with this environment %s reads %s (an override variable or HOME differs)", strings.Join(elsewhere, ", "), a.Name, st.dry.Handlers),
-		Fix:     fixCmd + " (installs into " + st.dry.Handlers + ")"}, true
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return health.New(id, a.ID, Warn,
+		i18n.M("doctor.finding.override", strings.Join(elsewhere, ", "), a.Name, st.dry.Handlers),
+		i18n.M("doctor.fixes.override", fixCommand(a), st.dry.Handlers)), true
 }

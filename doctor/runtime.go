@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -34,6 +36,13 @@ type runtimeState struct {
 	remote       *client.Remote
 	remoteUp     bool
 	integrations []client.Integration
+}
+
+// adder returns a function that adds the runtime's check "runtime."+id.
+func (rt *runtimeState) adder() func(id string, s Status, finding, fix i18n.Msg) {
+	return func(id string, s Status, finding, fix i18n.Msg) {
+		rt.checks = append(rt.checks, health.New("runtime."+id, "", s, finding, fix))
+	}
 }
 
 // reached reports whether a runtime answered: this machine's, or in
@@ -61,9 +70,9 @@ type healthInfo struct {
 // ports.
 func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	rt := &runtimeState{}
-	add := func(id string, s Status, finding, fix string) {
-		rt.checks = append(rt.checks, Check{ID: "runtime." + id, Status: s, Finding: finding, Fix: fix})
-	}
+	add := rt.adder()
+	var none i18n.Msg
+	restart := i18n.M("doctor.fixes.restart")
 	sock := client.SocketPath(o.Home)
 	infoPath := filepath.Join(o.Home, client.InfoFile)
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -81,18 +90,18 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	}
 	switch {
 	case errors.Is(err, client.ErrNotOurs):
-		add("reachable", Fail, fmt.Sprintf("the runtime's socket %s is not this user's: %v", sock, err),
-			"remove "+sock+" and start clawd serve")
+		add("reachable", Fail, i18n.M("doctor.finding.socket_not_ours", sock, err),
+			i18n.M("doctor.fixes.remove_socket", sock))
 	case err != nil:
-		add("reachable", Warn, fmt.Sprintf("clawd serve is not running for %s: the agents' hooks deliver nothing until it runs", o.Home),
-			"clawd serve")
+		add("reachable", Warn, i18n.M("doctor.finding.not_running", o.Home),
+			i18n.Literal("clawd serve"))
 	case h.Version != o.Version:
 		rt.client = c
-		add("reachable", Warn, fmt.Sprintf("clawd serve %s (pid %d) answers on %s, and this clawd is %s", h.Version, h.PID, sock, o.Version),
-			"restart clawd serve with this clawd")
+		add("reachable", Warn, i18n.M("doctor.finding.other_version", h.Version, h.PID, sock, o.Version),
+			i18n.M("doctor.fixes.restart_this"))
 	default:
 		rt.client = c
-		add("reachable", OK, fmt.Sprintf("clawd serve %s (pid %d) answers on %s", h.Version, h.PID, sock), "")
+		add("reachable", OK, i18n.M("doctor.finding.answers", h.Version, h.PID, sock), none)
 	}
 	var links []client.RemoteLink
 	if rt.client != nil {
@@ -105,17 +114,17 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	info, infoErr := client.ReadInfo(o.Home)
 	switch {
 	case rt.client != nil && errors.Is(infoErr, client.ErrNoInfo):
-		add("info", Fail, infoPath+" is missing though the runtime runs: clients over TCP cannot find it", "restart clawd serve")
+		add("info", Fail, i18n.M("doctor.finding.info_missing", infoPath), restart)
 	case rt.client != nil && infoErr != nil:
-		add("info", Fail, infoErr.Error(), "restart clawd serve")
+		add("info", Fail, i18n.M("doctor.finding.error", infoErr.Error()), restart)
 	case rt.client != nil && info.PID != h.PID:
-		add("info", Fail, fmt.Sprintf("%s names pid %d, but the runtime is pid %d", infoPath, info.PID, h.PID), "restart clawd serve")
+		add("info", Fail, i18n.M("doctor.finding.info_pid", infoPath, info.PID, h.PID), restart)
 	case rt.client != nil && info.Socket != "" && info.Socket != sock:
-		add("info", Fail, fmt.Sprintf("%s names the socket %s, but the runtime answers on %s", infoPath, info.Socket, sock), "restart clawd serve")
+		add("info", Fail, i18n.M("doctor.finding.info_socket", infoPath, info.Socket, sock), restart)
 	case rt.client != nil:
-		add("info", OK, fmt.Sprintf("%s describes the runtime (pid %d, port %d)", infoPath, info.PID, info.Port), "")
+		add("info", OK, i18n.M("doctor.finding.info_ok", infoPath, info.PID, info.Port), none)
 	case infoErr == nil:
-		add("info", Warn, fmt.Sprintf("%s is left from a runtime that is gone (pid %d)", infoPath, info.PID), "clawd serve (it rewrites the file), or remove it")
+		add("info", Warn, i18n.M("doctor.finding.info_left", infoPath, info.PID), i18n.M("doctor.fixes.info_left"))
 	}
 	if infoErr == nil {
 		checkToken(rt, infoPath)
@@ -125,9 +134,9 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	if rt.client != nil && infoErr == nil {
 		port = info.Port
 		if isClawd(ctx, port) {
-			add("port", OK, fmt.Sprintf("the runtime answers on 127.0.0.1:%d", port), "")
+			add("port", OK, i18n.M("doctor.finding.port_ok", port), none)
 		} else {
-			add("port", Fail, fmt.Sprintf("%s names port %d, but no clawd answers on 127.0.0.1:%d", infoPath, port, port), "restart clawd serve")
+			add("port", Fail, i18n.M("doctor.finding.port_dead", infoPath, port), restart)
 		}
 	}
 	var foreign []string
@@ -141,11 +150,11 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	}
 	switch {
 	case len(foreign) == len(o.Ports):
-		add("ports", Fail, "other programs hold every one of clawd's ports 127.0.0.1:"+strings.Join(foreign, ", "), "stop one of them, or run clawd serve --port N")
+		add("ports", Fail, i18n.M("doctor.finding.ports_all", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_all"))
 	case len(foreign) > 0:
-		add("ports", Warn, "another program holds clawd's port 127.0.0.1:"+strings.Join(foreign, ", ")+": the original app's scripts posting there reach it, not clawd", "stop it if it is a stale clawd-on-desk")
+		add("ports", Warn, i18n.M("doctor.finding.ports_some", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_some"))
 	default:
-		add("ports", OK, "no other program holds clawd's ports "+portRange(o.Ports), "")
+		add("ports", OK, i18n.M("doctor.finding.ports_ok", portRange(o.Ports)), none)
 	}
 	rt.checks = append(rt.checks, linkChecks(links)...)
 	return rt
@@ -157,19 +166,16 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 func linkChecks(links []client.RemoteLink) []Check {
 	var out []Check
 	for _, l := range links {
-		c := Check{ID: "remote." + l.Profile + ".link", Status: OK}
-		switch l.State {
-		case client.LinkUp:
-			c.Finding = fmt.Sprintf("the link to %s (%s) is up: its hooks reach this runtime", l.Profile, l.Kind)
+		id := "remote." + l.Profile + ".link"
+		fix := i18n.Literal("clawd remote test " + l.Profile)
+		switch {
+		case l.State == client.LinkUp:
+			out = append(out, health.New(id, "", OK, i18n.M("doctor.finding.link_up", l.Profile, l.Kind), i18n.Msg{}))
+		case l.Error != "":
+			out = append(out, health.New(id, "", Warn, i18n.M("doctor.finding.link_down_why", l.Profile, l.Kind, l.State, l.Error), fix))
 		default:
-			c.Status = Warn
-			c.Finding = fmt.Sprintf("the link to %s (%s) is %s: its agents' hooks deliver nothing meanwhile", l.Profile, l.Kind, l.State)
-			if l.Error != "" {
-				c.Finding += " (" + l.Error + ")"
-			}
-			c.Fix = "clawd remote test " + l.Profile
+			out = append(out, health.New(id, "", Warn, i18n.M("doctor.finding.link_down", l.Profile, l.Kind, l.State), fix))
 		}
-		out = append(out, c)
 	}
 	return out
 }
@@ -184,11 +190,12 @@ func checkToken(rt *runtimeState, path string) {
 	if err != nil {
 		return
 	}
-	c := Check{ID: "runtime.token", Status: OK, Finding: path + " (with its token) is readable by its owner only"}
+	add := rt.adder()
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		c.Status, c.Finding, c.Fix = Fail, fmt.Sprintf("%s has mode %04o: other users can read the token in it", path, perm), "chmod 600 "+path
+		add("token", Fail, i18n.M("doctor.finding.token_open", path, perm), i18n.Literal("chmod 600 "+path))
+		return
 	}
-	rt.checks = append(rt.checks, c)
+	add("token", OK, i18n.M("doctor.finding.token_ok", path), i18n.Msg{})
 }
 
 // checkRemote checks a machine whose runtime.json is in remote mode (r,
@@ -196,33 +203,31 @@ func checkToken(rt *runtimeState, path string) {
 // the hooks report to a desktop's through the port it names, and a
 // connection test through that port says whether the desktop answers.
 func checkRemote(ctx context.Context, o Options, rt *runtimeState, r client.Remote, rerr error) {
-	add := func(id string, s Status, finding, fix string) {
-		rt.checks = append(rt.checks, Check{ID: "runtime." + id, Status: s, Finding: finding, Fix: fix})
-	}
+	add := rt.adder()
 	infoPath := filepath.Join(o.Home, client.InfoFile)
 	if rerr != nil {
-		add("info", Fail, rerr.Error(), "on the desktop: clawd remote add again for this machine")
+		add("info", Fail, i18n.M("doctor.finding.error", rerr.Error()), i18n.M("doctor.fixes.remote_add"))
 		return
 	}
 	rt.remote = &r
-	onDesktop := "on the desktop: clawd serve running, then clawd remote test " + r.Profile
+	onDesktop := i18n.M("doctor.fixes.on_desktop", r.Profile)
 	nonce := make([]byte, 16)
 	rand.Read(nonce)
 	ans, err := r.Test(ctx, hex.EncodeToString(nonce), o.Version)
 	switch {
 	case errors.Is(err, client.ErrBadProof) || errors.Is(err, client.ErrNotClawd):
-		add("reachable", Fail, fmt.Sprintf("something other than the desktop's clawd of profile %s answers on 127.0.0.1:%d: %v; the hooks send it nothing", r.Profile, r.Port, err), onDesktop)
+		add("reachable", Fail, i18n.M("doctor.finding.remote_not_clawd", r.Profile, r.Port, err), onDesktop)
 	case err != nil:
-		add("reachable", Warn, fmt.Sprintf("the desktop of profile %s does not answer through 127.0.0.1:%d (%v): the agents' hooks here deliver nothing until it does", r.Profile, r.Port, err), onDesktop)
+		add("reachable", Warn, i18n.M("doctor.finding.remote_down", r.Profile, r.Port, err), onDesktop)
 	case ans.Version != "" && ans.Version != o.Version:
 		rt.remoteUp = true
-		add("reachable", Warn, fmt.Sprintf("the desktop's clawd %s answers for profile %s through 127.0.0.1:%d, and this clawd is %s", ans.Version, r.Profile, r.Port, o.Version),
-			"on the desktop: clawd remote add again for this machine (it copies its clawd here)")
+		add("reachable", Warn, i18n.M("doctor.finding.remote_version", ans.Version, r.Profile, r.Port, o.Version),
+			i18n.M("doctor.fixes.remote_copy"))
 	default:
 		rt.remoteUp = true
-		add("reachable", OK, fmt.Sprintf("the desktop's clawd answers for profile %s through 127.0.0.1:%d", r.Profile, r.Port), "")
+		add("reachable", OK, i18n.M("doctor.finding.remote_up", r.Profile, r.Port), i18n.Msg{})
 	}
-	add("info", OK, fmt.Sprintf("%s is in remote mode: this machine's hooks report to the desktop of profile %s through 127.0.0.1:%d", infoPath, r.Profile, r.Port), "")
+	add("info", OK, i18n.M("doctor.finding.remote_mode", infoPath, r.Profile, r.Port), i18n.Msg{})
 	checkToken(rt, infoPath)
 }
 
@@ -296,21 +301,20 @@ func selfRepairCheck(a *agents.Agent, rt *runtimeState, right bool) (Check, bool
 		if in.Agent != a.ID {
 			continue
 		}
-		c := Check{ID: a.ID + ".self_repair", Agent: a.ID, Status: OK}
+		c := func(s Status, finding, fix i18n.Msg) (Check, bool) {
+			return health.New(a.ID+".self_repair", a.ID, s, finding, fix), true
+		}
 		switch {
 		case in.State == client.IntegrationNeedsManualFix && right:
-			c.Finding = "the runtime had stopped repairing clawd's hooks; they are right now, and it takes them up again at its next check"
+			return c(OK, i18n.M("doctor.finding.repair_resumes"), i18n.Msg{})
 		case in.State == client.IntegrationNeedsManualFix:
-			c.Status, c.Finding = Fail, "the runtime stopped repairing clawd's hooks: "+in.Detail
-			c.Fix = "see what rewrites " + in.ConfigPath + ", then clawd doctor --fix --agent " + a.ID + " (the runtime resumes once the hooks are right)"
+			return c(Fail, i18n.M("doctor.finding.repair_stopped", in.Detail), i18n.M("doctor.fixes.repair_stopped", in.ConfigPath, fixCommand(a)))
 		case in.State == client.IntegrationRepaired:
-			c.Finding = fmt.Sprintf("the runtime repaired clawd's hooks %d %s since it started: %s", in.Repairs, plural(in.Repairs, "time", "times"), in.Detail)
+			return c(OK, i18n.MN("doctor.finding.repaired", in.Repairs, in.Detail), i18n.Msg{})
 		case in.State == client.IntegrationOK:
-			c.Finding = "the runtime finds clawd's hooks in " + in.ConfigPath + " in place"
-		default:
-			return Check{}, false
+			return c(OK, i18n.M("doctor.finding.repair_ok", in.ConfigPath), i18n.Msg{})
 		}
-		return c, true
+		return Check{}, false
 	}
 	return Check{}, false
 }

@@ -18,7 +18,7 @@ var colours = map[Status]string{OK: "\x1b[32m", Warn: "\x1b[33m", Fail: "\x1b[31
 // with its status, id and finding and, when something is wrong, its fix;
 // then a summary line. colour colours the statuses (a terminal, without
 // NO_COLOR). Every string is one inert line (text.Line). The findings and
-// fixes are English in every language; ids never change.
+// fixes are in p's language too (Check.Text); ids never change.
 func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
 	width := 0
 	for _, s := range []Status{OK, Skipped, Warn, Fail} {
@@ -38,9 +38,10 @@ func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
 		if colour {
 			status = colours[c.Status] + status + "\x1b[0m"
 		}
-		fmt.Fprintf(w, "  %s %s: %s\n", status, text.Line(c.ID, 0), text.Line(c.Finding, 0))
-		if c.Fix != "" && (c.Status == Fail || c.Status == Warn) {
-			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", width+3), p.T("doctor.fix", text.Line(c.Fix, 0)))
+		finding, fix := c.Text(p)
+		fmt.Fprintf(w, "  %s %s: %s\n", status, text.Line(c.ID, 0), text.Line(finding, 0))
+		if fix != "" && (c.Status == Fail || c.Status == Warn) {
+			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", width+3), p.T("doctor.fix", text.Line(fix, 0)))
 		}
 	}
 	fails, warns := 0, 0

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdhq/clawd/internal/health"
 	"github.com/clawdhq/clawd/internal/i18n"
 )
 
@@ -40,30 +41,51 @@ func TestWriteText(t *testing.T) {
 	}
 }
 
-// TestWriteTextChinese: the report's frame in Simplified Chinese, the
-// statuses aligned in terminal columns; ids, findings and fixes as they
-// are.
+// TestWriteTextChinese: the report in Simplified Chinese, the statuses
+// aligned in terminal columns: its frame, and each check's finding and fix
+// from their messages; ids, paths and commands as they are. A check
+// without messages (read back from JSON) shows its English.
 func TestWriteTextChinese(t *testing.T) {
+	var none i18n.Msg
 	r := Report{Checks: []Check{
-		{ID: "runtime.reachable", Status: OK, Finding: "up"},
-		{ID: "claude.hooks.missing", Agent: "claude", Status: Fail, Finding: "2 missing", Fix: "clawd doctor --fix"},
-		{ID: "desktop.tray", Status: Skipped, Finding: "no desktop"},
-		{ID: "autostart", Status: Warn, Finding: "nothing starts clawd serve at login", Fix: "clawd autostart enable"},
+		health.New("runtime.reachable", "", Warn, i18n.M("doctor.finding.not_running", "/h/.clawd"), i18n.Literal("clawd serve")),
+		health.New("claude.hooks.missing", "claude", Fail,
+			i18n.MN("doctor.finding.missing", 2, "/h/.claude/settings.json", "Stop, Notification", "Claude Code"),
+			i18n.Literal("clawd doctor --fix --agent claude")),
+		health.New("claude.hooks.duplicate", "claude", OK, i18n.M("doctor.finding.once"), none),
+		health.New("claude.config", "claude", Fail, i18n.M("doctor.finding.error", "/h/.claude/settings.json: line 3: invalid character"),
+			i18n.M("doctor.fixes.by_hand", "clawd doctor --fix --agent claude")),
+		health.New("desktop.tray", "", Warn, i18n.M("doctor.finding.tray_none"), i18n.M("doctor.fixes.tray_none")),
+		{ID: "desktop.notifications", Status: Skipped, Finding: "no desktop"},
+		health.New("autostart", "", Warn, i18n.M("doctor.finding.autostart_none"), i18n.Literal("clawd autostart enable")),
 	}}
 	var b bytes.Buffer
 	r.WriteText(&b, false, i18n.For(i18n.Chinese))
 	want := "运行时\n" +
-		"  正常 runtime.reachable: up\n\n" +
+		"  警告 runtime.reachable: clawd serve 没有为 /h/.clawd 运行：在它运行之前，智能体的钩子什么也送不到\n" +
+		"       修复：clawd serve\n\n" +
 		"Claude Code (claude)\n" +
-		"  失败 claude.hooks.missing: 2 missing\n" +
-		"       修复：clawd doctor --fix\n\n" +
+		"  失败 claude.hooks.missing: /h/.claude/settings.json：Stop, Notification 没有 clawd 条目：Claude Code 不会报告它们\n" +
+		"       修复：clawd doctor --fix --agent claude\n" +
+		"  正常 claude.hooks.duplicate: 每个事件只运行一次 clawd\n" +
+		"  失败 claude.config: 出错：/h/.claude/settings.json: line 3: invalid character\n" +
+		"       修复：手动修复该文件（clawd 从不改写它无法读取或解析的文件），然后运行 clawd doctor --fix --agent claude\n\n" +
 		"桌面\n" +
-		"  跳过 desktop.tray: no desktop\n\n" +
+		"  警告 desktop.tray: 会话总线上没有托盘宿主（StatusNotifierWatcher）：有托盘宿主启动后图标才会显示\n" +
+		"       修复：在 GNOME 上，启用 AppIndicator 扩展\n" +
+		"  跳过 desktop.notifications: no desktop\n\n" +
 		"自启动\n" +
-		"  警告 autostart: nothing starts clawd serve at login\n" +
+		"  警告 autostart: 登录时没有任何东西启动 clawd serve：重启后，在 clawd serve 运行之前，每个钩子都会放行而不报告\n" +
 		"       修复：clawd autostart enable\n\n" +
-		"1 项失败，1 项警告：clawd doctor --fix 会修复能修复的部分\n"
+		"2 项失败，3 项警告：clawd doctor --fix 会修复能修复的部分\n"
 	if b.String() != want {
 		t.Errorf("WriteText in Chinese =\n%s\nwant\n%s", b.String(), want)
+	}
+	var en bytes.Buffer
+	r.WriteText(&en, false, i18n.Printer{})
+	for _, c := range r.Checks {
+		if !strings.Contains(en.String(), c.Finding) {
+			t.Errorf("WriteText in English lacks %s's finding %q:\n%s", c.ID, c.Finding, en.String())
+		}
 	}
 }

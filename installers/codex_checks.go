@@ -6,6 +6,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // codexState is what Codex's two files hold, as far as doctor looks.
@@ -65,18 +66,18 @@ func (c *Codex) Checks(opts Options) []health.Check {
 	switch {
 	case hasHooks && !hooksOn:
 		out = append(out, check(a, "feature.disabled", health.Fail,
-			s.files.ConfigPath+" has [features] hooks = false: Codex runs no hooks, clawd's included",
-			"set [features] hooks = true (or remove it) in "+s.files.ConfigPath))
+			i18n.M("installers.codex_hooks_off", s.files.ConfigPath, a.Name),
+			i18n.M("installers.fix_codex_hooks_off", s.files.ConfigPath)))
 	case !hasHooks && hasLegacy && !legacyOn:
 		out = append(out, check(a, "feature.disabled", health.Fail,
-			s.files.ConfigPath+" has [features] codex_hooks = false: Codex runs no hooks, clawd's included",
-			"remove codex_hooks from [features] in "+s.files.ConfigPath+" (hooks are on by default)"))
+			i18n.M("installers.codex_legacy_off", s.files.ConfigPath, a.Name),
+			i18n.M("installers.fix_codex_legacy_off", s.files.ConfigPath)))
 	case hasLegacy:
 		out = append(out, check(a, "feature.disabled", health.Warn,
-			s.files.ConfigPath+" has the deprecated [features] codex_hooks key, which Codex warns about at every start",
-			"rename it to hooks in "+s.files.ConfigPath))
+			i18n.M("installers.codex_legacy", s.files.ConfigPath, a.Name),
+			i18n.M("installers.fix_codex_legacy", s.files.ConfigPath)))
 	default:
-		out = append(out, check(a, "feature.disabled", health.OK, "Codex's hooks feature is on", ""))
+		out = append(out, check(a, "feature.disabled", health.OK, i18n.M("installers.codex_hooks_on", a.Name), i18n.Msg{}))
 	}
 
 	state, _ := trustState(s.config)
@@ -99,20 +100,20 @@ func (c *Codex) Checks(opts Options) []health.Check {
 	case ours == 0:
 	case stale > 0:
 		out = append(out, check(a, "trust.stale", health.Fail,
-			fmt.Sprintf("%d of clawd's %d hooks are not trusted in %s as Codex computes the hashes: Codex skips them without a word", stale, ours, s.files.ConfigPath),
-			"clawd doctor --fix --agent codex"))
+			i18n.M("installers.codex_untrusted", stale, ours, s.files.ConfigPath, a.Name),
+			i18n.Literal("clawd doctor --fix --agent "+a.ID)))
 	default:
-		out = append(out, check(a, "trust.stale", health.OK, fmt.Sprintf("Codex trusts all %d of clawd's hooks", ours), ""))
+		out = append(out, check(a, "trust.stale", health.OK, i18n.M("installers.codex_trusted", a.Name, ours), i18n.Msg{}))
 	}
 
 	if keys := extraRootKeys(s.files.Hooks); len(keys) > 0 {
 		out = append(out, check(a, "hooks.layout", health.Fail,
-			fmt.Sprintf("%s has top-level keys other than hooks and description (%s): Codex refuses the file", s.files.HooksPath, strings.Join(keys, ", ")),
-			"remove them from "+s.files.HooksPath))
+			i18n.M("installers.codex_extra_keys", s.files.HooksPath, strings.Join(keys, ", "), a.Name),
+			i18n.M("installers.fix_codex_extra_keys", s.files.HooksPath)))
 	} else if len(s.json) > 0 && len(s.inline) > 0 {
 		out = append(out, check(a, "hooks.layout", health.Warn,
-			fmt.Sprintf("hooks are set both in %s and inline in %s: Codex loads both and warns at every start", s.files.HooksPath, s.files.ConfigPath),
-			"keep to one form: move the hooks of one file into the other"))
+			i18n.M("installers.codex_both_forms", s.files.HooksPath, s.files.ConfigPath, a.Name),
+			i18n.M("installers.fix_codex_both_forms")))
 	}
 	return out
 }

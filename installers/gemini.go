@@ -1,12 +1,12 @@
 package installers
 
 import (
-	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // Gemini installs clawd's hooks into Gemini CLI's user settings file,
@@ -112,41 +112,42 @@ func (g *Gemini) Checks(opts Options) []health.Check {
 	if err != nil || root == nil || root.kind != kindObject {
 		return nil // Install's dry run reports it
 	}
+	a := agents.Gemini
 	var out []health.Check
-	disabled := check(agents.Gemini, "hooks.disabled", health.OK, "Gemini CLI runs clawd's hooks (hooksConfig allows them)", "")
+	disabled := check(a, "hooks.disabled", health.OK, i18n.M("installers.gemini_hooks_on", a.Name), i18n.Msg{})
 	if hc, _ := root.get("hooksConfig"); hc != nil && hc.kind == kindObject {
 		if en, _ := hc.get("enabled"); en != nil && en.kind == kindBool && !isTrue(data, en) {
-			disabled = check(agents.Gemini, "hooks.disabled", health.Fail,
-				g.Path+` has "hooksConfig": {"enabled": false}: Gemini CLI runs no hooks, clawd's included`,
-				`set hooksConfig.enabled to true (or remove it) in `+g.Path)
+			disabled = check(a, "hooks.disabled", health.Fail,
+				i18n.M("installers.gemini_hooks_off", g.Path, a.Name),
+				i18n.M("installers.fix_gemini_hooks_off", g.Path))
 		}
 		if d, _ := hc.get("disabled"); d != nil && d.kind == kindArray {
 			for _, e := range d.elems {
 				if e.kind == kindString && e.str == geminiHandlerName {
-					disabled = check(agents.Gemini, "hooks.disabled", health.Fail,
-						g.Path+` lists "clawd" in hooksConfig.disabled: Gemini CLI skips clawd's hooks`,
-						`remove "clawd" from hooksConfig.disabled in `+g.Path)
+					disabled = check(a, "hooks.disabled", health.Fail,
+						i18n.M("installers.gemini_clawd_disabled", g.Path, a.Name),
+						i18n.M("installers.fix_gemini_clawd_disabled", g.Path))
 				}
 			}
 		}
 	}
 	out = append(out, disabled)
 
-	trust := check(agents.Gemini, "folder_trust", health.OK, "folder trust is off: Gemini CLI runs hooks in every folder", "")
+	trust := check(a, "folder_trust", health.OK, i18n.M("installers.gemini_trust_off", a.Name), i18n.Msg{})
 	if !folderTrustOff(root, data) {
 		folders := filepath.Join(filepath.Dir(g.Path), "trustedFolders.json")
 		n, err := trustedFolders(folders)
 		switch {
 		case err != nil:
-			trust = check(agents.Gemini, "folder_trust", health.Warn,
-				fmt.Sprintf("folder trust is on and %s cannot be read (%v): Gemini CLI runs no hooks in folders it does not trust", folders, err),
-				"trust the folders you work in when Gemini CLI asks")
+			trust = check(a, "folder_trust", health.Warn,
+				i18n.M("installers.gemini_trust_unreadable", folders, err, a.Name),
+				i18n.M("installers.fix_gemini_trust", a.Name))
 		case n == 0:
-			trust = check(agents.Gemini, "folder_trust", health.Warn,
-				"folder trust is on and no folder is trusted yet: Gemini CLI runs no hooks, clawd's included, in a folder you have not trusted",
-				"trust the folders you work in when Gemini CLI asks")
+			trust = check(a, "folder_trust", health.Warn,
+				i18n.M("installers.gemini_trust_none", a.Name),
+				i18n.M("installers.fix_gemini_trust", a.Name))
 		default:
-			trust.Finding = fmt.Sprintf("folder trust is on: Gemini CLI runs hooks in the %d folder(s) trusted in %s, and in no other", n, folders)
+			trust = check(a, "folder_trust", health.OK, i18n.M("installers.gemini_trust_on", a.Name, n, folders), i18n.Msg{})
 		}
 	}
 	return append(out, trust)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // HooksFile installs clawd's handlers into one JSON settings file of an
@@ -87,8 +88,8 @@ func (f *HooksFile) Checks(opts Options) []health.Check {
 	}
 	if data, err := os.ReadFile(f.Path); err == nil && f.shape.hooksDisabled(data) {
 		return []health.Check{check(a, "hooks.disabled", health.Fail,
-			f.Path+` has "enabled": false beside its hooks: `+a.Name+` runs no hooks, clawd's included`,
-			`set "enabled": true under "hooks" in `+f.Path)}
+			i18n.M("installers.enabled_false", f.Path, a.Name),
+			i18n.M("installers.fix_enabled_false", f.Path))}
 	}
-	return []health.Check{check(a, "hooks.disabled", health.OK, a.Name+` runs hooks (no "enabled": false)`, "")}
+	return []health.Check{check(a, "hooks.disabled", health.OK, i18n.M("installers.enabled_ok", a.Name), i18n.Msg{})}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/health"
+	"github.com/clawdhq/clawd/internal/i18n"
 )
 
 // What doctor asks of an installer besides Install and Uninstall: the
@@ -90,8 +91,8 @@ func codexHooksOf(file string, hs []codexHandler, known Known) []Hook {
 }
 
 // check is a health.Check of agent a.
-func check(a *agents.Agent, id string, s health.Status, finding, fix string) health.Check {
-	return health.Check{ID: a.ID + "." + id, Agent: a.ID, Status: s, Finding: finding, Fix: fix}
+func check(a *agents.Agent, id string, s health.Status, finding, fix i18n.Msg) health.Check {
+	return health.New(a.ID+"."+id, a.ID, s, finding, fix)
 }
 
 // readSettings reads and parses the JSON (jsonc: with comments) settings
@@ -125,9 +126,9 @@ func disableAllHooks(a *agents.Agent, jsonc bool, files ...string) health.Check 
 		}
 		if v, _ := root.get("disableAllHooks"); isTrue(data, v) {
 			return check(a, "hooks.disabled", health.Fail,
-				f+` has "disableAllHooks": true: `+a.Name+` runs no hooks, clawd's included`,
-				`remove "disableAllHooks" from `+f)
+				i18n.M("installers.disable_all_hooks", f, a.Name),
+				i18n.M("installers.fix_disable_all_hooks", f))
 		}
 	}
-	return check(a, "hooks.disabled", health.OK, a.Name+" runs hooks (no disableAllHooks)", "")
+	return check(a, "hooks.disabled", health.OK, i18n.M("installers.runs_hooks", a.Name), i18n.Msg{})
 }

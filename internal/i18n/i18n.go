@@ -8,6 +8,7 @@
 //	p.T("tray.dnd")            // "Do Not Disturb" / "勿扰模式"
 //	p.T("tray.resume", "14:05") // fmt verbs; %[2]s to reorder
 //	p.N("tray.sessions", 3)    // plural forms; the count is the first argument
+//	p.Msg(m)                   // m := i18n.M("key", args...): a message made now, printed later
 //
 // A key is "<section>.<name>" of the catalog files. A message missing
 // from a language falls back to English, and one missing from English

@@ -87,9 +87,9 @@ func TestCatalogs(t *testing.T) {
 	}
 }
 
-// usedKey matches a literal key passed to a Printer (T, N) or to the
-// command line's helpers (e.t, e.n).
-var usedKey = regexp.MustCompile(`\.(?:T|N|t|n)\("([a-z0-9_]+\.[a-z0-9_.]+)"[,)]`)
+// usedKey matches a literal key passed to a Printer (T, N), to a message
+// for later (M, MN) or to the command line's helpers (e.t, e.n).
+var usedKey = regexp.MustCompile(`\.(?:T|N|M|MN|t|n)\("([a-z0-9_]+\.[a-z0-9_.]+)"[,)]`)
 
 // TestKeysInCode checks that every literal key the code passes to a
 // Printer is in the English catalog (and so, by TestCatalogs, in all).
@@ -225,5 +225,24 @@ func TestParseAppleLanguages(t *testing.T) {
 	got := parseAppleLanguages("(\n    \"zh-Hans-CN\",\n    \"en-US\"\n)\n")
 	if want := []string{"zh-Hans-CN", "en-US"}; !slices.Equal(got, want) {
 		t.Errorf("parseAppleLanguages = %q, want %q", got, want)
+	}
+}
+
+// TestMsg: a message made now prints in the language of the Printer that
+// prints it; a literal prints as it is; the zero Msg prints "".
+func TestMsg(t *testing.T) {
+	m := MN("state.juggling_n", 2)
+	if got, want := For(Chinese).Msg(m), For(Chinese).N("state.juggling_n", 2); got != want {
+		t.Errorf("zh.Msg(MN) = %q, want %q", got, want)
+	}
+	var en Printer
+	if got, want := en.Msg(M("tray.asks", "Codex", "which?")), "Codex asks: which?"; got != want || M("tray.asks").Key() != "tray.asks" {
+		t.Errorf("en.Msg(M(tray.asks)) = %q, want %q", got, want)
+	}
+	if got := For(Chinese).Msg(Literal("clawd serve")); got != "clawd serve" || Literal("x").Key() != "" {
+		t.Errorf("zh.Msg(Literal) = %q, want clawd serve, and no key", got)
+	}
+	if got := en.Msg(Msg{}); got != "" || !(Msg{}).IsZero() || !Literal("").IsZero() {
+		t.Errorf("the zero Msg prints %q, want nothing", got)
 	}
 }
