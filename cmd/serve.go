@@ -146,6 +146,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		},
 		Integrations: repairer.Integrations,
 		Remotes:      remotes,
+		Printer:      e.printer(),
 	})
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()

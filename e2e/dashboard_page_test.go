@@ -315,7 +315,7 @@ func TestDashboardDoctorFix(t *testing.T) {
 	w.openDashboard(ctx, tab, srv)
 	card := `document.querySelector('#agent-list li[data-agent="claude"]')`
 	waitPage(t, tab, "Claude Code's checks", `!!(`+card+` && `+card+`.querySelector(".findings li"))`, 30*time.Second)
-	if text := pageEval[string](t, tab, card+`.innerText`); !strings.Contains(text, "error: ") || !strings.Contains(text, "have no clawd entry") {
+	if text := pageEval[string](t, tab, card+`.innerText`); !strings.Contains(text, "fail: ") || !strings.Contains(text, "have no clawd entry") {
 		t.Errorf("Claude Code's card reads %q, want the failed check of its missing entries", text)
 	}
 	pageEval[bool](t, tab, `[...`+card+`.querySelectorAll("button")].find((b) => b.textContent === "Fix").click(); true`)
@@ -325,7 +325,7 @@ func TestDashboardDoctorFix(t *testing.T) {
 		t.Errorf("the diff Fix shows = %q, want the clawd hooks it added", diff)
 	}
 	text := pageEval[string](t, tab, card+`.innerText`)
-	if strings.Contains(text, "error: ") || strings.Contains(text, "\nFix\n") {
+	if strings.Contains(text, "fail: ") || strings.Contains(text, "\nFix\n") {
 		t.Errorf("after Fix Claude Code's card reads %q, want no failed check and no Fix", text)
 	}
 	if r := w.clawd(ctx, "", "doctor", "--agent", "claude"); r.code != 0 {

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"bytes"
+	"encoding/json"
 	"html/template"
 	"io/fs"
 	"mime"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
 )
@@ -181,12 +184,52 @@ func (s *Server) handleDashboardPage(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(s.dashCookie()); err == nil && s.logins.Known(c.Value) {
 		name = "index.html"
 	}
-	serveAsset(w, http.StatusOK, name)
+	s.servePage(w, http.StatusOK, name, nil)
 }
 
-// loginPage hands the login's secret to the page once: login.js puts it
-// into sessionStorage and goes on to the dashboard.
-var loginPage = template.Must(template.ParseFS(dashboard.Assets, "assets/login.html"))
+// pages are the dashboard's HTML files, templates of the page's text in
+// the runtime's language (see pageData): index.html, signin.html and
+// login.html, which hands the login's secret to the page once (login.js
+// puts it into sessionStorage and goes on to the dashboard).
+var pages = template.Must(template.ParseFS(dashboard.Assets, "assets/*.html"))
+
+// pageData is what a page's template reads: the runtime's language (its
+// Lang for <html lang>, T for the text), the messages app.js formats
+// (the dashboard's, the tray tooltip's for the summary line, the ages,
+// the doctor's statuses),
+// as JSON for a <meta> the page reads, since the CSP runs no inline
+// script; and the login's secret for login.html.
+type pageData struct {
+	i18n.Printer
+	Messages string
+	Secret   string
+}
+
+// servePage answers with the page name in the runtime's language; extra
+// fills what only login.html reads.
+func (s *Server) servePage(w http.ResponseWriter, code int, name string, extra func(*pageData)) {
+	b := renderPage(s.cfg.Printer, name, extra)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(b)
+}
+
+// renderPage is the page name in p's language.
+func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
+	d := pageData{Printer: p}
+	if name == "index.html" {
+		b, _ := json.Marshal(p.Sections("dashboard", "tooltip", "age", "doctor.status"))
+		d.Messages = string(b)
+	}
+	if extra != nil {
+		extra(&d)
+	}
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, d); err != nil {
+		panic("dashboard: page " + name + ": " + err.Error()) // the pages and the catalogs are embedded
+	}
+	return buf.Bytes()
+}
 
 // handleDashboardLogin exchanges a login code, once, for a login: its
 // cookie (HttpOnly, so no script reads it; SameSite=Strict, so no other
@@ -195,7 +238,7 @@ func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 	in, err := s.logins.Redeem(r.URL.Query().Get("code"))
 	if err != nil {
 		s.log.Info("dashboard login refused", "err", err)
-		serveAsset(w, http.StatusForbidden, "signin.html")
+		s.servePage(w, http.StatusForbidden, "signin.html", nil)
 		return
 	}
 	s.log.Info("dashboard login")
@@ -206,8 +249,7 @@ func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true,
 		SameSite: http.SameSiteStrictMode,
 	})
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	loginPage.Execute(w, map[string]string{"Secret": in.Secret, "Header": dashboard.SecretHeader})
+	s.servePage(w, http.StatusOK, "login.html", func(d *pageData) { d.Secret = in.Secret })
 }
 
 // handleDashboardAsset serves the page's scripts and style.
@@ -220,7 +262,7 @@ func (s *Server) handleDashboardAsset(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveAsset answers with the embedded file name.
+// serveAsset answers with the embedded file name (a script or the style).
 func serveAsset(w http.ResponseWriter, code int, name string) {
 	b, err := fs.ReadFile(dashboard.Assets, "assets/"+name)
 	if err != nil {

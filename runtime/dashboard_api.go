@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
@@ -146,7 +145,7 @@ func (s *Server) dashboardView() dashView {
 			SessionView: ss,
 			AgentName:   text.Line(present.AgentName(ss.Agent), 0),
 			Icon:        icon,
-			Label:       text.Line(present.StateLabel(i18n.Printer{}, ss), 0),
+			Label:       text.Line(present.StateLabel(s.cfg.Printer, ss), 0),
 			Urgency:     present.Urgency(ss),
 		})
 	}

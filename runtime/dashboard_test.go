@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
@@ -637,8 +640,17 @@ func pageWeight(t testing.TB) (total int, files map[string]int) {
 	}
 	for _, e := range entries {
 		b, _ := dashboard.Assets.ReadFile("assets/" + e.Name())
-		files[e.Name()] = len(b)
-		total += len(b)
+		n := len(b)
+		if strings.HasSuffix(e.Name(), ".html") {
+			// A page as served: its text and messages in the heavier
+			// language.
+			n = 0
+			for _, l := range i18n.Langs() {
+				n = max(n, len(renderPage(i18n.For(l), e.Name(), nil)))
+			}
+		}
+		files[e.Name()] = n
+		total += n
 	}
 	for _, n := range icons.All() {
 		b := icons.PNG(n)
@@ -693,5 +705,63 @@ func TestDashboardGuardRaw(t *testing.T) {
 	}
 	if d.s.DND() {
 		t.Error("a refused request turned do-not-disturb on")
+	}
+}
+
+// TestDashboardLanguage: with the runtime in Simplified Chinese, the
+// pages are Chinese (<html lang>, headings, the sign-in page), the page
+// carries every message app.js names, in Chinese, and the view's state
+// labels are Chinese while its data (states, kinds, ids) stays as it is.
+func TestDashboardLanguage(t *testing.T) {
+	d := startDash(t, false, func(c *Config) { c.Printer = i18n.For(i18n.Chinese) })
+	defer d.stop()
+	if r := d.do(t, "GET", "/", nil, nil); !strings.Contains(r.body, `<html lang="zh-CN">`) || !strings.Contains(r.body, "每个网址只能让一个浏览器登录一次") {
+		t.Errorf("the sign-in page in Chinese reads:\n%s", r.body)
+	}
+	cookie, secret := d.login(t)
+	page := d.do(t, "GET", "/", nil, as(cookie, secret)).body
+	for _, want := range []string{`<html lang="zh-CN">`, `<h2 id="needs-h">等你处理 `, `<h2 id="sessions-h">会话 `, `<option value="">全部</option>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the dashboard in Chinese lacks %s:\n%s", want, page)
+		}
+	}
+	m := regexp.MustCompile(`<meta name="clawd-messages" content="([^"]*)">`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page carries no messages:\n%s", page)
+	}
+	var msgs map[string]i18n.Form
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &msgs); err != nil {
+		t.Fatalf("the page's messages: %v", err)
+	}
+	if got := msgs["dashboard.allow"].Other; got != "允许" {
+		t.Errorf("the page's Allow reads %q, want 允许", got)
+	}
+	// Every key app.js names (as internal/i18n's TestKeysInCode finds
+	// them) is on the page; the run states it names by the engine's
+	// states too.
+	js, _ := dashboard.Assets.ReadFile("assets/app.js")
+	used := regexp.MustCompile(`(?:^|[^\w.$])[tn]\("([a-z0-9_]+\.[a-z0-9_.]+)"[,)]`).FindAllStringSubmatch(string(js), -1)
+	if len(used) < 50 {
+		t.Fatalf("found %d keys in app.js; the pattern no longer matches how it names messages", len(used))
+	}
+	for _, u := range used {
+		if _, ok := msgs[u[1]]; !ok {
+			t.Errorf("app.js uses %q, which the page does not carry", u[1])
+		}
+	}
+	for _, s := range append(slices.Clone(automations.RunStates), automations.BindingActive, automations.BindingNeedsReview, automations.BindingDisabled) {
+		if _, ok := msgs["dashboard.run."+s]; !ok {
+			t.Errorf("the page has no words for the automation state %q (dashboard.run.%s)", s, s)
+		}
+	}
+
+	d.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: "zh1", Cwd: "/w/app", Time: time.Now()})
+	r := d.do(t, "GET", "/ui/api/v1/view", nil, as(cookie, secret))
+	var v dashView
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil || len(v.Sessions) != 1 {
+		t.Fatalf("GET view: %d %s", r.status, r.body)
+	}
+	if s := v.Sessions[0]; s.Label != "思考中" || s.State != "thinking" || s.Agent != "claude" {
+		t.Errorf("the session in the view: label %q, state %q, agent %q; want the label in Chinese (思考中), the data as it is", s.Label, s.State, s.Agent)
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
@@ -121,6 +122,9 @@ type Config struct {
 	// Remotes are the remote links `clawd serve` keeps (see Ingress); nil:
 	// none.
 	Remotes Remotes
+	// Printer is the person's language, the dashboard's (its page text and
+	// the sessions' state labels); the zero Printer is English.
+	Printer i18n.Printer
 }
 
 // Server is the runtime. Create it with New.

@@ -260,3 +260,32 @@ func Keys(l Lang) ([]string, error) {
 	}
 	return keys, nil
 }
+
+// Form is a message as a page's script takes it: Other, and One for the
+// count 1 when the message has plural forms.
+type Form struct {
+	One   string `json:"one,omitempty"`
+	Other string `json:"other"`
+}
+
+// Sections returns the messages of the catalog sections named (their
+// keys "<section>.<name>", subsections included) in p's language, each
+// falling back to English as T does: what the dashboard's script formats
+// itself.
+func (p Printer) Sections(names ...string) map[string]Form {
+	out := map[string]Form{}
+	for _, l := range []Lang{English, p.Lang()} {
+		c, err := catalog(l)
+		if err != nil {
+			continue
+		}
+		for k, m := range c {
+			for _, name := range names {
+				if strings.HasPrefix(k, name+".") {
+					out[k] = Form{One: m.one, Other: m.other}
+				}
+			}
+		}
+	}
+	return out
+}

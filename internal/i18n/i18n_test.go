@@ -91,8 +91,16 @@ func TestCatalogs(t *testing.T) {
 // for later (M, MN) or to the command line's helpers (e.t, e.n).
 var usedKey = regexp.MustCompile(`\.(?:T|N|M|MN|t|n)\("([a-z0-9_]+\.[a-z0-9_.]+)"[,)]`)
 
+// The dashboard's keys: its script calls t("key", ...) and n("key", ...)
+// (app.js's own Printer), its pages' templates {{.T "key"}}.
+var (
+	scriptKey   = regexp.MustCompile(`(?:^|[^\w.$])[tn]\("([a-z0-9_]+\.[a-z0-9_.]+)"[,)]`)
+	templateKey = regexp.MustCompile(`\{\{\s*\.T "([a-z0-9_]+\.[a-z0-9_.]+)"`)
+)
+
 // TestKeysInCode checks that every literal key the code passes to a
-// Printer is in the English catalog (and so, by TestCatalogs, in all).
+// Printer, the dashboard's script and pages included, is in the English
+// catalog (and so, by TestCatalogs, in all).
 func TestKeysInCode(t *testing.T) {
 	en, err := catalog(English)
 	if err != nil {
@@ -100,6 +108,7 @@ func TestKeysInCode(t *testing.T) {
 	}
 	root := filepath.Join("..", "..")
 	n := 0
+	page := map[string]int{} // uses in the dashboard's assets, by extension
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -110,15 +119,31 @@ func TestKeysInCode(t *testing.T) {
 		if d.IsDir() && filepath.Base(path) == "i18n" {
 			return filepath.SkipDir // its own tests use missing keys on purpose
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+		if d.IsDir() {
+			return nil
+		}
+		pattern := usedKey
+		if filepath.Base(filepath.Dir(path)) == "assets" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "dashboard" {
+			switch filepath.Ext(path) {
+			case ".js":
+				pattern = scriptKey
+			case ".html":
+				pattern = templateKey
+			default:
+				return nil
+			}
+		} else if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		for _, m := range usedKey.FindAllStringSubmatch(string(data), -1) {
+		for _, m := range pattern.FindAllStringSubmatch(string(data), -1) {
 			n++
+			if pattern != usedKey {
+				page[filepath.Ext(path)]++
+			}
 			if _, ok := en[m[1]]; !ok {
 				t.Errorf("%s uses the key %q, which catalog/en.toml does not have", path, m[1])
 			}
@@ -130,6 +155,9 @@ func TestKeysInCode(t *testing.T) {
 	}
 	if n < 50 {
 		t.Errorf("found %d uses of keys in the code; the pattern no longer matches how the code calls Printer", n)
+	}
+	if page[".js"] < 50 || page[".html"] < 20 {
+		t.Errorf("found %d uses of keys in the dashboard's script and %d in its pages; the patterns no longer match how they name messages", page[".js"], page[".html"])
 	}
 }
 

@@ -1,12 +1,50 @@
 // app.js is the clawd dashboard: it follows the runtime's stream of views
 // and events and sends the person's answers back. Every request carries
 // the login's secret (kept in this tab's sessionStorage by login.js)
-// besides the cookie; the runtime refuses any without it.
+// besides the cookie; the runtime refuses any without it. Its words are
+// the runtime's language: the page carries the catalogs' messages it uses
+// (see t and n); the data it shows stays as the runtime sends it.
 "use strict";
 
 const secret = sessionStorage.getItem("clawd-secret") || "";
 const $ = (id) => document.getElementById(id);
 const maxEvents = 300;
+
+// messages are the catalogs' messages by key ({one, other}), from the
+// page's <meta name="clawd-messages">: the CSP runs no inline script.
+const messages = (() => {
+  try {
+    return JSON.parse(document.querySelector('meta[name="clawd-messages"]').content);
+  } catch (e) {
+    return {};
+  }
+})();
+
+// format fills a message's Go verbs (%s, %d, %[2]s; %% is %) with args.
+function format(msg, args) {
+  let next = 0;
+  return msg.replace(/%(?:\[(\d+)\])?([sd%])/g, (m, idx, verb) => {
+    if (verb === "%") return "%";
+    const i = idx ? Number(idx) - 1 : next;
+    next = i + 1;
+    return String(args[i]);
+  });
+}
+
+// t is the message of key with args, as i18n.Printer.T; a key the page
+// was not given shows as itself.
+function t(key, ...args) {
+  const m = messages[key];
+  return m ? format(m.other, args) : key;
+}
+
+// n is the message of key for the count (its first argument), as
+// i18n.Printer.N.
+function n(key, count, ...args) {
+  const m = messages[key];
+  if (!m) return key;
+  return format(count === 1 && m.one ? m.one : m.other, [count, ...args]);
+}
 
 // el builds an element: el("li", {class: "x"}, "text", child, ...).
 function el(tag, attrs, ...kids) {
@@ -30,8 +68,8 @@ function signedOut() {
   signedOutShown = true;
   $("main").hidden = true;
   $("signedout").hidden = false;
-  setText($("summary"), "signed out");
-  setText($("conn"), "offline");
+  setText($("summary"), t("dashboard.signed_out_status"));
+  setText($("conn"), t("dashboard.offline"));
   $("conn").classList.remove("live");
 }
 
@@ -51,7 +89,7 @@ async function api(method, path, body) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
   if (!r.ok) {
-    const err = new Error((data && data.error) || "the runtime answered " + r.status);
+    const err = new Error((data && data.error) || t("dashboard.runtime_answered", r.status));
     err.status = r.status;
     throw err;
   }
@@ -93,14 +131,18 @@ function reconcile(list, items, keyOf, make, update) {
 
 let skew = 0; // the runtime's clock minus ours
 
+function seconds(iso) {
+  return Math.max(0, Math.floor((Date.now() + skew - Date.parse(iso)) / 1000));
+}
+
+// age says how long since iso, as the tray does: "now", "5m", "2h".
 function age(iso) {
-  const ms = Date.now() + skew - Date.parse(iso);
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 5) return "now";
-  if (s < 60) return s + "s";
-  if (s < 3600) return Math.floor(s / 60) + "m";
-  if (s < 48 * 3600) return Math.floor(s / 3600) + "h";
-  return Math.floor(s / 86400) + "d";
+  const s = seconds(iso);
+  if (s < 5) return t("age.now");
+  if (s < 60) return t("age.seconds", s);
+  if (s < 3600) return t("age.minutes", Math.floor(s / 60));
+  if (s < 48 * 3600) return t("age.hours", Math.floor(s / 3600));
+  return t("age.days", Math.floor(s / 86400));
 }
 
 function clock(iso) {
@@ -137,23 +179,23 @@ function render(v) {
 }
 
 function renderSummary(v) {
-  const n = {needs: v.permissions.length, working: 0, done: 0, failed: 0, idle: 0};
+  const c = {needs: v.permissions.length, working: 0, done: 0, failed: 0, idle: 0};
   for (const s of v.sessions) {
     if (s.headless && !s.pending) continue;
-    if (s.urgency === 1) n.failed++;
-    else if (s.urgency === 2) n.done++;
-    else if (s.urgency === 3) n.working++;
-    else if (s.urgency === 4) n.idle++;
+    if (s.urgency === 1) c.failed++;
+    else if (s.urgency === 2) c.done++;
+    else if (s.urgency === 3) c.working++;
+    else if (s.urgency === 4) c.idle++;
   }
   const parts = [];
-  if (n.working) parts.push(n.working + " working");
-  if (n.needs) parts.push(n.needs + " need" + (n.needs === 1 ? "s" : "") + " you");
-  if (n.failed) parts.push(n.failed + " failed");
-  if (n.done) parts.push(n.done + " done");
-  if (n.idle) parts.push(n.idle + " idle");
-  let s = parts.join(", ") || "no agents running";
-  if (v.dnd) s += " · do not disturb";
-  else if (v.notifications_paused_until) s += " · notifications paused";
+  if (c.working) parts.push(t("tooltip.working", c.working));
+  if (c.needs) parts.push(t("tooltip.needs_you", c.needs));
+  if (c.failed) parts.push(t("tooltip.failed", c.failed));
+  if (c.done) parts.push(t("tooltip.done", c.done));
+  if (c.idle) parts.push(t("tooltip.idle", c.idle));
+  let s = parts.join(t("tooltip.sep")) || t("tooltip.none");
+  if (v.dnd) s += t("tooltip.dnd");
+  else if (v.notifications_paused_until) s += t("tooltip.paused");
   setText($("summary"), s);
 }
 
@@ -161,10 +203,10 @@ function renderSettings(v) {
   $("dnd").checked = v.dnd;
   const p = $("pause");
   if (v.notifications_paused_until) {
-    setText(p, "Resume notifications (paused until " + new Date(v.notifications_paused_until).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"}) + ")");
+    setText(p, t("dashboard.resume", new Date(v.notifications_paused_until).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"})));
     p.dataset.on = "false";
   } else {
-    setText(p, "Pause notifications for 1 h");
+    setText(p, t("dashboard.pause"));
     p.dataset.on = "true";
   }
 }
@@ -182,7 +224,7 @@ function renderNeeds(v) {
   }
   if (fresh && document.hidden) {
     unseen += fresh;
-    document.title = "(" + unseen + ") " + baseTitle + " — needs you";
+    document.title = t("dashboard.needs_badge", unseen);
     chime();
   }
   reconcile(list, v.permissions, (p) => p.id, makeRequest, updateRequest);
@@ -213,36 +255,36 @@ function chime() {
 
 function makeRequest(p) {
   const li = el("li", {class: "card request"});
-  const what = p.kind === "question" ? "asks" : p.kind === "plan" ? "wants its plan reviewed" : "asks to run";
+  const what = p.kind === "question" ? t("dashboard.asks") : p.kind === "plan" ? t("dashboard.asks_plan") : t("dashboard.asks_run");
   li.append(
     el("div", {class: "who"}, el("strong", {}, p.agent_name), " " + what, el("span", {class: "where"})),
     el("p", {class: "line"}),
     el("ul", {class: "options"}),
   );
-  const details = el("details", {class: "input"}, el("summary", {}, "Full request"), el("pre", {}));
+  const details = el("details", {class: "input"}, el("summary", {}, t("dashboard.full_request")), el("pre", {}));
   details.addEventListener("toggle", () => {
     if (!details.open) return;
     api("GET", "permissions/" + encodeURIComponent(p.id)).then((d) => {
       let input = d.tool_input === undefined ? "" : JSON.stringify(d.tool_input, null, 2);
-      if (d.input_truncated) input += "\n(cut: the input was larger)";
-      details.querySelector("pre").textContent = [d.message, input].filter(Boolean).join("\n\n") || "(nothing more)";
+      if (d.input_truncated) input += "\n" + t("dashboard.input_cut");
+      details.querySelector("pre").textContent = [d.message, input].filter(Boolean).join("\n\n") || t("dashboard.nothing_more");
     }, (e) => { details.querySelector("pre").textContent = e.message; });
   });
   const buttons = el("div", {class: "buttons"});
   const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p, body, ev.currentTarget)}, label);
   if (p.kind === "permission") {
-    buttons.append(button("Allow", {behavior: "allow"}, "allow"), button("Deny", {behavior: "deny"}, "deny"));
-    (p.suggestions || []).forEach((s, i) => buttons.append(button("Always: " + s, {behavior: "allow", suggestion: i + 1})));
+    buttons.append(button(t("dashboard.allow"), {behavior: "allow"}, "allow"), button(t("dashboard.deny"), {behavior: "deny"}, "deny"));
+    (p.suggestions || []).forEach((s, i) => buttons.append(button(t("dashboard.always", s), {behavior: "allow", suggestion: i + 1})));
   } else if (p.kind === "plan") {
-    buttons.append(button("Approve plan", {behavior: "allow"}, "allow"));
+    buttons.append(button(t("dashboard.approve_plan"), {behavior: "allow"}, "allow"));
   }
-  buttons.append(button("Answer in terminal", {behavior: "terminal"}));
+  buttons.append(button(t("dashboard.terminal"), {behavior: "terminal"}));
   li.append(buttons, details);
   return li;
 }
 
 function updateRequest(li, p) {
-  setText(li.querySelector(".where"), [" — " + (place(p.title, p.cwd) || p.session_id), p.headless ? " (headless)" : ""].join(""));
+  setText(li.querySelector(".where"), [" — " + (place(p.title, p.cwd) || p.session_id), p.headless ? t("dashboard.headless") : ""].join(""));
   setText(li.querySelector(".line"), p.kind === "question" ? p.summary : p.line);
   const opts = li.querySelector(".options");
   const want = (p.options || []).join("\n");
@@ -268,7 +310,7 @@ async function decide(p, body, button) {
       if (!(s && s.host)) focusSession(p.agent, p.session_id);
     }
   } catch (e) {
-    toast(e.status === 409 || e.status === 404 ? "Already answered elsewhere: " + e.message : e.message);
+    toast(e.status === 409 || e.status === 404 ? t("dashboard.answered_elsewhere", e.message) : e.message);
     for (const b of card.querySelectorAll("button")) b.disabled = false;
   }
 }
@@ -283,7 +325,7 @@ function renderSessions(v) {
     (!folder || (s.cwd || "").toLowerCase().includes(folder) || (s.project_dir || "").toLowerCase().includes(folder)));
   reconcile($("session-list"), shown, (s) => s.agent + "/" + s.session_id, makeSession, updateSession);
   renderRemotes(v.remotes || []);
-  setText($("sessions-count"), v.sessions.length ? "(" + (shown.length === v.sessions.length ? v.sessions.length : shown.length + " of " + v.sessions.length) + ")" : "");
+  setText($("sessions-count"), v.sessions.length ? "(" + (shown.length === v.sessions.length ? v.sessions.length : t("dashboard.sessions_of", shown.length, v.sessions.length)) + ")" : "");
   $("sessions-empty").hidden = shown.length > 0;
 }
 
@@ -291,19 +333,19 @@ function renderSessions(v) {
 function renderRemotes(links) {
   reconcile($("remote-list"), links, (l) => l.profile, () => el("li", {}), (li, l) => {
     li.className = "link-" + l.state;
-    setText(li, "Remote " + l.label + ": " + l.state + (l.error ? " (" + l.error + ")" : ""));
+    setText(li, l.error ? t("dashboard.remote_error", l.label, l.state, l.error) : t("dashboard.remote", l.label, l.state));
   });
 }
 
 // fillSelect keeps select's options the set of [value, label] pairs
-// given (plus "all"), and its choice.
+// given (plus all), and its choice.
 function fillSelect(select, pairs) {
   const m = new Map(pairs);
   const want = [...m.keys()].sort().join("\n");
   if (select.dataset.opts === want) return;
   select.dataset.opts = want;
   const cur = select.value;
-  select.replaceChildren(el("option", {value: ""}, "all"), ...[...m.keys()].sort().map((k) => el("option", {value: k}, m.get(k))));
+  select.replaceChildren(el("option", {value: ""}, t("dashboard.all")), ...[...m.keys()].sort().map((k) => el("option", {value: k}, m.get(k))));
   select.value = m.has(cur) ? cur : "";
 }
 
@@ -329,10 +371,10 @@ function updateSession(li, s) {
   // A remote machine's session: its terminal is there, nothing to bring
   // to the front here (the runtime refuses it too).
   b.disabled = !!s.host;
-  b.title = s.host ? "Runs on " + s.host : "Bring its terminal to the front";
-  setText(b.querySelector(".agent"), s.agent_name + (s.headless ? " (headless)" : "") + (s.host ? " @" + s.host : ""));
+  b.title = s.host ? t("dashboard.runs_on", s.host) : t("dashboard.bring_front");
+  setText(b.querySelector(".agent"), s.agent_name + (s.headless ? t("dashboard.headless") : "") + (s.host ? " @" + s.host : ""));
   setText(b.querySelector(".title"), place(s.title, s.cwd) || s.session_id);
-  setText(b.querySelector(".state"), s.label + (s.subagents && s.state !== "juggling" ? " · " + s.subagents + " subagent" + (s.subagents === 1 ? "" : "s") : ""));
+  setText(b.querySelector(".state"), s.label + (s.subagents && s.state !== "juggling" ? n("dashboard.subagents", s.subagents) : ""));
   setText(b.querySelector(".folder"), s.cwd || "");
   setText(b.querySelector(".age"), age(s.updated_at));
 }
@@ -395,7 +437,7 @@ function eventRow(r) {
     r.tool_name ? el("span", {class: "tool"}, " " + r.tool_name) : null,
     r.notification_type ? el("span", {}, " " + r.notification_type) : null,
     r.title ? el("span", {class: "title"}, " “" + r.title + "”") : null,
-    r.headless ? el("span", {}, " (headless)") : null);
+    r.headless ? el("span", {}, t("dashboard.headless")) : null);
 }
 
 function refilterEvents() {
@@ -438,12 +480,12 @@ async function loadAutomations() {
   if (key === autoShown) return;
   autoShown = key;
   autoPaused = st.paused;
-  setText($("auto-switch"), st.paused ? "Resume all" : "Pause all");
-  setText($("auto-state"), st.paused ? "Paused: no new runs start." : "On: trusted definitions act.");
+  setText($("auto-switch"), st.paused ? t("dashboard.resume_all") : t("dashboard.pause_all"));
+  setText($("auto-state"), st.paused ? t("dashboard.auto_paused") : t("dashboard.auto_on"));
   $("auto-error").hidden = !st.error;
   setText($("auto-error"), st.error || "");
   $("auto-list").replaceChildren(...st.definitions.map(definitionCard));
-  if (!st.definitions.length) $("auto-list").append(el("li", {class: "empty"}, "No definitions in automations.toml."));
+  if (!st.definitions.length) $("auto-list").append(el("li", {class: "empty"}, t("dashboard.auto_none")));
   $("runs").tBodies[0].replaceChildren(...runs.map(runRow));
 }
 
@@ -451,19 +493,19 @@ function definitionCard(d) {
   const review = d.binding_states.some((b) => b.state === "needs_review");
   const action = d.action.type + (d.action.url ? " " + d.action.url : "") + (d.action.argv ? " " + d.action.argv.join(" ") : "");
   const li = el("li", {class: "card"},
-    el("div", {class: "who"}, el("strong", {}, d.name || d.id), " on ", el("code", {}, d.event), " → ", action),
-    el("ul", {class: "bindings"}, ...d.binding_states.map((b) => el("li", {class: "b-" + b.state}, b.key + ": " + b.state.replace("_", " ")))));
+    el("div", {class: "who"}, el("strong", {}, d.name || d.id), t("dashboard.on_event"), el("code", {}, d.event), " → ", action),
+    el("ul", {class: "bindings"}, ...d.binding_states.map((b) => el("li", {class: "b-" + b.state}, b.key + ": " + runState(b.state)))));
   if (review) {
     const panel = el("div", {class: "review", hidden: !openReviews.has(d.id)},
-      el("p", {}, "What leaves the machine when it acts:"),
+      el("p", {}, t("dashboard.leaves")),
       el("ul", {}, ...d.leaves.map((x) => el("li", {}, el("code", {}, x)))),
-      el("p", {}, "Definition hash ", el("code", {}, d.hash)),
-      el("button", {type: "button", class: "allow", onclick: () => trust(d.id, d.hash)}, "Trust it as it is"));
+      el("p", {}, t("dashboard.def_hash"), el("code", {}, d.hash)),
+      el("button", {type: "button", class: "allow", onclick: () => trust(d.id, d.hash)}, t("dashboard.trust")));
     li.append(el("button", {type: "button", "aria-expanded": String(!panel.hidden), onclick: (ev) => {
       panel.hidden = !panel.hidden;
       ev.currentTarget.setAttribute("aria-expanded", String(!panel.hidden));
       if (panel.hidden) openReviews.delete(d.id); else openReviews.add(d.id);
-    }}, "Review and trust"), panel);
+    }}, t("dashboard.review")), panel);
   }
   return li;
 }
@@ -481,11 +523,17 @@ function runRow(r) {
   const took = r.started_at && r.finished_at ? ((Date.parse(r.finished_at) - Date.parse(r.started_at)) / 1000).toFixed(2) + " s" : "";
   const act = el("td", {});
   const change = (what) => api("POST", "automations/runs/" + encodeURIComponent(r.id) + "/" + what, {}).catch((e) => toast(e.message)).then(loadAutomations);
-  if (["failed", "cancelled", "outcome_unknown", "blocked", "skipped"].includes(r.state)) act.append(el("button", {type: "button", onclick: () => change("retry")}, "Retry"));
-  if (r.state === "queued") act.append(el("button", {type: "button", onclick: () => change("cancel")}, "Cancel"));
+  if (["failed", "cancelled", "outcome_unknown", "blocked", "skipped"].includes(r.state)) act.append(el("button", {type: "button", onclick: () => change("retry")}, t("dashboard.retry")));
+  if (r.state === "queued") act.append(el("button", {type: "button", onclick: () => change("cancel")}, t("dashboard.cancel")));
   return el("tr", {class: "r-" + r.state},
-    el("td", {}, r.automation_id + (r.test ? " (test)" : "")), el("td", {}, r.event_name), el("td", {}, r.state.replace("_", " ")),
+    el("td", {}, r.automation_id + (r.test ? t("dashboard.test_run") : "")), el("td", {}, r.event_name), el("td", {}, runState(r.state)),
     el("td", {}, [r.error_code, r.error_message].filter(Boolean).join(": ")), el("td", {}, took), el("td", {}, clock(r.created_at)), act);
+}
+
+// runState names a run's or a binding's state in words; a state the
+// catalogs do not know shows as the engine writes it.
+function runState(s) {
+  return messages["dashboard.run." + s] ? t("dashboard.run." + s) : s;
 }
 
 $("auto-switch").addEventListener("click", () => {
@@ -513,9 +561,9 @@ function resumeCommand(h) {
 async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);
-    toast("Copied: " + text);
+    toast(t("dashboard.copied", text));
   } catch (e) {
-    toast("Copy it from the page: " + text);
+    toast(t("dashboard.copy_by_hand", text));
   }
 }
 
@@ -537,26 +585,25 @@ async function loadHistory() {
 
 function historyCard(h) {
   const cmd = resumeCommand(h);
-  const state = h.live ? "running now" : h.ended ? "ended" : "went stale";
+  const state = h.live ? t("dashboard.live_now") : h.ended ? t("dashboard.ended") : t("dashboard.stale");
   const li = el("li", {class: "card", "data-session": h.agent + ":" + h.session_id},
     el("div", {class: "who"}, el("strong", {}, h.title || h.session_id), " ",
-      el("span", {class: "muted"}, h.agent + (h.host ? " @" + h.host : "") + (h.headless ? " (headless)" : ""))),
+      el("span", {class: "muted"}, h.agent + (h.host ? " @" + h.host : "") + (h.headless ? t("dashboard.headless") : ""))),
     el("p", {class: "where"}, (h.host ? h.host + ":" : "") + h.cwd + " · " + state + " " + ago(h.last_active) + " · " +
-      h.turns + (h.turns === 1 ? " turn" : " turns")));
+      n("dashboard.turns", h.turns)));
   if (cmd) {
     li.append(el("div", {class: "buttons"},
-      el("button", {type: "button", class: "copy", "data-command": cmd, onclick: () => copyText(cmd)}, "Copy resume command"),
-      el("code", {class: "resume"}, (h.host ? "on " + h.host + ": " : "") + cmd)));
+      el("button", {type: "button", class: "copy", "data-command": cmd, onclick: () => copyText(cmd)}, t("dashboard.copy_resume")),
+      el("code", {class: "resume"}, (h.host ? t("dashboard.on_host", h.host) : "") + cmd)));
   } else {
-    li.append(el("p", {class: "muted"}, "clawd knows no way to resume a session of " + h.agent + " by its id."));
+    li.append(el("p", {class: "muted"}, t("dashboard.no_resume", h.agent)));
   }
   return li;
 }
 
 // ago says how long ago iso was: "just now", "5m ago".
 function ago(iso) {
-  const a = age(iso);
-  return a === "now" ? "just now" : a + " ago";
+  return seconds(iso) < 5 ? t("dashboard.just_now") : t("dashboard.ago", age(iso));
 }
 
 // dur says a number of seconds as 2h05m, 4m10s or 12s.
@@ -594,20 +641,18 @@ async function loadRecap() {
   const key = JSON.stringify(r);
   if (key === recapShown) return;
   recapShown = key;
-  setText($("recap-coverage"), "clawd was running to see " + pct(r.covered_seconds, r.seconds) + " of these days (" +
-    dur(r.covered_seconds) + " of " + dur(r.seconds) + ", " + r.zone + "); of the rest it knows nothing.");
+  setText($("recap-coverage"), t("dashboard.coverage", pct(r.covered_seconds, r.seconds), dur(r.covered_seconds), dur(r.seconds), r.zone));
   const most = (list) => Math.max(0, ...list.map((x) => x.busy_seconds));
   const days = most(r.days);
   $("recap-days").replaceChildren(...r.days.map((d) => barRow(d.day, d.busy_seconds, days,
-    dur(d.busy_seconds) + " busy, " + d.sessions + " sessions, " + d.turns + " turns, " + d.tool_calls + " tool calls, waited " +
-    dur(d.waiting_seconds) + ", " + d.failed_turns + " failed · seen " + (d.covered_seconds ? pct(d.covered_seconds, d.seconds) : "0%: clawd was not running"))));
+    t("dashboard.day_detail", dur(d.busy_seconds), d.sessions, d.turns, d.tool_calls, dur(d.waiting_seconds), d.failed_turns,
+      d.covered_seconds ? pct(d.covered_seconds, d.seconds) : t("dashboard.not_running")))));
   const agents = most(r.agents);
   $("recap-agents").replaceChildren(...r.agents.map((a) => barRow(a.agent, a.busy_seconds, agents,
-    dur(a.busy_seconds) + " busy, " + a.turns + " turns, waited for you " + dur(a.waiting_seconds) + " (" +
-    a.permission_requests + " requests, " + a.questions + " questions), " + a.failed_turns + " failed")));
+    t("dashboard.agent_detail", dur(a.busy_seconds), a.turns, dur(a.waiting_seconds), a.permission_requests, a.questions, a.failed_turns))));
   const folders = most(r.folders);
   $("recap-folders").replaceChildren(...r.folders.map((f) => barRow(f.name || f.folder.slice(0, 12), f.busy_seconds, folders,
-    dur(f.busy_seconds) + " busy, " + f.turns + " turns")));
+    t("dashboard.folder_detail", dur(f.busy_seconds), f.turns))));
   $("recap-empty").hidden = r.agents.length > 0;
 }
 
@@ -635,27 +680,38 @@ async function loadAgents() {
   $("agent-list").replaceChildren(...list.map((a) => agentCard(a, byID.get(a.id))));
 }
 
+// level names a doctor finding's level as clawd doctor prints it.
+function level(l) {
+  switch (l) {
+    case "ok": return t("doctor.status.ok");
+    case "skipped": return t("doctor.status.skipped");
+    case "warn": return t("doctor.status.warn");
+    case "error": return t("doctor.status.fail");
+  }
+  return l;
+}
+
 function agentCard(a, d) {
   const li = el("li", {class: "card", "data-agent": a.id},
     el("div", {class: "who"}, el("strong", {}, a.name), " ", el("span", {class: a.installed ? "ok" : "muted"},
-      a.detected ? (a.installed ? "hooks installed" : "found, hooks not installed") : "not found here")),
-    el("p", {}, [a.version ? "version " + a.version : "", a.config_path].filter(Boolean).join(" · ")),
+      a.detected ? (a.installed ? t("dashboard.hooks_installed") : t("dashboard.hooks_missing")) : t("dashboard.not_found"))),
+    el("p", {}, [a.version ? t("dashboard.version", a.version) : "", a.config_path].filter(Boolean).join(" · ")),
     el("ul", {class: "notes"}, ...(a.notes || []).map((n) => el("li", {}, n))));
   if (d) {
-    li.append(el("ul", {class: "findings"}, ...(d.findings || []).map((f) => el("li", {class: "f-" + f.level}, f.level + ": " + f.message))));
+    li.append(el("ul", {class: "findings"}, ...(d.findings || []).map((f) => el("li", {class: "f-" + f.level}, level(f.level) + ": " + f.message))));
     if (d.fixable) {
       li.append(el("button", {type: "button", onclick: async (ev) => {
         const b = ev.currentTarget;
         b.disabled = true;
         try {
           const fix = await api("POST", "doctor/" + encodeURIComponent(a.id) + "/fix", {});
-          fixDiffs.set(a.id, fix.changed ? fix.diff || "Fixed." : "Nothing to change.");
+          fixDiffs.set(a.id, fix.changed ? fix.diff || t("dashboard.fixed") : t("dashboard.nothing_to_fix"));
           await loadAgents(); // the checks again, with the diff
         } catch (e) {
           toast(e.message);
           b.disabled = false;
         }
-      }}, "Fix"));
+      }}, t("dashboard.fix")));
     }
   }
   if (fixDiffs.has(a.id)) li.append(el("pre", {class: "diff"}, fixDiffs.get(a.id)));
@@ -677,7 +733,7 @@ for (const id of ["e-agent", "e-kind", "e-session"]) $(id).addEventListener("inp
 // ---- the stream
 
 function setConn(live) {
-  setText($("conn"), live ? "live" : "offline");
+  setText($("conn"), live ? t("dashboard.live") : t("dashboard.offline"));
   $("conn").classList.toggle("live", live);
 }
 
