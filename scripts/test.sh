@@ -5,8 +5,9 @@
 #
 # It installs the agent CLIs the end-to-end tests drive (scripts/install-agents.sh)
 # and the tools of the release and desktop tests (scripts/install-tools.sh:
-# goreleaser, systemd-analyze, desktop-file-validate, bash-completion), cached
-# outside the repo and quick once installed, then checks formatting, vets, and
+# goreleaser, systemd-analyze, desktop-file-validate, bash-completion, plistutil,
+# rpm, qemu-user-static, Wine and mingw-w64), cached outside the repo or from
+# apt, quick once installed, then checks formatting, vets, and
 # runs every test with the race detector (release/ runs a goreleaser snapshot
 # build meanwhile, in parallel with the other packages).
 set -euo pipefail
