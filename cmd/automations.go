@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -189,6 +188,21 @@ func definitionState(d automations.DefinitionView) string {
 	return "disabled"
 }
 
+// connectDefinition connects to the runtime and finds automation id in
+// its state.
+func connectDefinition(ctx context.Context, e *env, id string) (*client.Client, automations.DefinitionView, error) {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return nil, automations.DefinitionView{}, err
+	}
+	st, err := automationsState(ctx, c)
+	if err != nil {
+		return nil, automations.DefinitionView{}, err
+	}
+	d, err := findDefinition(st, id)
+	return c, d, err
+}
+
 func findDefinition(st runtime.AutomationsState, id string) (automations.DefinitionView, error) {
 	if st.Error != "" {
 		return automations.DefinitionView{}, exitCode(1, fmt.Errorf("automations.toml has problems:\n%s", st.Error))
@@ -202,15 +216,7 @@ func findDefinition(st runtime.AutomationsState, id string) (automations.Definit
 }
 
 func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) error {
-	c, err := connect(ctx, e)
-	if err != nil {
-		return err
-	}
-	st, err := automationsState(ctx, c)
-	if err != nil {
-		return err
-	}
-	d, err := findDefinition(st, id)
+	_, d, err := connectDefinition(ctx, e, id)
 	if err != nil {
 		return err
 	}
@@ -360,23 +366,13 @@ func editInEditor(ctx context.Context, e *env, cur []byte) ([]byte, error) {
 }
 
 func runAutomationsTrust(ctx context.Context, e *env, id string, yes bool) error {
-	c, err := connect(ctx, e)
-	if err != nil {
-		return err
-	}
-	st, err := automationsState(ctx, c)
-	if err != nil {
-		return err
-	}
-	d, err := findDefinition(st, id)
+	c, d, err := connectDefinition(ctx, e, id)
 	if err != nil {
 		return err
 	}
 	describeDefinition(e.stdout, d)
 	if !yes {
-		fmt.Fprintf(e.stdout, "Trust %s to do this on every event it matches? [y/N] ", id)
-		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if !e.confirm(fmt.Sprintf("Trust %s to do this on every event it matches? [y/N] ", id)) {
 			return exitCode(1, errors.New("not trusted"))
 		}
 	}
@@ -523,23 +519,13 @@ func runAutomationsTest(ctx context.Context, e *env, id, file string, yes bool) 
 	if err != nil {
 		return exitCode(1, err)
 	}
-	c, err := connect(ctx, e)
-	if err != nil {
-		return err
-	}
-	st, err := automationsState(ctx, c)
-	if err != nil {
-		return err
-	}
-	d, err := findDefinition(st, id)
+	c, d, err := connectDefinition(ctx, e, id)
 	if err != nil {
 		return err
 	}
 	if !yes {
 		describeDefinition(e.stdout, d)
-		fmt.Fprintf(e.stdout, "A test run does this for real, once, without asking for trust. Go on? [y/N] ")
-		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if !e.confirm("A test run does this for real, once, without asking for trust. Go on? [y/N] ") {
 			return exitCode(1, errors.New("no test run"))
 		}
 	}

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -114,15 +113,7 @@ func runPurge(ctx context.Context, e *env, o *uninstallOptions, names []string) 
 	}
 	if !o.yes {
 		fmt.Fprint(e.stdout, purgePlan(e, st, home))
-		fmt.Fprint(e.stdout, e.t("purge.confirm"))
-		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
-		if f, ok := e.stdin.(*os.File); !ok || !isTerminal(f) {
-			// The answer came from a pipe or a file, without an echo.
-			fmt.Fprintln(e.stdout)
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes", "是":
-		default:
+		if !e.confirm(e.t("purge.confirm")) {
 			return exitCode(1, errors.New(e.t("purge.not_confirmed")))
 		}
 	}
