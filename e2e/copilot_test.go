@@ -381,12 +381,8 @@ func TestCopilotPromptPermissions(t *testing.T) {
 	)
 	w := newCopilotWorld(t)
 	w.startCopilotAPI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{
-		{Match: allowMarker, Steps: []fakeopenai.Step{
-			fakeopenai.Tool("bash", map[string]any{"command": allowCmd, "description": "create a file"}),
-			fakeopenai.Text(allowDone)}},
-		{Match: denyMarker, Steps: []fakeopenai.Step{
-			fakeopenai.Tool("bash", map[string]any{"command": denyCmd, "description": "create a file"}),
-			fakeopenai.Text(denyDone)}},
+		shellTurn("bash", allowMarker, allowCmd, allowDone),
+		shellTurn("bash", denyMarker, denyCmd, denyDone),
 	}})
 	// copilot -p is headless, whose requests clawd leaves to the agent by
 	// default.

@@ -481,11 +481,7 @@ func TestOpencodeTUIPermissions(t *testing.T) {
 		message     = "not this one"
 		title       = "Write the files"
 	)
-	shell := func(marker, cmd, done string) fakeopenai.Conversation {
-		return fakeopenai.Conversation{Match: marker, Steps: []fakeopenai.Step{
-			fakeopenai.Tool("bash", map[string]any{"command": cmd, "description": "write a file"}),
-			fakeopenai.Text(done)}}
-	}
+	shell := func(marker, cmd, done string) fakeopenai.Conversation { return shellTurn("bash", marker, cmd, done) }
 	w := newOpencodeWorld(t)
 	w.startOpencodeAPI(fakeopenai.Script{Title: title, Conversations: []fakeopenai.Conversation{
 		shell(allowMarker, allowCmd, allowDone), shell(denyMarker, denyCmd, denyDone),

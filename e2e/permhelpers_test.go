@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/fakeopenai"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -214,4 +215,13 @@ func dumpChanges(chs []permChange) string {
 		parts[i] = c.String()
 	}
 	return fmt.Sprint(parts)
+}
+
+// shellTurn is a conversation of the fake model API: a prompt with marker
+// gets a call of the agent's shell tool (named tool) running command, and
+// after its result the model says done.
+func shellTurn(tool, marker, command, done string) fakeopenai.Conversation {
+	return fakeopenai.Conversation{Match: marker, Steps: []fakeopenai.Step{
+		fakeopenai.Tool(tool, map[string]any{"command": command, "description": "write a file"}),
+		fakeopenai.Text(done)}}
 }

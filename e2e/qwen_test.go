@@ -503,12 +503,8 @@ func TestQwenTUIPermissions(t *testing.T) {
 	)
 	w := newQwenWorld(t)
 	w.startQwenAPI(fakeopenai.Script{Conversations: []fakeopenai.Conversation{
-		{Match: allowMarker, Steps: []fakeopenai.Step{
-			fakeopenai.Tool("run_shell_command", map[string]any{"command": allowCmd, "description": "create a file"}),
-			fakeopenai.Text(allowDone)}},
-		{Match: denyMarker, Steps: []fakeopenai.Step{
-			fakeopenai.Tool("run_shell_command", map[string]any{"command": denyCmd, "description": "create a file"}),
-			fakeopenai.Text(denyDone)}},
+		shellTurn("run_shell_command", allowMarker, allowCmd, allowDone),
+		shellTurn("run_shell_command", denyMarker, denyCmd, denyDone),
 	}})
 	serve := w.startServe()
 	stream := w.followPermissions(ctx, serve)
