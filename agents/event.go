@@ -10,7 +10,7 @@ import (
 
 // Kind is the normalized name of something that happened in an agent
 // session. Every agent's hook events map onto this one vocabulary, so the
-// state machine, the event stream and later automations never need to know
+// state machine, the event stream and the automations never need to know
 // which agent spoke.
 type Kind string
 
