@@ -69,15 +69,7 @@ var Qoder = &Agent{
 	},
 	NoDecision: emptyObject,
 	Render:     stateOnlyRender(emptyObject),
-	TitleFile:  &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: qoderTitleRecords.line},
-}
-
-// qoderTitleRecords: Qoder appends {"type":"custom-title","customTitle":
-// ...,"sessionId":...} when the person renames a session and
-// {"type":"ai-title","aiTitle":...} when it names the session itself.
-var qoderTitleRecords = titleRecords{
-	"custom-title": {"customTitle", true},
-	"ai-title":     {"aiTitle", false},
+	TitleFile:  &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: sessionTitleRecords.line},
 }
 
 const qoderID = "qoder"

@@ -98,6 +98,9 @@ type Agent struct {
 	// besides its hooks (Claude Code's transcript); nil when its hooks and
 	// monitors say all there is.
 	TitleFile *TitleFile
+	// TitleDB is a database of the agent's own that names its sessions
+	// (WorkBuddy's); nil when it keeps none.
+	TitleDB *TitleDB
 }
 
 // TitleFile is a file of the agent's own, appended to line by line, that
@@ -122,6 +125,40 @@ type TitleFile struct {
 	// Line says of a line.
 	Whole func(data []byte, sessionID string) (title string, named, ok bool)
 }
+
+// TitleDB is a SQLite database of the agent's own that names its
+// sessions, and may say that one is gone (archived or deleted in the
+// agent) when no hook will. The runtime opens it read-only, never creates
+// it, and asks it whenever it would look at the session's TitleFile, and
+// first: what the database names wins over the file, which stands in for
+// it when it says nothing (no database, a schema it does not know, a
+// lock). A session it says is gone leaves clawd as if it had ended.
+type TitleDB struct {
+	// Files returns the databases that may hold the session e is about,
+	// the likeliest first; getenv is the runtime's environment.
+	Files func(e *Event, getenv Env) []TitleDBFile
+	// Queries select one session's row by its id (the one parameter);
+	// the first the database's schema accepts is used. The columns are
+	// the title a person gave and the one the agent gave (NULL for none,
+	// and for one longer than MaxTitleDBBytes), the session's folder
+	// (NULL when unknown: a row of another folder is another session),
+	// and 1 when the session is gone, 0 when it is not, NULL when the
+	// database cannot tell.
+	Queries []string
+}
+
+// TitleDBFile is one database a TitleDB may find a session in.
+type TitleDBFile struct {
+	Path string
+	// Owner is set when the database is known to be the session's own
+	// (it holds its transcript): only then may it say the session is
+	// gone, never from another install's copy.
+	Owner bool
+}
+
+// MaxTitleDBBytes bounds a title a TitleDB's query may return: its
+// queries read a longer one as none, so it never reaches memory.
+const MaxTitleDBBytes = 4 << 10
 
 // MaxTitleFileLine bounds the lines a TitleFile's Line is given: longer
 // ones (a transcript's messages) never carry a title and are skipped.

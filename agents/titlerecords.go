@@ -41,3 +41,12 @@ func (recs titleRecords) line(line []byte, sessionID string) (string, bool, bool
 	}
 	return t.String(), rec.named, true
 }
+
+// sessionTitleRecords are the title records of Qoder's and WorkBuddy's
+// transcripts: {"type":"custom-title","customTitle":...,"sessionId":...}
+// when the person renames a session, {"type":"ai-title","aiTitle":...}
+// when the agent names it itself.
+var sessionTitleRecords = titleRecords{
+	"custom-title": {"customTitle", true},
+	"ai-title":     {"aiTitle", false},
+}

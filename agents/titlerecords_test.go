@@ -2,9 +2,10 @@ package agents
 
 import "testing"
 
-// TestQoderTitleLine: Qoder's rename and generated name are read from its
-// transcript as Claude Code's are, and nothing else there names it.
-func TestQoderTitleLine(t *testing.T) {
+// TestSessionTitleLine: Qoder's and WorkBuddy's renames and generated
+// names are read from their transcripts as Claude Code's are, and nothing
+// else there names a session.
+func TestSessionTitleLine(t *testing.T) {
 	const sid = "9a0de000-0000-4000-8000-00000000q0d1"
 	tests := []struct {
 		line         string
@@ -21,10 +22,12 @@ func TestQoderTitleLine(t *testing.T) {
 		{`{"type":"user","message":{"role":"user","content":"{\"type\":\"custom-title\",\"customTitle\":\"x\"}"}}`, "", false, false},
 		{`{"type":"custom-title","customTitle":"cut`, "", false, false},
 	}
-	for _, tt := range tests {
-		title, named, found := Qoder.TitleFile.Line([]byte(tt.line), sid)
-		if title != tt.title || named != tt.named || found != tt.found {
-			t.Errorf("TitleFile.Line(%s) = %q, %v, %v; want %q, %v, %v", tt.line, title, named, found, tt.title, tt.named, tt.found)
+	for _, a := range []*Agent{Qoder, WorkBuddy} {
+		for _, tt := range tests {
+			title, named, found := a.TitleFile.Line([]byte(tt.line), sid)
+			if title != tt.title || named != tt.named || found != tt.found {
+				t.Errorf("%s: TitleFile.Line(%s) = %q, %v, %v; want %q, %v, %v", a.ID, tt.line, title, named, found, tt.title, tt.named, tt.found)
+			}
 		}
 	}
 }

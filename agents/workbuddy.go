@@ -2,6 +2,9 @@ package agents
 
 import (
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,6 +27,14 @@ import (
 //
 // WorkBuddy settles permissions in its own sandbox and window, so clawd
 // registers no blocking event: state and notifications only.
+//
+// WorkBuddy keeps its sessions in workbuddy.db, a SQLite file in its home
+// ($WORKBUDDY_CONFIG_DIR, ~/.workbuddy-ai, or the older ~/.workbuddy): a
+// sessions table with the person's custom_title, its own title, the
+// session's cwd, and its status ("archived") and deleted_at. The runtime
+// reads a session's row there (TitleDB) and falls back to the transcript
+// the hooks name, which holds Qoder's title records (TitleFile). Only the
+// database can say that the person archived or deleted a session.
 var WorkBuddy = &Agent{
 	ID:       workBuddyID,
 	Name:     "WorkBuddy",
@@ -33,6 +44,7 @@ var WorkBuddy = &Agent{
 	Notes: []string{
 		"tested from WorkBuddy's documented hook format (Claude Code's): there is no WorkBuddy CLI to run here",
 		"WorkBuddy settles permissions in its own window: clawd shows the session waiting and answers nothing",
+		"a session is named by its first prompt, then by the name WorkBuddy gives it (yours or its own), read from its workbuddy.db or its transcript; one you archive or delete there leaves clawd",
 	},
 	Settings: "settings.json in $WORKBUDDY_CONFIG_DIR or ~/.workbuddy-ai",
 	ConfigDir: func(getenv Env) (string, error) {
@@ -62,6 +74,70 @@ var WorkBuddy = &Agent{
 	},
 	NoDecision: emptyObject,
 	Render:     stateOnlyRender(emptyObject),
+	TitleFile:  &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: sessionTitleRecords.line},
+	TitleDB: &TitleDB{
+		Files: workBuddyDatabases,
+		Queries: []string{
+			`SELECT ` + boundedTitle("custom_title") + `, ` + boundedTitle("title") + `, cwd,
+			 coalesce(status, '') = 'archived' OR deleted_at IS NOT NULL
+			 FROM sessions WHERE id = ?`,
+			// Before WorkBuddy had a status column it could not say a
+			// session was archived, and a deleted one names nothing.
+			`SELECT ` + boundedTitle("custom_title") + `, ` + boundedTitle("title") + `, cwd, NULL
+			 FROM sessions WHERE id = ? AND deleted_at IS NULL`,
+		},
+	},
+}
+
+// boundedTitle selects a text column as a title: NULL when it is longer
+// than MaxTitleDBBytes.
+func boundedTitle(col string) string {
+	return `CASE WHEN length(CAST(` + col + ` AS BLOB)) <= ` + strconv.Itoa(MaxTitleDBBytes) + ` THEN ` + col + ` END`
+}
+
+// workBuddyDatabases are the workbuddy.db files of WorkBuddy's homes. The
+// home whose projects folder holds the session's transcript owns it and
+// comes first; a transcript under a home clawd does not know of (WorkBuddy
+// run with its own WORKBUDDY_CONFIG_DIR) names that home.
+func workBuddyDatabases(e *Event, getenv Env) []TitleDBFile {
+	var homes []string
+	if d := getenv("WORKBUDDY_CONFIG_DIR"); filepath.IsAbs(d) {
+		homes = append(homes, filepath.Clean(d))
+	}
+	if h := UserHome(getenv); h != "" {
+		homes = append(homes, filepath.Join(h, ".workbuddy-ai"), filepath.Join(h, ".workbuddy"))
+	}
+	owner := transcriptHome(e.Transcript)
+	var files []TitleDBFile
+	if owner != "" {
+		files = append(files, TitleDBFile{Path: filepath.Join(owner, "workbuddy.db"), Owner: true})
+	}
+	for _, h := range slices.Compact(homes) {
+		if h != owner {
+			files = append(files, TitleDBFile{Path: filepath.Join(h, "workbuddy.db")})
+		}
+	}
+	return files
+}
+
+// transcriptHome is the WorkBuddy home a transcript lies in: the folder
+// above the nearest "projects" folder among its parents; "" for none.
+func transcriptHome(transcript string) string {
+	if !filepath.IsAbs(transcript) {
+		return ""
+	}
+	dir := filepath.Dir(filepath.Clean(transcript))
+	for range 8 {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		if strings.EqualFold(filepath.Base(dir), "projects") {
+			return parent
+		}
+		dir = parent
+	}
+	return ""
 }
 
 const workBuddyID = "workbuddy"

@@ -127,6 +127,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		Version:             Version(),
 		Logger:              log,
 		Now:                 e.now,
+		Getenv:              e.getenv,
 		PermissionTimeout:   cfg.Permissions.Timeout,
 		HeadlessPolicy:      string(cfg.Permissions.Headless),
 		PermissionsDisabled: disabled,

@@ -29,12 +29,16 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // serve` does (Run: the store opened once the home is locked) and
 // returns it with a client on its socket and the function that stops it
 // (waiting for it to write the last of its journal).
-func runWithHistory(t *testing.T, home string) (*Server, *client.Client, func()) {
+func runWithHistory(t *testing.T, home string, mods ...func(*Config)) (*Server, *client.Client, func()) {
 	t.Helper()
-	s := New(Config{Home: home, Version: "test", Alive: func(int) bool { return true },
+	cfg := Config{Home: home, Version: "test", Alive: func(int) bool { return true },
 		OpenHistory: func(ctx context.Context) (*history.Store, error) {
 			return history.Open(ctx, history.Options{Home: home})
-		}})
+		}}
+	for _, mod := range mods {
+		mod(&cfg)
+	}
+	s := New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan client.Info, 1)
 	done := make(chan error, 1)

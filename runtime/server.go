@@ -42,6 +42,9 @@ type Config struct {
 	// replace them.
 	Now   func() time.Time
 	Alive func(pid int) bool
+	// Getenv is the runtime's environment, where the agents' own files
+	// are found from (default os.Getenv).
+	Getenv agents.Env
 	// Machine tunes the state machine.
 	Machine statemachine.Options
 	// LivenessEvery is how often agent processes are checked (default 10 s).
@@ -201,6 +204,9 @@ func New(cfg Config) *Server {
 	if cfg.After == nil {
 		cfg.After = time.After
 	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
 	feeds := newFeedHub()
 	s := &Server{
 		cfg:    cfg,
@@ -213,7 +219,7 @@ func New(cfg Config) *Server {
 
 		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
-		titles:  newTitleFiles(),
+		titles:  newTitleFiles(cfg.Getenv),
 		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
 	if cfg.Automations != nil {
@@ -456,7 +462,7 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 		defer wg.Done()
 		s.runClock(clockCtx)
 	}()
-	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile) })
+	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile, s.retireSession) })
 	wg.Go(func() { s.runJournal(clockCtx) })
 
 	errc := make(chan error, len(all))
@@ -554,6 +560,11 @@ func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord,
 // ingestWith is ingest for a hook's event with the turn's final answer
 // (taken off the event by accept), which only the automations hear.
 func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (rec client.EventRecord, ok bool) {
+	if s.titles.gone(context.Background(), &e) {
+		// A late word of a session the person archived or deleted in its
+		// agent: it stays gone.
+		return client.EventRecord{Event: e, State: string(statemachine.Sleeping)}, true
+	}
 	res, rec, ok := s.apply(e, stateOnly)
 	if !ok {
 		return rec, false

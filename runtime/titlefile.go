@@ -3,13 +3,19 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
+	goruntime "runtime"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/sqlitedb"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -31,10 +37,13 @@ const (
 	titleQueue = 256
 )
 
-// titleLook is one session's request for a look at its file.
+// titleLook is one session's request for a look at its file and its
+// agent's database.
 type titleLook struct {
 	agent *agents.Agent
 	path  string
+	dbs   []agents.TitleDBFile
+	cwd   string
 	// hookTitle is the agent's own title the event that asked carried
 	// (a rename the hook reported): it stands for a named title the file
 	// has not shown yet.
@@ -43,18 +52,25 @@ type titleLook struct {
 
 // titleFiles is what the runtime knows of the sessions' title files.
 type titleFiles struct {
-	queue chan statemachine.Key
+	queue  chan statemachine.Key
+	getenv agents.Env
 
 	mu      sync.Mutex
 	pending map[statemachine.Key]titleLook
 	files   map[statemachine.Key]*titleFile
+	// retired are the sessions an agent's database said are gone, with
+	// where it said so: an event of theirs is let in only once the
+	// database no longer says it (see gone).
+	retired map[statemachine.Key]titleLook
 }
 
-func newTitleFiles() *titleFiles {
+func newTitleFiles(getenv agents.Env) *titleFiles {
 	return &titleFiles{
 		queue:   make(chan statemachine.Key, titleQueue),
+		getenv:  getenv,
 		pending: map[statemachine.Key]titleLook{},
 		files:   map[statemachine.Key]*titleFile{},
+		retired: map[statemachine.Key]titleLook{},
 	}
 }
 
@@ -70,15 +86,10 @@ func (t *titleFiles) want(e *agents.Event) {
 	if !asksForTitle(e.Kind) {
 		return
 	}
-	a := agents.Lookup(e.Agent)
-	if a == nil || a.TitleFile == nil {
+	look, ok := t.lookFor(e)
+	if !ok {
 		return
 	}
-	path := a.TitleFile.Path(e)
-	if path == "" {
-		return
-	}
-	look := titleLook{agent: a, path: path}
 	if e.TitleSource == agents.TitleFromAgent {
 		look.hookTitle = e.Title
 	}
@@ -99,6 +110,23 @@ func (t *titleFiles) want(e *agents.Event) {
 	}
 }
 
+// lookFor is the look event e's session would have: its agent's title
+// file and database; ok is false when there is nowhere to look.
+func (t *titleFiles) lookFor(e *agents.Event) (look titleLook, ok bool) {
+	a := agents.Lookup(e.Agent)
+	if a == nil {
+		return look, false
+	}
+	look = titleLook{agent: a, cwd: e.Cwd}
+	if a.TitleFile != nil {
+		look.path = a.TitleFile.Path(e)
+	}
+	if a.TitleDB != nil {
+		look.dbs = a.TitleDB.Files(e, t.getenv)
+	}
+	return look, look.path != "" || len(look.dbs) > 0
+}
+
 // forget drops what is known of a session that is gone.
 func (t *titleFiles) forget(k statemachine.Key) {
 	t.mu.Lock()
@@ -107,8 +135,9 @@ func (t *titleFiles) forget(k statemachine.Key) {
 }
 
 // run takes the looks in order until ctx ends, and gives each session
-// the title its file names (see titleFile.title).
-func (t *titleFiles) run(ctx context.Context, retitle func(statemachine.Key, string)) {
+// the title its database or file names (see titleFile.title); a session
+// its agent's database says is gone is retired.
+func (t *titleFiles) run(ctx context.Context, retitle func(statemachine.Key, string), retire func(statemachine.Key)) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -128,13 +157,25 @@ func (t *titleFiles) run(ctx context.Context, retitle func(statemachine.Key, str
 			t.mu.Unlock()
 			// Only this goroutine touches f past this point; forget may
 			// drop it from the map meanwhile, which costs nothing.
-			err := f.look(look.agent.TitleFile, k.ID)
+			if tdb := look.agent.TitleDB; tdb != nil {
+				row := askTitleDB(ctx, tdb, look.dbs, k.ID, look.cwd)
+				if row.gone {
+					t.retire(k, look)
+					retire(k)
+					continue
+				}
+				f.db = row.title
+			}
+			err := errNoTitleFile
+			if look.path != "" {
+				err = f.look(look.agent.TitleFile, k.ID)
+			}
 			// The hook reports the session's current name, which the agent
 			// may not have written to its file yet: a new one is the
 			// latest, whatever the file said.
 			if look.hookTitle != "" && look.hookTitle != f.hookTitle {
 				f.hookTitle, f.latest = look.hookTitle, look.hookTitle
-			} else if err != nil {
+			} else if err != nil && f.db == "" {
 				continue // no file yet, or not one to read: nothing said
 			}
 			if title := f.title(); title != "" {
@@ -158,18 +199,27 @@ type titleFile struct {
 	// changed; generated is the last the agent made up.
 	named, hookTitle, latest string
 	generated                string
+	// db is the title the agent's database gives the session now.
+	db string
 }
 
-// title is the title the session has by its file and hooks: the latest
-// one a person named, else the last one the agent generated; cleaned like
-// every agent title. A named title the secret filter refuses is "": the
-// session keeps the title it had.
+// title is the title the session has by its agent's database, file and
+// hooks: the database's, else the latest one a person named, else the
+// last one the agent generated; cleaned like every agent title. A named
+// title the secret filter refuses is "": the session keeps the title it
+// had.
 func (f *titleFile) title() string {
+	if f.db != "" {
+		return agents.AgentTitle(f.db)
+	}
 	if f.latest != "" {
 		return agents.AgentTitle(f.latest)
 	}
 	return agents.AgentTitle(f.generated)
 }
+
+// errNoTitleFile: the look has no file to read.
+var errNoTitleFile = errors.New("no title file")
 
 // errNotFile refuses a path that is no regular file (a FIFO would block
 // the reader, a device has no end).
@@ -198,7 +248,7 @@ func (f *titleFile) look(tf *agents.TitleFile, sessionID string) error {
 	}
 	if size < f.off {
 		// Shorter than before: the file was replaced. Start over.
-		*f = titleFile{path: f.path, hookTitle: f.hookTitle, latest: f.hookTitle}
+		*f = titleFile{path: f.path, hookTitle: f.hookTitle, latest: f.hookTitle, db: f.db}
 	}
 	start := f.off
 	if size-start > titleWindow {
@@ -292,3 +342,159 @@ func openRegular(path string) (*os.File, int64, error) {
 	}
 	return f, fi.Size(), nil
 }
+
+// Asking an agent's database (agents.TitleDB). A look opens each file
+// read-only, asks for the session's row and closes it again: nothing is
+// held open between looks, so the agent may replace or lock its file at
+// will, and a lock held longer than titleDBBusy costs one look its answer.
+const titleDBBusy = 100 * time.Millisecond
+
+// titleRow is what an agent's databases say of a session: the title they
+// give it, and whether the one that owns it says it is gone.
+type titleRow struct {
+	title string
+	gone  bool
+}
+
+// askTitleDB asks the databases in files, in order, for session id of
+// folder cwd: the title is the first database's that names the session
+// (a person's title over the agent's), gone only what the session's own
+// database says. A database that cannot be read says nothing.
+func askTitleDB(ctx context.Context, tdb *agents.TitleDB, files []agents.TitleDBFile, id, cwd string) titleRow {
+	var out titleRow
+	for _, file := range files {
+		row, ok := readTitleRow(ctx, tdb.Queries, file.Path, id, cwd)
+		if !ok {
+			continue
+		}
+		if row.gone.Valid && row.gone.Bool {
+			if file.Owner {
+				return titleRow{gone: true}
+			}
+			continue // another install's copy: not this session's word
+		}
+		if out.title == "" {
+			out.title = row.title()
+		}
+	}
+	return out
+}
+
+// dbRow is one session's row as a TitleDB's query selects it.
+type dbRow struct {
+	named, generated, cwd sql.NullString
+	gone                  sql.NullBool
+}
+
+func (r dbRow) title() string {
+	if t := strings.TrimSpace(r.named.String); t != "" {
+		return t
+	}
+	return strings.TrimSpace(r.generated.String)
+}
+
+// readTitleRow reads session id's row from the database at path with the
+// first of queries its schema takes; ok is false when there is none, it
+// belongs to another folder, or the file cannot be read.
+func readTitleRow(ctx context.Context, queries []string, file, id, cwd string) (row dbRow, ok bool) {
+	db, err := sqlitedb.OpenReadOnly(file, titleDBBusy)
+	if err != nil {
+		return row, false
+	}
+	defer db.Close()
+	for _, q := range queries {
+		err = db.QueryRowContext(ctx, q, id).Scan(&row.named, &row.generated, &row.cwd, &row.gone)
+		if err == nil {
+			break
+		}
+		if !sqlitedb.SchemaError(err) {
+			return row, false // no row, or the file could not be read
+		}
+	}
+	if err != nil {
+		return row, false
+	}
+	if len(row.named.String) > agents.MaxTitleDBBytes || len(row.generated.String) > agents.MaxTitleDBBytes {
+		return row, false // a query that does not bound its titles
+	}
+	if row.cwd.Valid && cwd != "" && !sameFolder(row.cwd.String, cwd) {
+		return row, false
+	}
+	return row, true
+}
+
+// sameFolder reports whether two spellings of a folder are the same
+// folder, as the agents write them: either separator, a trailing one or
+// not, and on Windows either case.
+func sameFolder(a, b string) bool {
+	norm := func(p string) string {
+		p = strings.ReplaceAll(p, `\`, "/")
+		p = path.Clean(p)
+		if goruntime.GOOS == "windows" {
+			p = strings.ToLower(p)
+		}
+		return p
+	}
+	return norm(a) == norm(b)
+}
+
+// retire remembers a session its agent's database said is gone.
+func (t *titleFiles) retire(k statemachine.Key, look titleLook) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, known := t.retired[k]; !known && len(t.retired) >= maxRetired {
+		clear(t.retired) // the oldest are long gone; a late event of theirs gets in
+	}
+	t.retired[k] = look
+	delete(t.files, k)
+}
+
+// maxRetired bounds the retired sessions remembered.
+const maxRetired = 256
+
+// gone reports whether e is about a session its agent's database said
+// is gone and still says so: a late event of a session the person
+// archived or deleted in the agent, which must not bring it back. A
+// session the database no longer calls gone (the person brought it
+// back) is forgotten as retired and gets in. A session's end always gets
+// in: it brings nothing back. Only retired sessions cost a look here.
+func (t *titleFiles) gone(ctx context.Context, e *agents.Event) bool {
+	if e.Kind == agents.KindSessionEnd {
+		return false
+	}
+	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
+	t.mu.Lock()
+	look, retired := t.retired[k]
+	t.mu.Unlock()
+	if !retired {
+		return false
+	}
+	if now, ok := t.lookFor(e); ok && len(now.dbs) > 0 {
+		look.dbs, look.cwd = now.dbs, now.cwd
+	}
+	if askTitleDB(ctx, look.agent.TitleDB, look.dbs, k.ID, look.cwd).gone {
+		return true
+	}
+	t.mu.Lock()
+	delete(t.retired, k)
+	t.mu.Unlock()
+	return false
+}
+
+// retireSession ends session k as its agent's database says it is: the
+// person archived or deleted it in the agent. It is an end, not a finished
+// turn: no "done", no notification but what an end brings.
+func (s *Server) retireSession(k statemachine.Key) {
+	s.mu.Lock()
+	_, live := s.m.Session(k)
+	s.mu.Unlock()
+	if !live {
+		return
+	}
+	s.log.Info("session archived or deleted in its agent", "agent", k.Agent, "session", k.ID)
+	s.Ingest(agents.Event{Agent: k.Agent, Kind: agents.KindSessionEnd, SessionID: k.ID, Time: s.cfg.Now(), Reason: ReasonRetired})
+}
+
+// ReasonRetired is the reason of the session end clawd records for a
+// session its agent's database says is gone.
+const ReasonRetired = "retired"

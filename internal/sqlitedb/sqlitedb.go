@@ -1,6 +1,7 @@
 // Package sqlitedb is the one way clawd opens a SQLite file: the
 // automations store and the history are both opened here, with the same
-// settings, and both stay private to their owner.
+// settings, and both stay private to their owner; an agent's own database
+// is opened here too, only to read.
 package sqlitedb
 
 import (
@@ -10,7 +11,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
+	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3": SQLite compiled to Go, no cgo
 )
 
@@ -50,6 +54,36 @@ func Open(ctx context.Context, path, schema string, secureDelete bool) (*sql.DB,
 		return nil, fmt.Errorf("prepare %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// OpenReadOnly opens another program's SQLite file at path only to read
+// it: a missing file is an error, never created; the connection is
+// read-only (mode=ro) and query-only, so nothing of it is ever written,
+// and waits at most busy for a writer's lock. The caller closes it.
+func OpenReadOnly(path string, busy time.Duration) (*sql.DB, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("open %s: %w", path, errors.New("not a regular file"))
+	}
+	file := (&url.URL{Path: path}).EscapedPath()
+	dsn := "file:" + file + "?mode=ro&_pragma=query_only(1)" +
+		"&_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// SchemaError reports whether err is SQLite refusing a statement itself
+// (a table or column the database does not have), rather than failing to
+// run it (a lock, I/O).
+func SchemaError(err error) bool {
+	return errors.Is(err, sqlite3.ERROR)
 }
 
 // private creates path 0600 when it is missing and tightens it when

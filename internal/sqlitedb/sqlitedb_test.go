@@ -74,3 +74,66 @@ func TestRefusesNonFile(t *testing.T) {
 		t.Fatal("Open of a FIFO succeeded, want an error")
 	}
 }
+
+// TestOpenReadOnly proves another program's database is only read: a
+// missing file is an error and stays missing, a FIFO is refused, a write
+// through the connection fails and the file keeps every byte, and no
+// journal file appears beside it.
+func TestOpenReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := OpenReadOnly(filepath.Join(dir, "missing.db"), 0); err == nil {
+		t.Error("OpenReadOnly of a missing file succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing.db")); !os.IsNotExist(err) {
+		t.Errorf("missing file after OpenReadOnly: %v, want still missing", err)
+	}
+	fifo := filepath.Join(dir, "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(fifo, 0); err == nil {
+		t.Error("OpenReadOnly of a FIFO succeeded")
+	}
+
+	path := filepath.Join(dir, "theirs.db")
+	w, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`CREATE TABLE t(x); INSERT INTO t VALUES ('kept')`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenReadOnly(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x string
+	if err := db.QueryRow(`SELECT x FROM t`).Scan(&x); err != nil || x != "kept" {
+		t.Errorf("read = %q, %v", x, err)
+	}
+	if _, err := db.Exec(`INSERT INTO t VALUES ('written')`); err == nil {
+		t.Error("a write through the read-only connection succeeded")
+	}
+	if _, err := db.Exec(`SELECT nosuch FROM t`); !SchemaError(err) {
+		t.Errorf("SchemaError(%v) = false, want true", err)
+	}
+	db.Close()
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(before) != string(after) {
+		t.Error("the database changed")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "theirs.db" && e.Name() != "fifo.db" {
+			t.Errorf("%s appeared beside the database", e.Name())
+		}
+	}
+}
