@@ -96,9 +96,9 @@ func boundedTitle(col string) string {
 }
 
 // workBuddyDatabases are the workbuddy.db files of WorkBuddy's homes. The
-// home whose projects folder holds the session's transcript owns it and
-// comes first; a transcript under a home clawd does not know of (WorkBuddy
-// run with its own WORKBUDDY_CONFIG_DIR) names that home.
+// home that holds the session's transcript owns it and comes first; a
+// transcript in a "projects" folder of a home clawd does not know of
+// (WorkBuddy run with its own WORKBUDDY_CONFIG_DIR) names that home.
 func workBuddyDatabases(e *Event, getenv Env) []TitleDBFile {
 	var homes []string
 	if d := getenv("WORKBUDDY_CONFIG_DIR"); filepath.IsAbs(d) {
@@ -107,12 +107,20 @@ func workBuddyDatabases(e *Event, getenv Env) []TitleDBFile {
 	if h := UserHome(getenv); h != "" {
 		homes = append(homes, filepath.Join(h, ".workbuddy-ai"), filepath.Join(h, ".workbuddy"))
 	}
-	owner := transcriptHome(e.Transcript)
+	homes = slices.Compact(homes)
+	owner := ""
+	if filepath.IsAbs(e.Transcript) {
+		if i := slices.IndexFunc(homes, func(h string) bool { return within(h, e.Transcript) }); i >= 0 {
+			owner = homes[i]
+		} else {
+			owner = projectsHome(e.Transcript)
+		}
+	}
 	var files []TitleDBFile
 	if owner != "" {
 		files = append(files, TitleDBFile{Path: filepath.Join(owner, "workbuddy.db"), Owner: true})
 	}
-	for _, h := range slices.Compact(homes) {
+	for _, h := range homes {
 		if h != owner {
 			files = append(files, TitleDBFile{Path: filepath.Join(h, "workbuddy.db")})
 		}
@@ -120,12 +128,15 @@ func workBuddyDatabases(e *Event, getenv Env) []TitleDBFile {
 	return files
 }
 
-// transcriptHome is the WorkBuddy home a transcript lies in: the folder
-// above the nearest "projects" folder among its parents; "" for none.
-func transcriptHome(transcript string) string {
-	if !filepath.IsAbs(transcript) {
-		return ""
-	}
+// within reports whether path lies inside folder dir.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// projectsHome is the folder above the nearest "projects" folder among
+// an absolute transcript's parents; "" for none.
+func projectsHome(transcript string) string {
 	dir := filepath.Dir(filepath.Clean(transcript))
 	for range 8 {
 		parent := filepath.Dir(dir)
