@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,36 @@ func TestWorkBuddyArchivedSessionLeaves(t *testing.T) {
 	s.Ingest(workBuddyEvent(agents.KindPromptSubmit, current, "a1", "/repo"))
 	if _, live := workBuddyView(s, "a1"); !live {
 		t.Error("a1 unarchived in WorkBuddy: its prompt did not bring it back")
+	}
+}
+
+// BenchmarkAskTitleDB is one look at a WorkBuddy session's row: opening
+// workbuddy.db read-only, the query, closing it (WorkBuddy's writer holds
+// it open in WAL mode meanwhile).
+func BenchmarkAskTitleDB(b *testing.B) {
+	home := filepath.Join(b.TempDir(), ".workbuddy-ai")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	w, err := sql.Open("sqlite3", "file:"+filepath.Join(home, "workbuddy.db")+"?_pragma=journal_mode(wal)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec(workBuddySchema); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		if _, err := w.Exec(`INSERT INTO sessions (id, title, cwd, status) VALUES (?, ?, '/repo', 'active')`,
+			"s"+strconv.Itoa(i), "Session "+strconv.Itoa(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	files := []agents.TitleDBFile{{Path: filepath.Join(home, "workbuddy.db"), Owner: true}}
+	ctx := context.Background()
+	for b.Loop() {
+		if row := askTitleDB(ctx, agents.WorkBuddy.TitleDB, files, "s500", "/repo"); row.title != "Session 500" {
+			b.Fatalf("row = %+v", row)
+		}
 	}
 }
