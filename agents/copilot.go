@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // GitHub Copilot CLI (npm @github/copilot, verified against 1.0.102), in
@@ -97,7 +98,7 @@ var Copilot = &Agent{
 
 // copilotSessionID matches the session ids Copilot names its session
 // folders by; only such an id names a file path.
-var copilotSessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
+var copilotSessionID = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
 
 // copilotWorkspace is the file Copilot CLI (1.0.102) keeps a session's
 // name in, its session-state folder's workspace.yaml, which it rewrites:
@@ -109,7 +110,7 @@ var copilotSessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
 // no folder's name.
 func copilotWorkspace(env Env, sessionID string) string {
 	dir, err := configDir(env, "COPILOT_HOME", ".copilot", "Copilot CLI")
-	if err != nil || !copilotSessionID.MatchString(sessionID) {
+	if err != nil || !copilotSessionID().MatchString(sessionID) {
 		return ""
 	}
 	return clip(filepath.Join(dir, "session-state", sessionID, "workspace.yaml"), MaxPathLen)

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // opencode (npm opencode-ai, verified against 1.18.33).
@@ -128,7 +129,7 @@ var ErrNothingToShow = errors.New("event carries nothing clawd shows")
 
 // opencodeDefaultTitle matches the titles opencode gives a session before
 // it has one (its own isDefaultTitle).
-var opencodeDefaultTitle = regexp.MustCompile(`^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+var opencodeDefaultTitle = lazy.Regexp(`^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 
 // opencodeRejected starts the error of a tool call the person rejected
 // (opencode's PermissionRejectedError and PermissionCorrectedError).
@@ -352,7 +353,7 @@ func opencodeCallID(ctx, field gjson.Result, requestID string) string {
 // opencodeTitle cleans a title opencode gave a session; its placeholder
 // ("New session - <time>") is none.
 func opencodeTitle(t string) (string, TitleSource) {
-	if opencodeDefaultTitle.MatchString(t) {
+	if opencodeDefaultTitle().MatchString(t) {
 		return "", ""
 	}
 	if t = AgentTitle(t); t == "" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -66,11 +67,11 @@ func lastLines(path string, n int) ([]string, error) {
 // secrets are what a report never carries: long hex strings (tokens,
 // hashes), the values of keys named like secrets, bearer tokens, and the
 // prefixed keys of well-known services.
-var secrets = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+`),
-	regexp.MustCompile(`(?i)((?:token|secret|password|passwd|api[_-]?key|auth)[a-z_]*"?\s*[:=]\s*"?)[^\s",}]{8,}`),
-	regexp.MustCompile(`\b(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abprs])[-_][A-Za-z0-9_-]{10,}`),
-	regexp.MustCompile(`\b[0-9a-fA-F]{32,}\b`),
+var secrets = []func() *regexp.Regexp{
+	lazy.Regexp(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+`),
+	lazy.Regexp(`(?i)((?:token|secret|password|passwd|api[_-]?key|auth)[a-z_]*"?\s*[:=]\s*"?)[^\s",}]{8,}`),
+	lazy.Regexp(`\b(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abprs])[-_][A-Za-z0-9_-]{10,}`),
+	lazy.Regexp(`\b[0-9a-fA-F]{32,}\b`),
 }
 
 // redact takes the secrets, the API token and the home folder's path out
@@ -80,7 +81,8 @@ func redact(b []byte, o Options) []byte {
 	if info, err := client.ReadInfo(o.Home); err == nil && info.Token != "" {
 		s = strings.ReplaceAll(s, info.Token, "[redacted]")
 	}
-	for _, re := range secrets {
+	for _, secret := range secrets {
+		re := secret()
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
 			sub := re.FindStringSubmatch(m)
 			if len(sub) > 1 {

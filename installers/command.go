@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // ErrTemporaryBinary reports a clawd binary that will not exist for long,
@@ -100,11 +101,11 @@ func isGoRunBinary(path string) bool {
 	if n >= 4 && parts[n-2] == "exe" && strings.HasPrefix(parts[n-4], "go-build") && strings.HasPrefix(parts[n-3], "b") {
 		return true
 	}
-	return n >= 3 && goCacheEntry.MatchString(parts[n-3]+"/"+parts[n-2])
+	return n >= 3 && goCacheEntry().MatchString(parts[n-3]+"/"+parts[n-2])
 }
 
 // goCacheEntry is the folder of an executable in Go's build cache.
-var goCacheEntry = regexp.MustCompile(`^[0-9a-f]{2}/[0-9a-f]{64}-d$`)
+var goCacheEntry = lazy.Regexp(`^[0-9a-f]{2}/[0-9a-f]{64}-d$`)
 
 // placeholderBinary stands for clawd's binary where the path does not
 // matter: in an install that is only there to be uninstalled again.

@@ -17,11 +17,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"time"
 
 	"github.com/clawdhq/clawd/internal/atomicfile"
+	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -178,13 +178,13 @@ func (s *Store) Delete(name string) {
 	s.Profiles = slices.DeleteFunc(s.Profiles, func(p *Profile) bool { return p.Name == name })
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+var nameRE = lazy.Regexp(`^[a-z0-9][a-z0-9-]{0,31}$`)
 
 // CheckName checks a profile's name: lowercase letters, digits and '-',
 // at most 32, starting with a letter or digit. "wsl" is taken: WSL
 // sessions show under "wsl:<distro>".
 func CheckName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("bad remote name %q: use lowercase letters, digits and '-' (at most 32, starting with a letter or digit)", name)
 	}
 	if name == "wsl" {
@@ -193,7 +193,7 @@ func CheckName(name string) error {
 	return nil
 }
 
-var distroRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var distroRE = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 func (p *Profile) check() error {
 	if err := CheckName(p.Name); err != nil {
@@ -205,7 +205,7 @@ func (p *Profile) check() error {
 			return fmt.Errorf("remote %s has no ssh target", p.Name)
 		}
 	case client.LinkWSL:
-		if !distroRE.MatchString(p.Distro) {
+		if !distroRE().MatchString(p.Distro) {
 			return fmt.Errorf("remote %s: bad WSL distro %q", p.Name, p.Distro)
 		}
 	default:

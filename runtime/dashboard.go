@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -190,8 +191,11 @@ func (s *Server) handleDashboardPage(w http.ResponseWriter, r *http.Request) {
 // pages are the dashboard's HTML files, templates of the page's text in
 // the runtime's language (see pageData): index.html, signin.html and
 // login.html, which hands the login's secret to the page once (login.js
-// puts it into sessionStorage and goes on to the dashboard).
-var pages = template.Must(template.ParseFS(dashboard.Assets, "assets/*.html"))
+// puts it into sessionStorage and goes on to the dashboard). Parsed on
+// first use: the hook, which starts this package too, serves no page.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(dashboard.Assets, "assets/*.html"))
+})
 
 // pageData is what a page's template reads: the runtime's language (its
 // Lang for <html lang>, T for the text), the messages app.js formats
@@ -225,7 +229,7 @@ func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
 		extra(&d)
 	}
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, d); err != nil {
+	if err := pages().ExecuteTemplate(&buf, name, d); err != nil {
 		panic("dashboard: page " + name + ": " + err.Error()) // the pages and the catalogs are embedded
 	}
 	return buf.Bytes()

@@ -77,17 +77,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/tomlpos"
 )
 
@@ -573,9 +572,7 @@ func decodeError(path string, err error) error {
 // typeError matches the toml library's error for a value of the wrong
 // type. It is compiled on first use: every hook process starts this
 // package.
-var typeError = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): `)
-})
+var typeError = lazy.Regexp(`^toml: line (\d+) \(last key "([^"]*)"\): `)
 
 // wantType says what a key of the schema holds, for type errors.
 func wantType(key string) string {

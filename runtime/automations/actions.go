@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/text"
 )
 
@@ -179,7 +180,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 // secretLike matches what looks like a credential: long runs of token
 // characters, or a key = value where the key says it is one.
-var secretLike = lazyRegexp(`(?i)((token|secret|password|passwd|api[_-]?key|authorization|bearer)["']?\s*[:=]?\s*["']?)[^\s"',;]+|\b[A-Za-z0-9_\-]{32,}\b`)
+var secretLike = lazy.Regexp(`(?i)((token|secret|password|passwd|api[_-]?key|authorization|bearer)["']?\s*[:=]?\s*["']?)[^\s"',;]+|\b[A-Za-z0-9_\-]{32,}\b`)
 
 // redact hides what looks like a secret.
 func redact(s string) string {

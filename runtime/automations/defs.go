@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/tomlpos"
 )
 
@@ -300,7 +301,7 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // idPattern is what a definition's id may look like: it is typed on the
 // command line and stored.
-var idPattern = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idPattern = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Parse reads automations.toml (path names it in errors). Every problem is
 // reported, each as "<path>:<line>: automation <id>: <field>: <what>";

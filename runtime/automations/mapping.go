@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // Expr is one value of an input mapping or a notification's text:
@@ -19,7 +21,7 @@ type Expr struct {
 }
 
 // placeholder matches ${path}; "$${" writes a literal "${".
-var placeholder = lazyRegexp(`\$?\$\{([^}]+)\}`)
+var placeholder = lazy.Regexp(`\$?\$\{([^}]+)\}`)
 
 func (x *Expr) check(event EventName, where string) error {
 	set := 0

@@ -6,12 +6,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // A path reads a field of the envelope: dot-separated names, where a
 // numeric segment indexes an array (workspaces.0.name). It must match
 // pathSyntax and be one a person may read for the event (allowedPath).
-var pathSyntax = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
+var pathSyntax = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
 
 // commonPaths are readable for every event.
 var commonPaths = map[string]bool{
@@ -23,7 +25,7 @@ var commonPaths = map[string]bool{
 }
 
 // indexedPaths are readable for every event whatever the index.
-var indexedPaths = lazyRegexp(`^workspaces\.[0-9]+(\.(id|name))?$`)
+var indexedPaths = lazy.Regexp(`^workspaces\.[0-9]+(\.(id|name))?$`)
 
 // payloadPaths are each event's payload fields. turn.started has none.
 var payloadPaths = map[EventName][]string{
@@ -38,7 +40,7 @@ var payloadPaths = map[EventName][]string{
 
 // payloadIndexed are array payload paths, per event.
 var payloadIndexed = map[EventName]func() *regexp.Regexp{
-	QuestionRequested: lazyRegexp(`^payload\.options\.[0-9]+$`),
+	QuestionRequested: lazy.Regexp(`^payload\.options\.[0-9]+$`),
 }
 
 // checkPath says why path cannot be read for event, or nil.
