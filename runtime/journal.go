@@ -110,6 +110,9 @@ func (s *Server) observeTickLocked(res []statemachine.Result, now time.Time) {
 		if r.Removed {
 			s.titles.forget(r.Session.Key())
 		}
+		if r.Stale {
+			s.titles.again(r.Session.Key())
+		}
 		if s.j == nil {
 			continue
 		}

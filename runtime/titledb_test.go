@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,6 +269,38 @@ func TestWorkBuddyArchivedSessionLeaves(t *testing.T) {
 	s.Ingest(workBuddyEvent(agents.KindPromptSubmit, current, "a1", "/repo"))
 	if _, live := workBuddyView(s, "a1"); !live {
 		t.Error("a1 unarchived in WorkBuddy: its prompt did not bring it back")
+	}
+}
+
+// TestWorkBuddyArchivedWhileIdle: a session archived in WorkBuddy while
+// it is idle, when no hook will come, leaves clawd once it goes stale:
+// the runtime asks WorkBuddy's database again at that moment.
+func TestWorkBuddyArchivedWhileIdle(t *testing.T) {
+	user := t.TempDir()
+	current := filepath.Join(user, ".workbuddy-ai")
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s, _, _ := runWithHistory(t, t.TempDir(), func(cfg *Config) {
+		cfg.Getenv = func(k string) string { return map[string]string{"HOME": user}[k] }
+		cfg.Now = clock
+	})
+	wb := workBuddyDB(t, current, workBuddySchema, true)
+	execDB(t, wb, `INSERT INTO sessions (id, title, cwd, status) VALUES ('i1', 'Idle one', '/repo', 'active'), ('i2', 'Kept one', '/repo', 'active')`)
+	for _, id := range []string{"i1", "i2"} {
+		e := workBuddyEvent(agents.KindSessionStart, current, id, "/repo")
+		e.AgentPID = os.Getpid() // a live agent: a stale session is kept, idle
+		s.Ingest(e)
+		workBuddyTitle(t, s, id, map[string]string{"i1": "Idle one", "i2": "Kept one"}[id])
+	}
+	execDB(t, wb, `UPDATE sessions SET status = 'archived' WHERE id = 'i1'`)
+	mu.Lock()
+	now = now.Add(11 * time.Minute)
+	mu.Unlock()
+	s.tick(nil)
+	eventually(t, "i1 gone once stale", func() bool { _, live := workBuddyView(s, "i1"); return !live })
+	if _, live := workBuddyView(s, "i2"); !live {
+		t.Error("i2, stale but not archived, is gone")
 	}
 }
 

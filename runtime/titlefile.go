@@ -58,6 +58,8 @@ type titleFiles struct {
 	mu      sync.Mutex
 	pending map[statemachine.Key]titleLook
 	files   map[statemachine.Key]*titleFile
+	// last is the last look each session of files asked for.
+	last map[statemachine.Key]titleLook
 	// retired are the sessions an agent's database said are gone, with
 	// where it said so: an event of theirs is let in only once the
 	// database no longer says it (see gone).
@@ -70,6 +72,7 @@ func newTitleFiles(getenv agents.Env) *titleFiles {
 		getenv:  getenv,
 		pending: map[statemachine.Key]titleLook{},
 		files:   map[statemachine.Key]*titleFile{},
+		last:    map[statemachine.Key]titleLook{},
 		retired: map[statemachine.Key]titleLook{},
 	}
 }
@@ -103,10 +106,32 @@ func (t *titleFiles) want(e *agents.Event) {
 		t.pending[k] = look
 		return
 	}
+	t.queueLocked(k, look)
+}
+
+// queueLocked queues a look for session k; the caller holds mu.
+func (t *titleFiles) queueLocked(k statemachine.Key, look titleLook) {
 	select {
 	case t.queue <- k:
 		t.pending[k] = look
 	default: // full: the session's next prompt asks again
+	}
+}
+
+// again queues another look for session k like its last one, when its
+// agent keeps a database that may say it is gone: called when the session
+// went stale, silent for long, the likeliest moment for a person to have
+// archived it in the agent, where no hook tells.
+func (t *titleFiles) again(k statemachine.Key) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	look, ok := t.last[k]
+	if !ok || look.agent.TitleDB == nil {
+		return
+	}
+	if _, waiting := t.pending[k]; !waiting {
+		look.hookTitle = ""
+		t.queueLocked(k, look)
 	}
 }
 
@@ -131,6 +156,7 @@ func (t *titleFiles) lookFor(e *agents.Event) (look titleLook, ok bool) {
 func (t *titleFiles) forget(k statemachine.Key) {
 	t.mu.Lock()
 	delete(t.files, k)
+	delete(t.last, k)
 	t.mu.Unlock()
 }
 
@@ -150,10 +176,12 @@ func (t *titleFiles) run(ctx context.Context, retitle func(statemachine.Key, str
 			if f == nil || f.path != look.path {
 				if len(t.files) >= maxTracked {
 					clear(t.files) // sessions never seen to end; read afresh
+					clear(t.last)
 				}
 				f = &titleFile{path: look.path}
 				t.files[k] = f
 			}
+			t.last[k] = look
 			t.mu.Unlock()
 			// Only this goroutine touches f past this point; forget may
 			// drop it from the map meanwhile, which costs nothing.
@@ -447,6 +475,7 @@ func (t *titleFiles) retire(k statemachine.Key, look titleLook) {
 	}
 	t.retired[k] = look
 	delete(t.files, k)
+	delete(t.last, k)
 }
 
 // maxRetired bounds the retired sessions remembered.
