@@ -310,7 +310,7 @@ func editAutomationsFile(ctx context.Context, e *env, change func([]byte) ([]byt
 	}
 	for _, d := range st.Definitions {
 		if definitionState(d) == automations.BindingNeedsReview {
-			fmt.Fprintf(e.stdout, "%s needs review: clawd automations trust %s\n", d.ID, d.ID)
+			fmt.Fprintln(e.stdout, text.Line(d.ID, 64)+" "+e.t("automations.needs_review", text.Line(d.ID, 64)))
 		}
 	}
 	return nil
