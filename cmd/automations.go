@@ -11,14 +11,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/internal/atomicfile"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
@@ -151,29 +153,37 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 		return printJSON(e.stdout, st, true)
 	}
 	if st.Error != "" {
-		fmt.Fprintf(e.stdout, "automations.toml is not used until this is fixed:\n%s\n", st.Error)
+		fmt.Fprintln(e.stdout, e.t("automations.problems", st.Error))
 		return exitCode(1, errors.New("automations.toml has problems"))
 	}
 	if st.Paused {
-		fmt.Fprintln(e.stdout, "Automations are paused: `clawd automations resume` starts them again.")
+		fmt.Fprintln(e.stdout, e.t("automations.paused"))
 	}
 	if len(st.Definitions) == 0 {
-		fmt.Fprintln(e.stdout, "No automations yet: add one with `clawd automations add` (see README, Automations).")
+		fmt.Fprintln(e.stdout, e.t("automations.none"))
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tEVENT\tACTION\tSTATE")
+	p := e.printer()
+	tw := newTable(e.stdout)
+	tw.Row(p.T("automations.header"))
 	for _, d := range st.Definitions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", text.Line(d.ID, 64), d.Event, d.Action.Type, definitionState(d))
+		state := definitionState(d)
+		word := stateWord(p, state)
+		if state == automations.BindingNeedsReview {
+			// What to do about it, beside it.
+			word = p.T("automations.needs_review", text.Line(d.ID, 64))
+		}
+		tw.Row(text.Line(d.ID, 64), string(d.Event), d.Action.Type, word)
 	}
 	return tw.Flush()
 }
 
-// definitionState sums up a definition's bindings: "active", "needs
-// review", "disabled", or a mix.
+// definitionState sums up a definition's bindings as one binding state:
+// needs_review when one needs review, else active when one acts, else
+// disabled.
 func definitionState(d automations.DefinitionView) string {
 	if !d.IsEnabled() {
-		return "disabled"
+		return automations.BindingDisabled
 	}
 	counts := map[string]int{}
 	for _, b := range d.Bindings {
@@ -181,11 +191,24 @@ func definitionState(d automations.DefinitionView) string {
 	}
 	switch {
 	case counts[automations.BindingNeedsReview] > 0:
-		return "needs review: clawd automations trust " + d.ID
+		return automations.BindingNeedsReview
 	case counts[automations.BindingActive] > 0:
-		return "active"
+		return automations.BindingActive
 	}
-	return "disabled"
+	return automations.BindingDisabled
+}
+
+// stateWord is a run's or a binding's state in words, as the dashboard
+// says it; a state this clawd does not know shows as it is.
+func stateWord(p i18n.Printer, state string) string {
+	switch state {
+	case automations.BindingActive, automations.BindingNeedsReview, automations.BindingDisabled:
+	default:
+		if !slices.Contains(automations.RunStates, state) {
+			return state
+		}
+	}
+	return p.T("dashboard.run." + state)
 }
 
 // connectDefinition connects to the runtime and finds automation id in
@@ -286,8 +309,8 @@ func editAutomationsFile(ctx context.Context, e *env, change func([]byte) ([]byt
 		return apiError(err)
 	}
 	for _, d := range st.Definitions {
-		if s := definitionState(d); strings.HasPrefix(s, "needs review") {
-			fmt.Fprintf(e.stdout, "%s %s\n", d.ID, s)
+		if definitionState(d) == automations.BindingNeedsReview {
+			fmt.Fprintln(e.stdout, text.Line(d.ID, 64)+" "+e.t("automations.needs_review", text.Line(d.ID, 64)))
 		}
 	}
 	return nil
@@ -420,11 +443,12 @@ func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, s
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tAUTOMATION\tEVENT\tSTATE\tCODE\tTRIES\tCREATED")
+	p := e.printer()
+	tw := newTable(e.stdout)
+	tw.Row(p.T("automations.runs_header"))
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, text.Line(r.AutomationID, 64), r.EventName, r.State,
-			orDash(r.ErrorCode), r.Attempts, r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
+		tw.Row(r.ID, text.Line(r.AutomationID, 64), string(r.EventName), stateWord(p, r.State),
+			orDash(r.ErrorCode), strconv.Itoa(r.Attempts), r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	}
 	return tw.Flush()
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -94,17 +93,19 @@ func runHistory(ctx context.Context, e *env, o *historyOptions) error {
 	if o.json {
 		return printJSON(e.stdout, h, true)
 	}
-	renderHistory(e.stdout, h.Sessions, now, e.getenv("HOME"))
+	renderHistory(e.stdout, e.printer(), h.Sessions, now, e.getenv("HOME"))
 	return nil
 }
 
-func renderHistory(w io.Writer, sessions []client.HistoryEntry, now time.Time, home string) {
+// renderHistory prints the sessions as a table for people, in their
+// language; --json keeps the data as it is.
+func renderHistory(w io.Writer, p i18n.Printer, sessions []client.HistoryEntry, now time.Time, home string) {
 	if len(sessions) == 0 {
-		fmt.Fprintln(w, "no sessions in the history")
+		fmt.Fprintln(w, p.T("history.none"))
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ACTIVE\tAGENT\tTITLE\tFOLDER\tTURNS\tSESSION")
+	tw := newTable(w)
+	tw.Row(p.T("history.header"))
 	for _, s := range sessions {
 		title := text.Line(s.Title, 0)
 		if title == "" {
@@ -113,12 +114,12 @@ func renderHistory(w io.Writer, sessions []client.HistoryEntry, now time.Time, h
 		state := ""
 		switch {
 		case s.Live:
-			state = " (running)"
+			state = p.T("history.running")
 		case !s.Ended:
-			state = " (stale)"
+			state = p.T("history.stale")
 		}
 		if s.Headless {
-			state += " (headless)"
+			state += p.T("tray.headless")
 		}
 		agent, folder := text.Line(s.Agent, 0), text.Line(shortPath(s.Cwd, home), 0)
 		if s.Host != "" {
@@ -126,8 +127,7 @@ func renderHistory(w io.Writer, sessions []client.HistoryEntry, now time.Time, h
 			agent += " @" + text.Line(s.Host, 0)
 			folder = text.Line(s.Host, 0) + ":" + text.Line(cmp.Or(s.Cwd, "-"), 0)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s%s\n", age(i18n.Printer{}, now, s.LastActive), agent, title,
-			folder, s.Turns, text.Line(s.SessionID, 0), state)
+		tw.Row(age(p, now, s.LastActive), agent, title, folder, strconv.Itoa(s.Turns), text.Line(s.SessionID, 0)+state)
 	}
 	tw.Flush()
 }

@@ -11,10 +11,11 @@ import (
 // in every language, while the text for people beside it is translated.
 func TestJSONNeverTranslated(t *testing.T) {
 	f := newFakeAPI(t, pendingView("p1"))
+	fillTables(t, f)
 	clawd := func(lang string, args ...string) string {
 		t.Helper()
 		e, out, errb := testEnv(t, f.home, nil, map[string]string{"HOME": "/home/user", "LANG": lang})
-		e.now = func() time.Time { return created.Add(2 * time.Minute) }
+		e.now = func() time.Time { return tablesNow }
 		// doctor exits 1 for the check that fails here: runtime.json
 		// missing beside the fake runtime.
 		if code := run(context.Background(), e, append([]string{"clawd"}, args...)); code != 0 && (args[0] != "doctor" || code != 1) {
@@ -22,7 +23,8 @@ func TestJSONNeverTranslated(t *testing.T) {
 		}
 		return out.String()
 	}
-	for _, args := range [][]string{{"agents"}, {"permissions"}, {"autostart", "status"}, {"doctor", "--agent", "claude"}, {"version"}} {
+	for _, args := range [][]string{{"agents"}, {"permissions"}, {"autostart", "status"}, {"doctor", "--agent", "claude"}, {"version"},
+		{"history"}, {"recap"}, {"automations", "list"}, {"automations", "runs"}, {"remote", "list"}} {
 		json := append(append([]string{}, args...), "--json")
 		if en, zh := clawd("C.UTF-8", json...), clawd("zh_CN.UTF-8", json...); en != zh {
 			t.Errorf("clawd %s differs in Chinese:\n%s\nin English:\n%s", strings.Join(json, " "), zh, en)

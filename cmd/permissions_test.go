@@ -11,11 +11,16 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/recap"
 )
 
 // fakeAPI is a runtime on the home's socket for the CLI: health, the
-// permission list, decisions, the change stream and DND.
+// permission list, decisions, the change stream and DND; and what it
+// holds for the other lists (history, recap, automations and their runs,
+// remote links), set before the CLI asks.
 type fakeAPI struct {
 	home string
 	mu   sync.Mutex
@@ -27,6 +32,12 @@ type fakeAPI struct {
 	dnd    bool
 	// stream carries the changes the stream sends after the pending list.
 	stream chan client.PermissionChange
+
+	history     client.History
+	recap       recap.Summary
+	automations runtime.AutomationsState
+	runs        []automations.Run
+	links       []client.RemoteLink
 }
 
 func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
@@ -107,6 +118,15 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 		f.dnd = d.On
 		writeJSON(w, 200, client.DND{On: f.dnd})
 	})
+	// The other lists, as they are.
+	for path, v := range map[string]any{"history": &f.history, "recap": &f.recap, "automations": &f.automations,
+		"automations/runs": &f.runs, "remotes": &f.links} {
+		mux.HandleFunc("GET /api/v1/"+path, func(w http.ResponseWriter, r *http.Request) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			writeJSON(w, 200, v)
+		})
+	}
 	serveOnSocket(t, f.home, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
 		if r.Header.Get("Authorization") != "" {

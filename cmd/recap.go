@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/recap"
 )
@@ -60,7 +61,7 @@ func runRecap(ctx context.Context, e *env, o *recapOptions) error {
 	if o.json {
 		return printJSON(e.stdout, sum, true)
 	}
-	renderRecap(e.stdout, sum, e.getenv("HOME"))
+	renderRecap(e.stdout, e.printer(), sum, e.getenv("HOME"))
 	return nil
 }
 
@@ -82,31 +83,41 @@ func bar(v, max int64) string {
 }
 
 // span says a duration the way the recap does: 46s, 2m46s, 35m, 2h10m,
-// 3d04h.
-func span(secs int64) string {
+// 3d04h in English.
+func span(p i18n.Printer, secs int64) string {
 	d := time.Duration(secs) * time.Second
 	switch {
 	case d <= 0:
 		return "-"
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", secs)
+		return p.T("recap.span.seconds", secs)
 	case d < 10*time.Minute:
-		return fmt.Sprintf("%dm%02ds", secs/60, secs%60)
+		return p.T("recap.span.minutes_seconds", secs/60, secs%60)
 	case d < time.Hour:
-		return fmt.Sprintf("%dm", secs/60)
+		return p.T("recap.span.minutes", secs/60)
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", secs/3600, secs/60%60)
+		return p.T("recap.span.hours_minutes", secs/3600, secs/60%60)
 	}
-	return fmt.Sprintf("%dd%02dh", secs/86400, secs/3600%24)
+	return p.T("recap.span.days_hours", secs/86400, secs/3600%24)
 }
 
-// dayLabel is a day as "Mon 23 Mar".
-func dayLabel(d recap.Day) string {
+// The catalogs' keys of the weekdays (from Sunday, as time.Weekday) and
+// the months (from January).
+var (
+	weekdayKeys = [...]string{"recap.weekday.sun", "recap.weekday.mon", "recap.weekday.tue", "recap.weekday.wed",
+		"recap.weekday.thu", "recap.weekday.fri", "recap.weekday.sat"}
+	monthKeys = [...]string{"recap.month.jan", "recap.month.feb", "recap.month.mar", "recap.month.apr",
+		"recap.month.may", "recap.month.jun", "recap.month.jul", "recap.month.aug", "recap.month.sep",
+		"recap.month.oct", "recap.month.nov", "recap.month.dec"}
+)
+
+// dayLabel is a day as "Mon 23 Mar" ("3月23日 周一").
+func dayLabel(p i18n.Printer, d recap.Day) string {
 	t, err := time.Parse(recap.DayLayout, string(d))
 	if err != nil {
 		return string(d)
 	}
-	return t.Format("Mon 02 Jan")
+	return p.T("recap.day", p.T(weekdayKeys[t.Weekday()]), t.Day(), p.T(monthKeys[t.Month()-1]))
 }
 
 func percent(part, whole int64) string {
@@ -119,17 +130,18 @@ func percent(part, whole int64) string {
 	return fmt.Sprintf("%d%%", part*100/whole)
 }
 
-func renderRecap(w io.Writer, s recap.Summary, home string) {
-	fmt.Fprintf(w, "clawd recap, %s to %s (%s)\n", dayLabel(s.From), dayLabel(s.To), text.Line(s.Zone, 0))
+// renderRecap prints the recap for people, in their language: the days
+// as a table, then bar charts.
+func renderRecap(w io.Writer, p i18n.Printer, s recap.Summary, home string) {
+	fmt.Fprintln(w, p.T("recap.title", dayLabel(p, s.From), dayLabel(p, s.To), text.Line(s.Zone, 0)))
 	switch {
 	case s.CoveredSeconds == 0:
-		fmt.Fprintln(w, "clawd was not running at all in these days: it knows nothing of them.")
+		fmt.Fprintln(w, p.T("recap.seen_nothing"))
 		return
 	case s.CoveredSeconds < s.Seconds:
-		fmt.Fprintf(w, "clawd was running to see %s of this time (%s of %s); of the rest it knows nothing.\n",
-			percent(s.CoveredSeconds, s.Seconds), span(s.CoveredSeconds), span(s.Seconds))
+		fmt.Fprintln(w, p.T("recap.seen_part", percent(s.CoveredSeconds, s.Seconds), span(p, s.CoveredSeconds), span(p, s.Seconds)))
 	default:
-		fmt.Fprintln(w, "clawd was running all this time.")
+		fmt.Fprintln(w, p.T("recap.seen_all"))
 	}
 	fmt.Fprintln(w)
 
@@ -137,33 +149,34 @@ func renderRecap(w io.Writer, s recap.Summary, home string) {
 	for _, d := range s.Days {
 		maxBusy = max(maxBusy, d.BusySeconds)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DAY\tBUSY\t\tSESSIONS\tTURNS\tTOOLS\tWAITED\tFAILED\tSEEN")
+	tw := newTable(w)
+	tw.Row(p.T("recap.header"))
 	for _, d := range s.Days {
 		seen := percent(d.CoveredSeconds, d.Seconds)
 		if h := d.LengthSeconds / 3600; d.LengthSeconds%3600 == 0 && h != 24 {
-			seen += fmt.Sprintf(" of a %d-hour day", h)
+			seen = p.T("recap.short_day", seen, h)
 		}
 		if d.CoveredSeconds == 0 {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t%s: clawd was not running\n", dayLabel(d.Day), seen)
+			tw.Row(dayLabel(p, d.Day), "", "", "", "", "", "", "", p.T("recap.not_running", seen))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%s\n", dayLabel(d.Day), bar(d.BusySeconds, maxBusy),
-			span(d.BusySeconds), d.Sessions, d.Turns, d.ToolCalls, span(d.WaitingSeconds), d.FailedTurns, seen)
+		tw.Row(dayLabel(p, d.Day), bar(d.BusySeconds, maxBusy), span(p, d.BusySeconds), strconv.Itoa(d.Sessions),
+			strconv.Itoa(d.Turns), strconv.Itoa(d.ToolCalls), span(p, d.WaitingSeconds), strconv.Itoa(d.FailedTurns), seen)
 	}
 	tw.Flush()
 	if s.Totals.Sessions == 0 && s.Totals.Turns == 0 {
-		fmt.Fprintln(w, "\nNo agent activity while clawd was running.")
+		fmt.Fprintln(w, "\n"+p.T("recap.no_activity"))
 		return
 	}
 
-	fmt.Fprintln(w, "\nBusiest agents")
+	fmt.Fprintln(w, "\n"+p.T("recap.busiest_agents"))
 	chart(w, len(s.Agents), func(i int) (string, int64, string) {
 		a := s.Agents[i]
-		return text.Line(a.Agent, 0), a.BusySeconds, fmt.Sprintf("%s busy, %d turns, %s", span(a.BusySeconds), a.Turns, plural(a.Sessions, "session"))
+		return text.Line(a.Agent, 0), a.BusySeconds, p.T("recap.agent_busy", span(p, a.BusySeconds),
+			p.N("recap.turns", a.Turns), p.N("recap.sessions", a.Sessions))
 	})
 
-	fmt.Fprintln(w, "\nBusiest folders")
+	fmt.Fprintln(w, "\n"+p.T("recap.busiest_folders"))
 	named := false
 	chart(w, min(len(s.Folders), 10), func(i int) (string, int64, string) {
 		f := s.Folders[i]
@@ -171,57 +184,50 @@ func renderRecap(w io.Writer, s recap.Summary, home string) {
 		if f.Name != "" {
 			name, named = text.Line(shortPath(f.Name, home), 0), true
 		}
-		return name, f.BusySeconds, fmt.Sprintf("%s busy, %d turns", span(f.BusySeconds), f.Turns)
+		return name, f.BusySeconds, p.T("recap.folder_busy", span(p, f.BusySeconds), p.N("recap.turns", f.Turns))
 	})
 	if more := len(s.Folders) - 10; more > 0 {
-		fmt.Fprintf(w, "  and %d more\n", more)
+		fmt.Fprintln(w, "  "+p.N("recap.more_folders", more))
 	}
 	if !named {
-		fmt.Fprintln(w, "  (folders are kept as hashes: --folders names those clawd knows)")
+		fmt.Fprintln(w, "  "+p.T("recap.hashes"))
 	}
 
 	t := s.Totals
-	fmt.Fprintf(w, "\nWaiting for you: %s, %s, %s in all\n", plural(t.Permissions, "permission request"),
-		plural(t.Questions, "question"), span(t.WaitingSeconds))
+	fmt.Fprintln(w, "\n"+p.T("recap.waiting", p.N("recap.permission_requests", t.Permissions),
+		p.N("recap.questions", t.Questions), span(p, t.WaitingSeconds)))
 	chart(w, len(s.Agents), func(i int) (string, int64, string) {
 		a := s.Agents[i]
-		return text.Line(a.Agent, 0), a.WaitingSeconds, span(a.WaitingSeconds)
+		return text.Line(a.Agent, 0), a.WaitingSeconds, span(p, a.WaitingSeconds)
 	})
 
-	fmt.Fprintf(w, "\nFailures: %s\n", plural(t.FailedTurns, "failed turn"))
+	fmt.Fprintln(w, "\n"+p.T("recap.failures", p.N("recap.failed_turns", t.FailedTurns)))
 	chart(w, len(s.Agents), func(i int) (string, int64, string) {
 		a := s.Agents[i]
-		return text.Line(a.Agent, 0), int64(a.FailedTurns), fmt.Sprint(a.FailedTurns)
+		return text.Line(a.Agent, 0), int64(a.FailedTurns), strconv.Itoa(a.FailedTurns)
 	})
 
-	fmt.Fprintf(w, "\nTools: %s\n", plural(t.ToolCalls, "call"))
+	fmt.Fprintln(w, "\n"+p.T("recap.tools", p.N("recap.calls", t.ToolCalls)))
 	chart(w, min(len(s.Tools), 10), func(i int) (string, int64, string) {
-		return text.Line(s.Tools[i].Tool, 0), int64(s.Tools[i].Calls), fmt.Sprint(s.Tools[i].Calls)
+		return text.Line(s.Tools[i].Tool, 0), int64(s.Tools[i].Calls), strconv.Itoa(s.Tools[i].Calls)
 	})
 }
 
-// chart prints n rows of a bar chart, each label, value and what to say
-// after the bar; rows with nothing to show are left out.
+// chart prints n rows of a bar chart under its heading, each label, value
+// and what to say after the bar; rows with nothing to show are left out.
 func chart(w io.Writer, n int, row func(i int) (label string, v int64, say string)) {
 	var top int64
 	for i := range n {
 		_, v, _ := row(i)
 		top = max(top, v)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := newTable(w).Indent(2)
 	for i := range n {
 		label, v, say := row(i)
 		if v <= 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", label, bar(v, top), say)
+		tw.Row(label, bar(v, top), say)
 	}
 	tw.Flush()
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/recap"
 )
 
@@ -17,43 +18,79 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestRenderRecap draws the runtime's golden recap (recorded Claude Code
 // sessions replayed across a DST night, see runtime.TestRecapGolden) and
-// compares the terminal summary with testdata/recap.golden.txt; then
-// again with nothing seen, and with the folders named.
+// compares the terminal summary with testdata/recap.golden.txt, and in
+// Chinese with testdata/recap.zh-CN.golden.txt; then again with nothing
+// seen, and with the folders named.
 func TestRenderRecap(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "runtime", "testdata", "recap", "replay.golden.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum recap.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
-	var got bytes.Buffer
-	renderRecap(&got, sum, "/home/user")
-	got.WriteString("\n--- without the folders' names\n\n")
-	for i := range sum.Folders {
-		sum.Folders[i].Name = ""
-	}
-	renderRecap(&got, sum, "/home/user")
-	got.WriteString("\n--- a window clawd never saw\n\n")
-	renderRecap(&got, recap.Summary{Zone: "UTC", From: "2026-01-01", To: "2026-01-07", Seconds: 7 * 86400}, "")
-	golden := filepath.Join("testdata", "recap.golden.txt")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+	for _, tt := range []struct {
+		lang   i18n.Lang
+		golden string
+		says   []string
+	}{
+		{i18n.English, "recap.golden.txt", []string{"(2h22m of 2d05h)", "43% of a 23-hour day", "0%: clawd was not running", "<1%"}},
+		{i18n.Chinese, "recap.zh-CN.golden.txt", []string{"（2小时22分 / 2天05小时）", "43%（这天共 23 小时）", "0%：clawd 未运行", "3月29日 周日"}},
+	} {
+		var sum recap.Summary
+		if err := json.Unmarshal(data, &sum); err != nil {
 			t.Fatal(err)
 		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("recap differs from %s (-update rewrites it):\n%s", golden, got.String())
-	}
-	for _, s := range []string{"(2h22m of 2d05h)", "43% of a 23-hour day", "0%: clawd was not running", "<1%"} {
-		if !strings.Contains(got.String(), s) {
-			t.Errorf("the recap does not say %q", s)
+		p := i18n.For(tt.lang)
+		var got bytes.Buffer
+		renderRecap(&got, p, sum, "/home/user")
+		got.WriteString("\n--- without the folders' names\n\n")
+		for i := range sum.Folders {
+			sum.Folders[i].Name = ""
 		}
+		renderRecap(&got, p, sum, "/home/user")
+		got.WriteString("\n--- a window clawd never saw\n\n")
+		renderRecap(&got, p, recap.Summary{Zone: "UTC", From: "2026-01-01", To: "2026-01-07", Seconds: 7 * 86400}, "")
+		golden := filepath.Join("testdata", tt.golden)
+		if *update {
+			if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to write it)", err)
+		}
+		if got.String() != string(want) {
+			t.Errorf("recap differs from %s (-update rewrites it):\n%s", golden, got.String())
+		}
+		for _, s := range tt.says {
+			if !strings.Contains(got.String(), s) {
+				t.Errorf("the recap in %s does not say %q", tt.lang, s)
+			}
+		}
+	}
+}
+
+// TestDayLabel: every weekday and month has its name in every language,
+// Chinese in its own order.
+func TestDayLabel(t *testing.T) {
+	for _, l := range i18n.Langs() {
+		p := i18n.For(l)
+		for d := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() == 2026; d = d.AddDate(0, 0, 1) {
+			got := dayLabel(p, recap.Day(d.Format(recap.DayLayout)))
+			if strings.Contains(got, "recap.") {
+				t.Fatalf("dayLabel(%s, %s) = %q: a name missing from the catalog", l, d.Format(time.DateOnly), got)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		lang i18n.Lang
+		want string
+	}{{i18n.English, "Mon 23 Mar"}, {i18n.Chinese, "3月23日 周一"}} {
+		if got := dayLabel(i18n.For(tt.lang), "2026-03-23"); got != tt.want {
+			t.Errorf("dayLabel(%s, 2026-03-23) = %q, want %q", tt.lang, got, tt.want)
+		}
+	}
+	if got := dayLabel(i18n.Printer{}, "not a day"); got != "not a day" {
+		t.Errorf("dayLabel(not a day) = %q, want it as it is", got)
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -133,14 +133,13 @@ func runRemoteAdd(ctx context.Context, e *env, o *remoteAddOptions, args []strin
 		if err != nil {
 			return exitCode(1, err)
 		}
-		fmt.Fprintf(e.stdout, "%s: ssh connects to %s@%s port %d\n", p.Name, s.User, s.Hostname, s.Port)
+		fmt.Fprintln(e.stdout, e.t("remote.ssh_connects", p.Name, text.Line(s.User, 0), text.Line(s.Hostname, 0), s.Port))
 	}
 	p, err = d.Add(ctx, st, p, remote.AddOptions{Binary: o.binary})
 	if err != nil {
 		return exitCode(1, err)
 	}
-	fmt.Fprintf(e.stdout, "%s: ready: its agents report here through port %d on its loopback (generation %d); %s\n",
-		p.Name, p.RemotePort, p.Generation, reloadRemotes(ctx, e, "the link starts with clawd serve"))
+	fmt.Fprintln(e.stdout, e.t("remote.ready", p.Name, p.RemotePort, p.Generation, reloadRemotes(ctx, e, e.t("remote.starts_with_serve"))))
 	return nil
 }
 
@@ -162,9 +161,9 @@ func reloadRemotes(ctx context.Context, e *env, idle string) string {
 		return idle
 	}
 	if err := c.Call(dctx, http.MethodPost, "/api/v1/remotes/reload", nil, nil); err != nil {
-		return fmt.Sprintf("clawd serve did not take the change (%v): restart it", err)
+		return e.t("remote.serve_refused", err)
 	}
-	return "clawd serve took the change"
+	return e.t("remote.serve_took")
 }
 
 type remoteRemoveOptions struct{ force bool }
@@ -210,12 +209,12 @@ func runRemoteRemove(ctx context.Context, e *env, o *remoteRemoveOptions, name s
 		}
 	}
 	for _, r := range res.Removed {
-		fmt.Fprintf(e.stdout, "%s: deleted ~/%s\n", name, r)
+		fmt.Fprintln(e.stdout, e.t("remote.deleted", name, text.Line(r, 0)))
 	}
 	for _, k := range res.Kept {
-		fmt.Fprintf(e.stdout, "%s: kept ~/%s: something else is in it\n", name, k)
+		fmt.Fprintln(e.stdout, e.t("remote.kept", name, text.Line(k, 0)))
 	}
-	fmt.Fprintf(e.stdout, "%s: removed; %s\n", name, reloadRemotes(ctx, e, "no clawd serve runs"))
+	fmt.Fprintln(e.stdout, e.t("remote.removed", name, reloadRemotes(ctx, e, e.t("remote.serve_not_running"))))
 	return nil
 }
 
@@ -275,11 +274,11 @@ func runRemoteList(ctx context.Context, e *env, o *remoteListOptions) error {
 		return printJSON(e.stdout, entries, true)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(e.stdout, "no remotes (clawd remote add NAME [USER@]HOST)")
+		fmt.Fprintln(e.stdout, e.t("remote.none"))
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tMACHINE\tREMOTE PORT\tGENERATION\tLINK")
+	tw := newTable(e.stdout)
+	tw.Row(e.t("remote.header"))
 	for _, en := range entries {
 		machine := en.Target
 		if en.Kind == client.LinkWSL {
@@ -287,9 +286,9 @@ func runRemoteList(ctx context.Context, e *env, o *remoteListOptions) error {
 		}
 		summary := linkSummary(e.printer(), en.Link, links != nil, e.now())
 		if en.Disabled {
-			summary = "disabled (clawd remote enable " + en.Name + ")"
+			summary = e.t("remote.disabled", en.Name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", en.Name, text.Line(machine, 0), en.RemotePort, en.Generation, summary)
+		tw.Row(en.Name, text.Line(machine, 0), strconv.Itoa(en.RemotePort), strconv.FormatInt(en.Generation, 10), summary)
 	}
 	return tw.Flush()
 }
@@ -372,7 +371,7 @@ func runRemoteTest(ctx context.Context, e *env, name string) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "%s: link %s\n", name, linkSummary(e.printer(), link(), true, e.now()))
+	fmt.Fprintln(e.stdout, e.t("remote.link", name, linkSummary(e.printer(), link(), true, e.now())))
 	var n [16]byte
 	rand.Read(n[:])
 	nonce := hex.EncodeToString(n[:])
@@ -390,8 +389,7 @@ func runRemoteTest(ctx context.Context, e *env, name string) error {
 	if l := link(); l == nil || l.LastTest == nil || l.LastTest.Nonce != nonce {
 		return exitCode(1, fmt.Errorf("%s: the remote got an answer, but not from this clawd serve", name))
 	}
-	fmt.Fprintf(e.stdout, "%s: ok: a test went from the remote (clawd %s) through the link into this clawd with generation %d (%d ms, ssh included)\n",
-		name, text.Line(ans.Version, 40), p.Generation, took.Milliseconds())
+	fmt.Fprintln(e.stdout, e.t("remote.test_ok", name, text.Line(ans.Version, 40), p.Generation, took.Milliseconds()))
 	return nil
 }
 
@@ -422,7 +420,12 @@ func newRemoteSwitchCmd(e *env, name string, disabled bool) *cli.Command {
 			if err := st.Save(); err != nil {
 				return exitCode(1, err)
 			}
-			fmt.Fprintf(e.stdout, "%s: %sd; %s\n", p.Name, name, reloadRemotes(ctx, e, "clawd serve is not running"))
+			reload := reloadRemotes(ctx, e, e.t("remote.serve_not_running"))
+			say := e.t("remote.now_enabled", p.Name, reload)
+			if disabled {
+				say = e.t("remote.now_disabled", p.Name, reload)
+			}
+			fmt.Fprintln(e.stdout, say)
 			return nil
 		},
 	}

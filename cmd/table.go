@@ -9,13 +9,21 @@ import (
 
 // table lays out rows of cells in columns two spaces apart, like
 // text/tabwriter, but measuring cells in terminal columns: a Chinese
-// character takes two.
+// character takes two. Every table clawd prints for people is one
+// (TestNoTabwriter keeps it so).
 type table struct {
-	w    io.Writer
-	rows [][]string
+	w      io.Writer
+	indent string
+	rows   [][]string
 }
 
 func newTable(w io.Writer) *table { return &table{w: w} }
+
+// Indent starts every line with n spaces: a chart under its heading.
+func (t *table) Indent(n int) *table {
+	t.indent = strings.Repeat(" ", n)
+	return t
+}
 
 // Row adds a row; a cell holding tabs is split into cells there (a
 // translated header is one string).
@@ -40,6 +48,7 @@ func (t *table) Flush() error {
 	}
 	var b strings.Builder
 	for _, r := range t.rows {
+		b.WriteString(t.indent)
 		for i, c := range r {
 			b.WriteString(c)
 			if i < len(r)-1 {
