@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 // Chinese ([ui] language = "zh-CN") in real Chromium: the page says
 // lang="zh-CN", its headings and the request's buttons are Chinese, and
 // Allow (允许) still answers a real blocking PermissionRequest with
-// Claude's allow JSON.
+// Claude's allow JSON; the recap's durations read as Chinese words.
 func TestDashboardChinese(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -62,5 +63,11 @@ func TestDashboardChinese(t *testing.T) {
 	waitPage(t, tab, "等你处理 empty", `document.querySelectorAll("#needs-list li").length === 0 && !document.getElementById("needs-empty").hidden`, 10*time.Second)
 	if empty := pageEval[string](t, tab, `document.getElementById("needs-empty").textContent`); empty != "没有等你处理的事。" {
 		t.Errorf("the empty Needs you reads %q, want it in Chinese", empty)
+	}
+	// The recap's durations are Chinese words too: the week so far is
+	// "6天17小时" or so, the few seconds clawd has run so many 秒.
+	waitPage(t, tab, "the recap", `document.getElementById("recap-coverage").textContent !== ""`, 20*time.Second)
+	if cov := pageEval[string](t, tab, `document.getElementById("recap-coverage").textContent`); !regexp.MustCompile(`\d+天\d\d小时`).MatchString(cov) || !regexp.MustCompile(`\d+秒`).MatchString(cov) {
+		t.Errorf("the recap's coverage reads %q, want its durations in Chinese (…天…小时, …秒)", cov)
 	}
 }

@@ -222,7 +222,7 @@ func (s *Server) servePage(w http.ResponseWriter, code int, name string, extra f
 func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
 	d := pageData{Printer: p}
 	if name == "index.html" {
-		b, _ := json.Marshal(p.Sections("dashboard", "tooltip", "age", "doctor.status"))
+		b, _ := json.Marshal(p.Sections("dashboard", "tooltip", "age", "doctor.status", "recap.span"))
 		d.Messages = string(b)
 	}
 	if extra != nil {

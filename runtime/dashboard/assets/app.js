@@ -20,14 +20,15 @@ const messages = (() => {
   }
 })();
 
-// format fills a message's Go verbs (%s, %d, %[2]s; %% is %) with args.
+// format fills a message's Go verbs (%s, %d, %02d, %[2]s; %% is %) with
+// args.
 function format(msg, args) {
   let next = 0;
-  return msg.replace(/%(?:\[(\d+)\])?([sd%])/g, (m, idx, verb) => {
+  return msg.replace(/%(?:\[(\d+)\])?(0\d+)?([sd%])/g, (m, idx, pad, verb) => {
     if (verb === "%") return "%";
     const i = idx ? Number(idx) - 1 : next;
     next = i + 1;
-    return String(args[i]);
+    return pad ? String(args[i]).padStart(Number(pad), "0") : String(args[i]);
   });
 }
 
@@ -606,12 +607,15 @@ function ago(iso) {
   return seconds(iso) < 5 ? t("dashboard.just_now") : t("dashboard.ago", age(iso));
 }
 
-// dur says a number of seconds as 2h05m, 4m10s or 12s.
+// dur says a number of seconds in the person's words (2h05m, 4m10s, 12s;
+// 2小时05分), as `clawd recap` does (cmd/recap.go's span).
 function dur(s) {
-  s = Math.round(s);
-  if (s >= 3600) return Math.floor(s / 3600) + "h" + String(Math.floor(s % 3600 / 60)).padStart(2, "0") + "m";
-  if (s >= 60) return Math.floor(s / 60) + "m" + String(s % 60).padStart(2, "0") + "s";
-  return s + "s";
+  s = Math.max(0, Math.round(s));
+  if (s < 60) return t("recap.span.seconds", s);
+  if (s < 600) return t("recap.span.minutes_seconds", Math.floor(s / 60), s % 60);
+  if (s < 3600) return t("recap.span.minutes", Math.floor(s / 60));
+  if (s < 48 * 3600) return t("recap.span.hours_minutes", Math.floor(s / 3600), Math.floor(s / 60) % 60);
+  return t("recap.span.days_hours", Math.floor(s / 86400), Math.floor(s / 3600) % 24);
 }
 
 function pct(part, whole) {
