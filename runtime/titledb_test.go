@@ -246,16 +246,17 @@ func TestWorkBuddyArchivedSessionLeaves(t *testing.T) {
 	if _, live := workBuddyView(s, "a3"); !live {
 		t.Error("a3 retired by another install's copy")
 	}
-	var ended []string
-	for _, h := range historyIDs(t, c, client.HistoryQuery{Agent: "workbuddy"}) {
-		if h.Ended {
-			ended = append(ended, h.SessionID)
+	// The history is written behind the runtime's back: wait for it.
+	eventually(t, "a1 and a2 ended in the history", func() bool {
+		var ended []string
+		for _, h := range historyIDs(t, c, client.HistoryQuery{Agent: "workbuddy"}) {
+			if h.Ended {
+				ended = append(ended, h.SessionID)
+			}
 		}
-	}
-	slices.Sort(ended)
-	if !slices.Equal(ended, []string{"a1", "a2"}) {
-		t.Errorf("ended in the history: %v, want a1 a2", ended)
-	}
+		slices.Sort(ended)
+		return slices.Equal(ended, []string{"a1", "a2"})
+	})
 
 	// A late word of a1 does not bring it back: the gate is synchronous.
 	s.Ingest(workBuddyEvent(agents.KindTurnEnd, current, "a1", "/repo"))
