@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // documentedRuns returns the payload files built from agent a's documented
@@ -81,7 +83,7 @@ func TestDecodeDocumented(t *testing.T) {
 				b.WriteString("\n")
 			}
 			checkAnswers(t, a)
-			compareGolden(t, filepath.Join("testdata", a.ID+"-documented.golden"), b.String())
+			golden.Check(t, filepath.Join("testdata", a.ID+"-documented.golden"), []byte(b.String()))
 		})
 	}
 }
@@ -117,27 +119,5 @@ func checkAnswers(t *testing.T, a *Agent) {
 		if got := a.Render(h.Event, nil); string(got) != string(out) {
 			t.Errorf("%s Render(%s, nil) = %q, want the no-decision %q", a.ID, h.Event, got, out)
 		}
-	}
-}
-
-// compareGolden compares got with the golden file, or rewrites it with
-// -update.
-func compareGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("decoded payloads differ from %s:\n--- got\n%s--- want\n%s", golden, got, want)
 	}
 }

@@ -3,7 +3,6 @@ package agents
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/clawdhq/clawd/internal/golden"
+)
 
 const opencodeDir = "../testdata/opencode"
 
@@ -108,23 +107,7 @@ func TestDecodeOpencodeFixtures(t *testing.T) {
 			t.Errorf("Decode(%s, %s) = %v", rel, name, err)
 		}
 	}
-	golden := filepath.Join("testdata", "opencode-fixtures.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("decoded fixtures differ from %s:\n--- got\n%s--- want\n%s", golden, b.String(), want)
-	}
+	golden.Check(t, filepath.Join("testdata", "opencode-fixtures.golden"), []byte(b.String()))
 }
 
 // short is the end of an id, enough to tell them apart in a golden file.

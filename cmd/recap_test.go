@@ -3,18 +3,16 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/recap"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestRenderRecap draws the runtime's golden recap (recorded Claude Code
 // sessions replayed across a DST night, see runtime.TestRecapGolden) and
@@ -48,19 +46,7 @@ func TestRenderRecap(t *testing.T) {
 		renderRecap(&got, p, sum, "/home/user")
 		got.WriteString("\n--- a window clawd never saw\n\n")
 		renderRecap(&got, p, recap.Summary{Zone: "UTC", From: "2026-01-01", To: "2026-01-07", Seconds: 7 * 86400}, "")
-		golden := filepath.Join("testdata", tt.golden)
-		if *update {
-			if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to write it)", err)
-		}
-		if got.String() != string(want) {
-			t.Errorf("recap differs from %s (-update rewrites it):\n%s", golden, got.String())
-		}
+		golden.Check(t, filepath.Join("testdata", tt.golden), got.Bytes())
 		for _, s := range tt.says {
 			if !strings.Contains(got.String(), s) {
 				t.Errorf("the recap in %s does not say %q", tt.lang, s)

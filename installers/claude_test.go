@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,9 +12,8 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const goldenBinary = "/usr/local/bin/clawd"
 
@@ -83,7 +81,7 @@ func TestClaudeGolden(t *testing.T) {
 				if !errors.Is(uerr, tc.wantErr) {
 					t.Fatalf("UninstallClaude(%s) error = %v, want %v", tc.name, uerr, tc.wantErr)
 				}
-				golden(t, filepath.Join(dir, "error.txt"), []byte(err.Error()+"\n"))
+				golden.Check(t, filepath.Join(dir, "error.txt"), []byte(err.Error()+"\n"))
 				return
 			}
 
@@ -94,7 +92,7 @@ func TestClaudeGolden(t *testing.T) {
 			if !ch.Any() {
 				t.Errorf("InstallClaude(%s) reported no changes", tc.name)
 			}
-			golden(t, filepath.Join(dir, "installed.json"), installed)
+			golden.Check(t, filepath.Join(dir, "installed.json"), installed)
 			checkInstalled(t, installed, binary)
 			checkSameSettings(t, in, installed)
 			checkForeign(t, in, installed)
@@ -111,7 +109,7 @@ func TestClaudeGolden(t *testing.T) {
 			if uch.Removed != len(agents.Claude.Hooks) || uch.Added+uch.Repaired != 0 {
 				t.Errorf("UninstallClaude changes = %+v, want %d removed", uch, len(agents.Claude.Hooks))
 			}
-			golden(t, filepath.Join(dir, "uninstalled.json"), uninstalled)
+			golden.Check(t, filepath.Join(dir, "uninstalled.json"), uninstalled)
 			if n := len(clawdHandlers(t, uninstalled)); n != 0 {
 				t.Errorf("uninstalled file still has %d clawd handlers", n)
 			}
@@ -126,24 +124,6 @@ func TestClaudeGolden(t *testing.T) {
 				t.Errorf("second UninstallClaude = %+v, %v; want no change", ch2, err)
 			}
 		})
-	}
-}
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, unifiedDiff(path, "got", want, got))
 	}
 }
 

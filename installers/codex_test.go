@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // codexCases are the golden cases under testdata/codex/<name>/: the input
@@ -69,10 +70,10 @@ func readOptional(t *testing.T, path string) []byte {
 func goldenOptional(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if got != nil {
-		golden(t, path, got)
+		golden.Check(t, path, got)
 		return
 	}
-	if *update {
+	if golden.Update() {
 		os.Remove(path)
 		return
 	}
@@ -108,7 +109,7 @@ func TestCodexGolden(t *testing.T) {
 				if !errors.Is(uerr, tc.wantErr) && (uerr != nil || u.Any()) {
 					t.Fatalf("UninstallCodex(%s) = %+v, %v; want error %v or no change", tc.name, u, uerr, tc.wantErr)
 				}
-				golden(t, out("error.txt"), []byte(err.Error()+"\n"))
+				golden.Check(t, out("error.txt"), []byte(err.Error()+"\n"))
 				return
 			}
 

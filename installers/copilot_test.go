@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // newTestCopilot returns the installer of a Copilot home that
@@ -75,7 +76,7 @@ func TestCopilotInstall(t *testing.T) {
 		t.Errorf("Install = %+v, want a new file with %d hooks, no backup", r, len(agents.Copilot.Hooks))
 	}
 	data := readFile(t, f.Path)
-	golden(t, "testdata/copilot/installed.json", []byte(data))
+	golden.Check(t, "testdata/copilot/installed.json", []byte(data))
 	var doc copilotFile
 	if err := json.Unmarshal([]byte(data), &doc); err != nil {
 		t.Fatalf("hook file is not JSON: %v\n%s", err, data)

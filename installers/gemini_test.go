@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // geminiCases are the golden cases under testdata/gemini/<name>/, laid
@@ -63,7 +64,7 @@ func TestGeminiGolden(t *testing.T) {
 				if _, _, uerr := UninstallGemini(in, Known{}); !errors.Is(uerr, tc.wantErr) {
 					t.Fatalf("UninstallGemini(%s) error = %v, want %v", tc.name, uerr, tc.wantErr)
 				}
-				golden(t, filepath.Join(dir, "error.txt"), []byte(err.Error()+"\n"))
+				golden.Check(t, filepath.Join(dir, "error.txt"), []byte(err.Error()+"\n"))
 				return
 			}
 
@@ -74,7 +75,7 @@ func TestGeminiGolden(t *testing.T) {
 			if !ch.Any() {
 				t.Errorf("InstallGemini(%s) reported no changes", tc.name)
 			}
-			golden(t, filepath.Join(dir, "installed.json"), installed)
+			golden.Check(t, filepath.Join(dir, "installed.json"), installed)
 			checkGeminiInstalled(t, installed, binary)
 			checkGeminiKept(t, in, installed)
 
@@ -90,7 +91,7 @@ func TestGeminiGolden(t *testing.T) {
 			if uch.Removed != len(agents.Gemini.Hooks) || uch.Added+uch.Repaired != 0 {
 				t.Errorf("UninstallGemini changes = %+v, want %d removed", uch, len(agents.Gemini.Hooks))
 			}
-			golden(t, filepath.Join(dir, "uninstalled.json"), uninstalled)
+			golden.Check(t, filepath.Join(dir, "uninstalled.json"), uninstalled)
 			if hs := geminiHandlers(t, uninstalled); slices.ContainsFunc(hs, isGeminiOurs) {
 				t.Errorf("uninstalled file still has clawd handlers: %+v", hs)
 			}

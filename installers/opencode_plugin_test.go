@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // The plugin's own tests run it under node (which the tests need anyway,
@@ -188,23 +189,7 @@ func TestOpencodePluginSequences(t *testing.T) {
 				}
 				seq.Write(append(line, '\n'))
 			}
-			golden := filepath.Join("..", "testdata", "opencode", "sequences", name+".jsonl")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, seq.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got := seq.String(); got != string(want) {
-				t.Errorf("the plugin sent, for %s:\n%s\nwant (%s):\n%s", name, got, golden, want)
-			}
+			golden.Check(t, filepath.Join("..", "testdata", "opencode", "sequences", name+".jsonl"), seq.Bytes())
 		})
 	}
 }

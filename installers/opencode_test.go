@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // TestOpencodePluginGolden: the plugin clawd writes for a binary, against
@@ -19,20 +20,7 @@ func TestOpencodePluginGolden(t *testing.T) {
 	if n != len(agents.Opencode.Hooks) {
 		t.Errorf("OpencodePlugin hooks = %d, want %d", n, len(agents.Opencode.Hooks))
 	}
-	golden := filepath.Join("testdata", "opencode", "clawd.js")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("OpencodePlugin(%q) differs from %s:\n%s", goldenBinary, golden, unifiedDiff(golden, "OpencodePlugin", want, got))
-	}
+	golden.Check(t, filepath.Join("testdata", "opencode", "clawd.js"), got)
 	for _, ph := range []string{"__CLAWD__", "__CLAWD_COMMAND__", "__STATE_TIMEOUT_MS__", "__PERMISSION_TIMEOUT_MS__"} {
 		if strings.Contains(string(got), ph) {
 			t.Errorf("the plugin still holds the placeholder %s", ph)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
 // qwenCases are the golden cases under testdata/qwen/<name>/: in.json
@@ -49,7 +50,7 @@ func TestQwenGolden(t *testing.T) {
 				if _, _, uerr := UninstallQwen(in, Known{}); !errors.Is(uerr, tc.wantErr) {
 					t.Fatalf("UninstallQwen(%s) error = %v, want %v", tc.name, uerr, tc.wantErr)
 				}
-				golden(t, filepath.Join(dir, "error.txt"), []byte(err.Error()+"\n"))
+				golden.Check(t, filepath.Join(dir, "error.txt"), []byte(err.Error()+"\n"))
 				return
 			}
 			installed, ch, err := InstallQwen(in, goldenBinary, Known{})
@@ -59,7 +60,7 @@ func TestQwenGolden(t *testing.T) {
 			if !ch.Any() {
 				t.Errorf("InstallQwen(%s) reported no changes", tc.name)
 			}
-			golden(t, filepath.Join(dir, "installed.json"), installed)
+			golden.Check(t, filepath.Join(dir, "installed.json"), installed)
 			checkQwenInstalled(t, installed, goldenBinary)
 			checkQwenForeign(t, in, installed)
 
@@ -74,7 +75,7 @@ func TestQwenGolden(t *testing.T) {
 			if uch.Removed != len(agents.Qwen.Hooks) || uch.Added+uch.Repaired != 0 {
 				t.Errorf("UninstallQwen changes = %+v, want %d removed", uch, len(agents.Qwen.Hooks))
 			}
-			golden(t, filepath.Join(dir, "uninstalled.json"), uninstalled)
+			golden.Check(t, filepath.Join(dir, "uninstalled.json"), uninstalled)
 			if n := len(qwenHandlers(t, uninstalled, true)); n != 0 {
 				t.Errorf("uninstalled file still has %d clawd handlers", n)
 			}

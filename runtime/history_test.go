@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,13 +16,12 @@ import (
 	_ "time/tzdata" // Europe/Berlin whatever the machine has
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/runtime/recap"
 	"github.com/clawdhq/clawd/statemachine"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // runWithHistory runs a runtime with its history in home the way `clawd
 // serve` does (Run: the store opened once the home is locked) and
@@ -319,22 +317,7 @@ func TestRecapGolden(t *testing.T) {
 	if err := enc.Encode(sum); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "recap", "replay.golden.json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("recap differs from %s (-update rewrites it):\n%s", golden, got.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "recap", "replay.golden.json"), got.Bytes())
 }
 
 // TestJournalPrunes: the journal applies the retention as it writes, also

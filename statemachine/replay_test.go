@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +12,8 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/replay")
 
 // replayStart is the fixed time of a replay's first event; events follow
 // one second apart.
@@ -148,26 +146,12 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 	return b.String()
 }
 
-// checkGolden compares got with testdata/replay/name.golden, or rewrites
-// that file with -update.
+// checkGolden compares the replay of the recording at source with
+// testdata/replay/name.golden (see internal/golden).
 func checkGolden(t *testing.T, name, source, got string) {
 	t.Helper()
-	golden := filepath.Join("testdata", "replay", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("replay of %s differs from %s:\n--- got\n%s--- want\n%s", source, golden, got, want)
+	if !golden.Check(t, filepath.Join("testdata", "replay", name+".golden"), []byte(got)) {
+		t.Logf("replayed from %s", source)
 	}
 }
 

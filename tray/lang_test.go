@@ -1,41 +1,22 @@
 package tray
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clawdhq/clawd/internal/config"
+	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/notify"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/name (see internal/golden).
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // busyView is a menu with every kind of line: requests of each kind,
@@ -68,7 +49,7 @@ func busyView(p i18n.Printer) View {
 // its tooltip, against a golden file.
 func TestBuildChinese(t *testing.T) {
 	m := Build(busyView(i18n.For(i18n.Chinese)))
-	golden(t, "menu_zh-CN.golden", "tooltip: "+m.Tooltip+"\n"+strings.Join(outline(m.Items, 0), "\n")+"\n")
+	checkGolden(t, "menu_zh-CN.golden", "tooltip: "+m.Tooltip+"\n"+strings.Join(outline(m.Items, 0), "\n")+"\n")
 	dnd := Build(View{Now: t0, Printer: i18n.For(i18n.Chinese), View: client.View{DND: true}})
 	if want := "clawd: 没有运行中的智能体 · 勿扰"; dnd.Tooltip != want {
 		t.Errorf("Chinese tooltip in do-not-disturb = %q, want %q", dnd.Tooltip, want)
@@ -92,5 +73,5 @@ func TestNotificationChinese(t *testing.T) {
 	if len(notes) != 1 {
 		t.Fatalf("Observe = %d notes, want 1", len(notes))
 	}
-	golden(t, "notification_zh-CN.golden", "summary: "+notes[0].Summary+"\nbody: "+notes[0].Body+"\n")
+	checkGolden(t, "notification_zh-CN.golden", "summary: "+notes[0].Summary+"\nbody: "+notes[0].Body+"\n")
 }

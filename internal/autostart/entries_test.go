@@ -1,33 +1,16 @@
 package autostart
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/clawdhq/clawd/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name (see internal/golden).
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestEntriesGolden pins each platform's entry, for a binary in a folder
@@ -35,16 +18,16 @@ func golden(t *testing.T, name string, got []byte) {
 // file is checked on every platform.
 func TestEntriesGolden(t *testing.T) {
 	env := []string{"CLAWD_HOME=/home/u/.clawd-work"}
-	golden(t, "clawd.service", SystemdUnit("/opt/clawd tools/bin/clawd", env))
-	golden(t, "clawd.desktop", DesktopEntry("/opt/clawd tools/bin/clawd", env))
-	golden(t, "com.clawdhq.clawd.plist", LaunchAgent("/Applications/clawd tools/clawd", env, "/Users/u/.clawd-work/serve.log"))
-	golden(t, "run-value.txt", []byte(RunValue(`C:\Users\u\AppData\Local\Programs\clawd\clawd.exe`)+"\n"))
+	checkGolden(t, "clawd.service", SystemdUnit("/opt/clawd tools/bin/clawd", env))
+	checkGolden(t, "clawd.desktop", DesktopEntry("/opt/clawd tools/bin/clawd", env))
+	checkGolden(t, "com.clawdhq.clawd.plist", LaunchAgent("/Applications/clawd tools/clawd", env, "/Users/u/.clawd-work/serve.log"))
+	checkGolden(t, "run-value.txt", []byte(RunValue(`C:\Users\u\AppData\Local\Programs\clawd\clawd.exe`)+"\n"))
 }
 
 // TestPackagedUnit: the .deb and .rpm ship the unit of /usr/bin/clawd
 // (goreleaser.yaml takes packaging/clawd.service).
 func TestPackagedUnit(t *testing.T) {
-	golden(t, filepath.Join("..", "..", "..", "packaging", "clawd.service"), SystemdUnit("/usr/bin/clawd", nil))
+	checkGolden(t, filepath.Join("..", "..", "..", "packaging", "clawd.service"), SystemdUnit("/usr/bin/clawd", nil))
 }
 
 // TestEntriesRoundTrip checks that Check reads back the binary every

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +12,8 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // The captured Codex 0.169.0 files, shared by every Codex test.
 const (
@@ -82,23 +80,10 @@ func encode(t testing.TB, evs []agents.Event) []byte {
 	return b
 }
 
-// golden compares got with testdata/name, or writes it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name (see internal/golden).
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("events differ from %s (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestParserGolden(t *testing.T) {
@@ -110,7 +95,7 @@ func TestParserGolden(t *testing.T) {
 					t.Errorf("event %+v: %v", e, err)
 				}
 			}
-			golden(t, strings.TrimSuffix(fx.file, ".jsonl")+".golden", encode(t, evs))
+			checkGolden(t, strings.TrimSuffix(fx.file, ".jsonl")+".golden", encode(t, evs))
 		})
 	}
 }
