@@ -91,8 +91,9 @@ func (w *world) attachDesktop() {
 // startWatcher starts the tray host, once clawd's tray watches for one,
 // and waits for clawd's item. fyne.io/systray v1.12.2 only watches for a
 // host after its first registration failed, and misses a host that comes
-// in between: a desktop's host is there before any app, a test's comes
-// after the tray on purpose.
+// in between (or in its own short gap after that: WaitItemAnnouncing): a
+// desktop's host is there before any app, a test's comes after the tray
+// on purpose.
 func (w *world) startWatcher(ctx context.Context) *fakedesktop.Item {
 	w.t.Helper()
 	for watching := false; !watching; {
@@ -104,7 +105,7 @@ func (w *world) startWatcher(ctx context.Context) *fakedesktop.Item {
 		}
 	}
 	w.desktop.watcher = fakedesktop.StartWatcher(w.t, w.desktop.bus)
-	item, err := w.desktop.watcher.WaitItem(ctx)
+	item, err := w.desktop.watcher.WaitItemAnnouncing(ctx, 2*time.Second)
 	if err != nil {
 		w.t.Fatalf("the tray never registered: %v", err)
 	}

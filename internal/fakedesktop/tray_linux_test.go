@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -197,7 +198,9 @@ func TestTrayRegistersBeforeWatcher(t *testing.T) {
 	}
 	// fyne.io/systray v1.12.2 subscribes to the watcher's NameOwnerChanged
 	// only after its first attempt failed; a watcher that comes in between
-	// is missed for good. Start it once the subscription is in.
+	// is missed for good. Start it once the subscription is in (and
+	// announce it again should it fall in systray's own gap: see
+	// WaitItemAnnouncing).
 	for subscribed := false; !subscribed; {
 		select {
 		case rule := <-addMatch:
@@ -208,7 +211,7 @@ func TestTrayRegistersBeforeWatcher(t *testing.T) {
 	}
 
 	w := StartWatcher(t, bus)
-	it, err := w.WaitItem(ctx)
+	it, err := w.WaitItemAnnouncing(ctx, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

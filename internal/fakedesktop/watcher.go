@@ -305,6 +305,31 @@ func (w *Watcher) WaitItem(ctx context.Context) (*Item, error) {
 	}
 }
 
+// WaitItemAnnouncing is WaitItem for an item that started before the
+// watcher: every `every` without one, the watcher gives its name up and
+// takes it again, which tells the items watching for a tray host that one
+// came. fyne.io/systray v1.12.2 needs this: it adds its match rule for the
+// watcher's name and only then hands godbus the channel the signal comes
+// on, so a watcher that arrives in that gap (microseconds, longer on a
+// busy machine) is missed for good.
+func (w *Watcher) WaitItemAnnouncing(ctx context.Context, every time.Duration) (*Item, error) {
+	for {
+		try, cancel := context.WithTimeout(ctx, every)
+		it, err := w.WaitItem(try)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return it, err
+		}
+		if _, err := w.conn.ReleaseName(WatcherName); err != nil {
+			return nil, fmt.Errorf("release %s: %w", WatcherName, err)
+		}
+		reply, err := w.conn.RequestName(WatcherName, dbus.NameFlagDoNotQueue)
+		if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+			return nil, fmt.Errorf("take %s again: reply %d, %v", WatcherName, reply, err)
+		}
+	}
+}
+
 // Item is a StatusNotifierItem registered with a Watcher. Its methods talk
 // to the item the way a desktop's tray host does.
 type Item struct {

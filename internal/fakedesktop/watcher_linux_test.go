@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
@@ -190,5 +191,37 @@ func TestSubscribe(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("WaitSignal(NewStatus) = %v", err)
+	}
+}
+
+// TestWaitItemAnnouncing: an item that registers only when it sees the
+// watcher's name taken, and started watching after the watcher took it,
+// is found once the watcher announces itself again.
+func TestWaitItemAnnouncing(t *testing.T) {
+	ctx := testContext(t)
+	bus := StartBus(t)
+	w := StartWatcher(t, bus)
+	conn := fakeItem(t, bus, DefaultItemPath, "late")
+	if err := conn.AddMatchSignal(dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"),
+		dbus.WithMatchArg(0, WatcherName)); err != nil {
+		t.Fatal(err)
+	}
+	signals := make(chan *dbus.Signal, 8)
+	conn.Signal(signals)
+	go func() {
+		for sig := range signals {
+			if len(sig.Body) == 3 && sig.Body[2] != "" {
+				register(ctx, conn, string(DefaultItemPath))
+			}
+		}
+	}()
+	// The watcher took its name before the item watched for it: only an
+	// announcement brings the item.
+	it, err := w.WaitItemAnnouncing(ctx, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it.Path != DefaultItemPath {
+		t.Errorf("item at %s, want %s", it.Path, DefaultItemPath)
 	}
 }
