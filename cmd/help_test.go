@@ -161,7 +161,7 @@ func TestHelpChinese(t *testing.T) {
 				"help, h      列出所有命令，或显示某个命令的帮助", "completion   打印 Shell 补全脚本", "全局选项：", "--version, -v  打印版本"},
 			[]string{"NAME", "COMMANDS", "GLOBAL OPTIONS", "show help", "print the version", "Shows a list"}},
 		{"", "zh_CN.UTF-8", []string{"hook", "--help"},
-			[]string{"智能体在生命周期事件上运行的命令", "clawd hook [选项] AGENT [EVENT]", "它失败放行"},
+			[]string{"智能体在生命周期事件上运行的命令", "clawd hook [选项] AGENT [EVENT]", "出错时它一律放行"},
 			[]string{"OPTIONS", "fails open"}},
 		{"", "zh_CN.UTF-8", []string{"help", "automations"},
 			[]string{"clawd automations [命令 [命令选项]]", "runs     运行记录，最新的在前", "--help, -h  显示帮助"},
