@@ -22,14 +22,11 @@ type agentsOptions struct {
 func newAgentsCmd(e *env) *cli.Command {
 	o := &agentsOptions{}
 	return &cli.Command{
-		Name:  "agents",
-		Usage: e.t("help.agents"),
-		Description: "For every agent clawd supports: whether it is on this machine (its settings folder or\n" +
-			"its command on PATH), whether clawd's hooks are installed and run this clawd binary,\n" +
-			"its version where its npm package says it, where its settings are, what clawd shows\n" +
-			"and answers for it, and what clawd cannot see.",
+		Name:        "agents",
+		Usage:       e.t("help.agents.usage"),
+		Description: e.t("help.agents.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print one JSON array", Destination: &o.json},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.agents.flag_json"), Destination: &o.json},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runAgents(e, o)

@@ -31,10 +31,12 @@ func newAutomationsCmd(e *env) *cli.Command {
 	var asJSON, yes bool
 	var file, state, event, automation, since string
 	var limit int
-	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON", Destination: &asJSON}
-	yesFlag := &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation (scripts)", Destination: &yes}
-	fileFlag := &cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the TOML from `FILE` (- or nothing: standard input)", Destination: &file}
-	eventFile := &cli.StringFlag{Name: "event", Usage: "an event envelope as JSON in `FILE` (default: the last real one of its kind, else a sample)", Destination: &file}
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: e.t("help.flag_json"), Destination: &asJSON}
+	yesFlag := &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: e.t("help.automations.flag_yes"), Destination: &yes}
+	fileFlag := &cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: e.t("help.automations.flag_file"), Destination: &file}
+	eventFile := &cli.StringFlag{Name: "event", Usage: e.t("help.automations.flag_event"), Destination: &file}
+	limitFlag := &cli.IntFlag{Name: "limit", Value: 50, HideDefault: true, Destination: &limit}
+	limitFlag.Usage = e.t("help.automations.runs.flag_limit", limitFlag.Value) // the default in the person's words
 	one := func(c *cli.Command) (string, error) {
 		if c.Args().Len() != 1 {
 			return "", exitCode(2, fmt.Errorf("name the automation: clawd automations %s ID", c.Name))
@@ -42,15 +44,13 @@ func newAutomationsCmd(e *env) *cli.Command {
 		return c.Args().First(), nil
 	}
 	return &cli.Command{
-		Name:  "automations",
-		Usage: e.t("help.automations"),
-		Description: "Definitions live in automations.toml in the clawd home (see README, Automations). Each\n" +
-			"acts only once you trusted it for what it does now: any change of its event, condition,\n" +
-			"action, input or policy needs `clawd automations trust ID` again. `clawd serve` runs them.",
+		Name:        "automations",
+		Usage:       e.t("help.automations.usage"),
+		Description: e.t("help.automations.description"),
 		Commands: []*cli.Command{
-			{Name: "list", Usage: "every definition and whether it acts", Flags: []cli.Flag{jsonFlag},
+			{Name: "list", Usage: e.t("help.automations.list.usage"), Flags: []cli.Flag{jsonFlag},
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsList(ctx, e, asJSON) }},
-			{Name: "show", Usage: "one definition: what it does, what leaves the machine, its trust", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag},
+			{Name: "show", Usage: e.t("help.automations.show.usage"), ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
 					if err != nil {
@@ -58,9 +58,9 @@ func newAutomationsCmd(e *env) *cli.Command {
 					}
 					return runAutomationsShow(ctx, e, id, asJSON)
 				}},
-			{Name: "add", Usage: "add definitions ([[automation]] tables) to automations.toml", Flags: []cli.Flag{fileFlag},
+			{Name: "add", Usage: e.t("help.automations.add.usage"), Flags: []cli.Flag{fileFlag},
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsAdd(ctx, e, file) }},
-			{Name: "edit", Usage: "edit a definition in $VISUAL or $EDITOR (or replace it with --file)", ArgsUsage: "ID", Flags: []cli.Flag{fileFlag},
+			{Name: "edit", Usage: e.t("help.automations.edit.usage"), ArgsUsage: "ID", Flags: []cli.Flag{fileFlag},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
 					if err != nil {
@@ -68,7 +68,7 @@ func newAutomationsCmd(e *env) *cli.Command {
 					}
 					return runAutomationsEdit(ctx, e, id, file, c.IsSet("file"))
 				}},
-			{Name: "rm", Usage: "remove a definition", ArgsUsage: "ID",
+			{Name: "rm", Usage: e.t("help.automations.rm.usage"), ArgsUsage: "ID",
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
 					if err != nil {
@@ -79,7 +79,7 @@ func newAutomationsCmd(e *env) *cli.Command {
 						return out, "removed " + id, err
 					})
 				}},
-			{Name: "trust", Usage: "review what a definition does and trust it", ArgsUsage: "ID", Flags: []cli.Flag{yesFlag},
+			{Name: "trust", Usage: e.t("help.automations.trust.usage"), ArgsUsage: "ID", Flags: []cli.Flag{yesFlag},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
 					if err != nil {
@@ -87,24 +87,24 @@ func newAutomationsCmd(e *env) *cli.Command {
 					}
 					return runAutomationsTrust(ctx, e, id, yes)
 				}},
-			{Name: "runs", Usage: "the runs, newest first", Flags: []cli.Flag{jsonFlag,
-				&cli.StringFlag{Name: "state", Usage: "only runs in `STATE` (" + strings.Join(automations.RunStates, ", ") + ")", Destination: &state},
-				&cli.StringFlag{Name: "event", Usage: "only runs of lifecycle event `NAME`", Destination: &event},
-				&cli.StringFlag{Name: "automation", Usage: "only runs of definition `ID`", Destination: &automation},
-				&cli.StringFlag{Name: "since", Usage: "only runs since `WHEN` (a duration like 1h, or an RFC 3339 time)", Destination: &since},
-				&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` runs", Destination: &limit}},
+			{Name: "runs", Usage: e.t("help.automations.runs.usage"), Flags: []cli.Flag{jsonFlag,
+				&cli.StringFlag{Name: "state", Usage: e.t("help.automations.runs.flag_state", strings.Join(automations.RunStates, e.t("list.sep"))), Destination: &state},
+				&cli.StringFlag{Name: "event", Usage: e.t("help.automations.runs.flag_event"), Destination: &event},
+				&cli.StringFlag{Name: "automation", Usage: e.t("help.automations.runs.flag_automation"), Destination: &automation},
+				&cli.StringFlag{Name: "since", Usage: e.t("help.automations.runs.flag_since"), Destination: &since},
+				limitFlag},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					return runAutomationsRuns(ctx, e, state, event, automation, since, limit, asJSON)
 				}},
-			{Name: "retry", Usage: "run a finished run again", ArgsUsage: "RUN",
+			{Name: "retry", Usage: e.t("help.automations.retry.usage"), ArgsUsage: "RUN",
 				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "retry") }},
-			{Name: "cancel", Usage: "cancel a queued run", ArgsUsage: "RUN",
+			{Name: "cancel", Usage: e.t("help.automations.cancel.usage"), ArgsUsage: "RUN",
 				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "cancel") }},
-			{Name: "pause", Usage: "stop starting runs (nothing already sent is undone)",
+			{Name: "pause", Usage: e.t("help.automations.pause.usage"),
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, "pause") }},
-			{Name: "resume", Usage: "start runs again, the backlog first",
+			{Name: "resume", Usage: e.t("help.automations.resume.usage"),
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, "resume") }},
-			{Name: "preview", Usage: "what a definition would do with an event, without doing it", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag, eventFile},
+			{Name: "preview", Usage: e.t("help.automations.preview.usage"), ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag, eventFile},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
 					if err != nil {
@@ -112,7 +112,7 @@ func newAutomationsCmd(e *env) *cli.Command {
 					}
 					return runAutomationsPreview(ctx, e, id, file, asJSON)
 				}},
-			{Name: "test", Usage: "run a definition's action for real on an event, as a test run", ArgsUsage: "ID", Flags: []cli.Flag{yesFlag, eventFile},
+			{Name: "test", Usage: e.t("help.automations.test.usage"), ArgsUsage: "ID", Flags: []cli.Flag{yesFlag, eventFile},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
 					if err != nil {

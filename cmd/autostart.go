@@ -22,34 +22,26 @@ type autostartOptions struct {
 func newAutostartCmd(e *env) *cli.Command {
 	o := &autostartOptions{}
 	return &cli.Command{
-		Name:  "autostart",
-		Usage: e.t("help.autostart"),
-		Description: "enable writes the entry that starts `<this clawd> serve` at every login, with this\n" +
-			"clawd home: on Linux a systemd user unit (~/.config/systemd/user/clawd.service,\n" +
-			"Restart=on-failure), enabled and started with systemctl --user when a user manager\n" +
-			"runs, else an XDG autostart entry (~/.config/autostart/clawd.desktop); on macOS a\n" +
-			"LaunchAgent (~/Library/LaunchAgents/com.clawdhq.clawd.plist: at login, and again after\n" +
-			"a crash); on Windows the \"clawd\" value of HKCU\\...\\CurrentVersion\\Run. Quitting\n" +
-			"from the tray stays quit until the next login. Run it again after moving clawd.\n" +
-			"disable removes the entry (the running serve goes on until you quit it); status says\n" +
-			"which entry there is and whether it still starts this clawd.",
+		Name:        "autostart",
+		Usage:       e.t("help.autostart.usage"),
+		Description: e.t("help.autostart.description"),
 		Commands: []*cli.Command{
 			{
 				Name:  "enable",
-				Usage: e.t("autostart.help_enable"),
+				Usage: e.t("help.autostart.enable.usage"),
 				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "no-start", Usage: e.t("autostart.help_no_start"), Destination: &o.noStart},
+					&cli.BoolFlag{Name: "no-start", Usage: e.t("help.autostart.enable.flag_no_start"), Destination: &o.noStart},
 				},
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutostartEnable(ctx, e, o) },
 			},
 			{
 				Name:   "disable",
-				Usage:  e.t("autostart.help_disable"),
+				Usage:  e.t("help.autostart.disable.usage"),
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutostartDisable(ctx, e) },
 			},
 			{
 				Name:  "status",
-				Usage: e.t("autostart.help_status"),
+				Usage: e.t("help.autostart.status.usage"),
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "json", Usage: e.t("help.flag_json"), Destination: &o.json},
 				},

@@ -26,7 +26,12 @@ func enableCompletion(e *env, root *cli.Command) {
 	root.EnableShellCompletion = true
 	root.ConfigureShellCompletionCommand = func(c *cli.Command) {
 		c.Hidden = false
-		c.Usage = e.t("help.completion")
+		c.Usage = e.t("help.completion.usage")
+		c.Description = e.t("help.completion.description")
+		for _, shell := range c.Commands {
+			shell.Usage = e.t("help.completion.shell", shell.Name)
+		}
+		addHelp(e, c)
 		c.Action = func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Present() {
 				return exitCode(2, fmt.Errorf("unknown shell %q: use bash, zsh, fish or pwsh", c.Args().First()))

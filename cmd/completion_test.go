@@ -88,3 +88,39 @@ func TestCompleteAgents(t *testing.T) {
 		t.Errorf("clawd install <TAB> = %d, %q (stderr %q), want %q", code, out, errOut, want.String())
 	}
 }
+
+// TestCompletionLanguage: the completion scripts are the same in every
+// language, and the descriptions beside the words they complete are in
+// the language of whoever presses Tab: the script asks clawd for them then.
+// (The root's words come from os.Args: completion.txtar checks those.)
+func TestCompletionLanguage(t *testing.T) {
+	clawd := func(lang string, args ...string) string {
+		t.Helper()
+		e, out, errb := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": lang})
+		if code := run(context.Background(), e, append([]string{"clawd"}, args...)); code != 0 {
+			t.Fatalf("LANG=%s clawd %s = %d: %s", lang, strings.Join(args, " "), code, errb)
+		}
+		return out.String()
+	}
+	for _, shell := range []string{"bash", "zsh", "fish", "pwsh"} {
+		if en, zh := clawd("C.UTF-8", "completion", shell), clawd("zh_CN.UTF-8", "completion", shell); en != zh || en == "" {
+			t.Errorf("clawd completion %s differs in Chinese:\n%s\nin English:\n%s", shell, zh, en)
+		}
+	}
+	for _, tt := range []struct {
+		lang string
+		args []string
+		want []string
+	}{
+		{"zh_CN.UTF-8", []string{"status", "-"}, []string{"--json:以 JSON 输出快照\n", "--watch:持续显示变化，直到被中断\n", "--help:显示帮助\n"}},
+		{"C.UTF-8", []string{"status", "-"}, []string{"--json:print the snapshot as JSON\n", "--help:show help\n"}},
+		{"zh_CN.UTF-8", []string{"completion"}, []string{"bash:打印 bash 补全脚本\n"}},
+	} {
+		out := clawd(tt.lang, append(tt.args, "--generate-shell-completion")...)
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("LANG=%s clawd %s <TAB> lacks %q:\n%s", tt.lang, strings.Join(tt.args, " "), w, out)
+			}
+		}
+	}
+}

@@ -21,15 +21,11 @@ type dashboardOptions struct {
 func newDashboardCmd(e *env) *cli.Command {
 	o := &dashboardOptions{}
 	return &cli.Command{
-		Name:  "dashboard",
-		Usage: "open the web dashboard in the browser, signed in",
-		Description: "Asks the running clawd serve (over its socket, which only you can reach) for a\n" +
-			"one-time login URL, http://127.0.0.1:<port>/login?code=..., and opens it in the default\n" +
-			"browser. The code lets one browser in, once, within five minutes; that tab then keeps\n" +
-			"the login until the runtime stops. With --no-open the URL alone is printed instead,\n" +
-			"for scripts and SSH sessions (forward the port to open it elsewhere).",
+		Name:        "dashboard",
+		Usage:       e.t("help.dashboard.usage"),
+		Description: e.t("help.dashboard.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "no-open", Usage: "print the login URL instead of opening a browser", Destination: &o.noOpen},
+			&cli.BoolFlag{Name: "no-open", Usage: e.t("help.dashboard.flag_no_open"), Destination: &o.noOpen},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runDashboard(ctx, e, o)

@@ -16,13 +16,12 @@ type dndOptions struct {
 func newDNDCmd(e *env) *cli.Command {
 	o := &dndOptions{}
 	return &cli.Command{
-		Name:      "dnd",
-		Usage:     e.t("help.dnd"),
-		ArgsUsage: "[on|off]",
-		Description: "While do-not-disturb is on, every permission request gets \"no decision\" at once,\n" +
-			"so the agent asks in its own terminal. Turning it on hands back the requests pending now.",
+		Name:        "dnd",
+		Usage:       e.t("help.dnd.usage"),
+		ArgsUsage:   "[on|off]",
+		Description: e.t("help.dnd.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: `print the state as {"on": true|false}`, Destination: &o.json},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.dnd.flag_json"), Destination: &o.json},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runDND(ctx, e, o, c.Args().Slice())

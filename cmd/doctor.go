@@ -26,31 +26,15 @@ type doctorOptions struct {
 func newDoctorCmd(e *env) *cli.Command {
 	o := &doctorOptions{}
 	return &cli.Command{
-		Name:  "doctor",
-		Usage: "check that every agent's hooks reach clawd, and repair them with --fix",
-		Description: "Checks the runtime (it answers, runtime.json describes it and only you can read it, no\n" +
-			"other program on its ports), every agent clawd knows (found here; its settings parse;\n" +
-			"each event clawd needs runs clawd once; the commands run this clawd; the agent's own\n" +
-			"switches let them run, such as a setting that turns all hooks off or trust entries the\n" +
-			"agent wants for them), a connection test per installed agent (its\n" +
-			"hook command, run through a shell with a minimal PATH as the agent runs it, sends a test\n" +
-			"event that the runtime never shows: \"not runnable\", \"ran but nothing arrived\" or\n" +
-			"\"arrived in N ms\"), the runtime's self-repair, its links to remote machines, and the\n" +
-			"desktop (session bus, tray host, notifications). Each check has a stable id, a status\n" +
-			"(ok, warn, fail, skipped), what was found and the fix. Exit status 1 when a check fails.\n" +
-			"On a machine `clawd remote add` set up, it tests the link to the desktop instead of a\n" +
-			"runtime here, and the connection tests arrive at the desktop's runtime.\n\n" +
-			"--fix repairs each installed agent's hooks through its installer, with install's safety\n" +
-			"rules (a backup, a temp file and rename, a file that does not parse left alone), then\n" +
-			"checks again and says what is still wrong. --fix --dry-run prints the diffs and writes\n" +
-			"nothing. --report FILE writes a diagnostic to share: version, OS, the checks and the last\n" +
-			"lines of hook.log, with tokens, secrets and your home folder's path redacted.",
+		Name:        "doctor",
+		Usage:       e.t("help.doctor.usage"),
+		Description: e.t("help.doctor.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: `print {"checks": [{"id", "agent", "status", "finding", "fix"}]}`, Destination: &o.json},
-			&cli.BoolFlag{Name: "fix", Usage: "repair the installed agents' hooks, then check again", Destination: &o.fix},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --fix: print the diffs and write nothing", Destination: &o.dryRun},
-			&cli.StringFlag{Name: "agent", Usage: "check (and fix) only `AGENT` and the runtime", Destination: &o.agent},
-			&cli.StringFlag{Name: "report", Usage: "write a redacted diagnostic to `FILE`", Destination: &o.report},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.doctor.flag_json"), Destination: &o.json},
+			&cli.BoolFlag{Name: "fix", Usage: e.t("help.doctor.flag_fix"), Destination: &o.fix},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: e.t("help.doctor.flag_dry_run"), Destination: &o.dryRun},
+			&cli.StringFlag{Name: "agent", Usage: e.t("help.doctor.flag_agent"), Destination: &o.agent},
+			&cli.StringFlag{Name: "report", Usage: e.t("help.doctor.flag_report"), Destination: &o.report},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runDoctor(ctx, e, o)

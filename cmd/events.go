@@ -21,13 +21,11 @@ type eventsOptions struct {
 func newEventsCmd(e *env) *cli.Command {
 	o := &eventsOptions{}
 	return &cli.Command{
-		Name:  "events",
-		Usage: e.t("help.events"),
-		Description: "Prints one event per line as it happens, with the state it put its session in.\n" +
-			"Events carry ids, tool names, paths and the derived session title: never prompt\n" +
-			"text, tool output or file contents.",
+		Name:        "events",
+		Usage:       e.t("help.events.usage"),
+		Description: e.t("help.events.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "one JSON object per line", Destination: &o.json},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.events.flag_json"), Destination: &o.json},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runEvents(ctx, e, o)

@@ -28,18 +28,15 @@ type historyOptions struct {
 func newHistoryCmd(e *env) *cli.Command {
 	o := &historyOptions{}
 	return &cli.Command{
-		Name:  "history",
-		Usage: "the sessions that ended or went stale, newest first, to find one again and resume it",
-		Description: "clawd serve keeps every session that ended or went stale (and those still running\n" +
-			"when it stops) for 30 days, 500 at most: agent, id, title, folder, when it started and\n" +
-			"was last active, its turns, whether it was headless. Nothing of the prompts but the\n" +
-			"title. `clawd resume SESSION` resumes one in its folder.",
+		Name:        "history",
+		Usage:       e.t("help.history.usage"),
+		Description: e.t("help.history.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the sessions as JSON", Destination: &o.json},
-			&cli.StringFlag{Name: "agent", Usage: "only `AGENT`'s sessions", Destination: &o.agent},
-			&cli.StringFlag{Name: "since", Usage: "only sessions active since `WHEN`: 7d, 12h, 30m or a date (2026-06-01)", Destination: &o.since},
-			&cli.StringFlag{Name: "search", Usage: "only sessions whose title, folder or id has `WORD`", Destination: &o.search},
-			&cli.IntFlag{Name: "limit", Usage: "at most `N` sessions (0: all)", Destination: &o.limit},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.history.flag_json"), Destination: &o.json},
+			&cli.StringFlag{Name: "agent", Usage: e.t("help.history.flag_agent"), Destination: &o.agent},
+			&cli.StringFlag{Name: "since", Usage: e.t("help.history.flag_since"), Destination: &o.since},
+			&cli.StringFlag{Name: "search", Usage: e.t("help.history.flag_search"), Destination: &o.search},
+			&cli.IntFlag{Name: "limit", HideDefault: true, Usage: e.t("help.history.flag_limit"), Destination: &o.limit},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Present() {

@@ -50,22 +50,10 @@ type hookOptions struct {
 func newHookCmd(e *env) *cli.Command {
 	o := &hookOptions{}
 	return &cli.Command{
-		Name:      "hook",
-		Usage:     e.t("help.hook"),
-		ArgsUsage: "AGENT [EVENT]",
-		Description: "Reads the agent's hook payload on stdin, forwards a normalized event to `clawd serve`\n" +
-			"over the socket in the clawd home, and prints the agent's answer. Where no socket is, on\n" +
-			"a machine `clawd remote add` set up, runtime.json in remote mode names the one port that\n" +
-			"leads to the desktop's clawd, which must prove it holds the profile's token before\n" +
-			"anything is sent; nothing else is ever tried. In WSL the events carry the distro\n" +
-			"(WSL_DISTRO_NAME).\n" +
-			"For a permission request it waits for the person's decision (`clawd permissions`) up to the\n" +
-			"agent's hook timeout minus 30 s, as long as the runtime acknowledges the request within\n" +
-			"a second and keeps its heartbeat (a stopped runtime is given up on within seconds).\n" +
-			"It fails open: whatever goes wrong, it exits 0 with the\n" +
-			"agent's \"no decision\" output, and logs the reason to <clawd home>/logs/hook.log.\n" +
-			"It reads at most 4 MiB of stdin: past that, only the fields before the cut are\n" +
-			"forwarded (session, event and tool name come first) and the rest is drained unread.",
+		Name:        "hook",
+		Usage:       e.t("help.hook.usage"),
+		ArgsUsage:   "AGENT [EVENT]",
+		Description: e.t("help.hook.description"),
 		Arguments: []cli.Argument{
 			&cli.StringArg{Name: "agent", Destination: &o.agent},
 			&cli.StringArg{Name: "event", Destination: &o.event},

@@ -22,16 +22,13 @@ func newInstallCmd(e *env) *cli.Command {
 	o := &installOptions{}
 	return &cli.Command{
 		Name:          "install",
-		Usage:         e.t("help.install"),
+		Usage:         e.t("help.install.usage"),
 		ArgsUsage:     "AGENT...",
 		ShellComplete: completeArgs(agentWords),
-		Description: "Registers `<path of this clawd> hook AGENT` for every event clawd listens to in the\n" +
-			"agent's user settings. Only clawd's own entries are added, repaired or removed; each\n" +
-			"file is copied to <file>.clawd-backup before the first change. Run it again after\n" +
-			"moving the clawd binary. Agents and the files clawd edits:\n" + agentSettings(),
+		Description:   e.t("help.install.description", agentSettings()),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "all", Usage: e.t("help.flag_all"), Destination: &o.all},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: e.t("help.flag_dry_run"), Destination: &o.dryRun},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runInstall(ctx, e, o, c.Args().Slice())
@@ -309,12 +306,15 @@ func agentSettings() string {
 	return b.String()
 }
 
-func knownAgents() string {
+func knownAgents() string { return strings.Join(agentIDs(), ", ") }
+
+// agentIDs are the agents' ids, in the registry's order.
+func agentIDs() []string {
 	var ids []string
 	for _, a := range agents.All() {
 		ids = append(ids, a.ID)
 	}
-	return strings.Join(ids, ", ")
+	return ids
 }
 
 // usageError makes a flag error exit with status 2, like other usage

@@ -26,23 +26,18 @@ type permissionsOptions struct {
 func newPermissionsCmd(e *env) *cli.Command {
 	o := &permissionsOptions{}
 	return &cli.Command{
-		Name:  "permissions",
-		Usage: e.t("help.permissions"),
-		Description: "Without a subcommand, lists the pending requests. The agent's own dialog stays\n" +
-			"open meanwhile: whoever answers first wins.\n\n" +
-			"  clawd permissions allow ID             run the call\n" +
-			"  clawd permissions deny ID [--message M] [--interrupt]\n" +
-			"  clawd permissions always ID [N]        allow and apply suggestion N (default 1)\n" +
-			"  clawd permissions terminal ID          close it here, answer in the agent's terminal",
+		Name:        "permissions",
+		Usage:       e.t("help.permissions.usage"),
+		Description: e.t("help.permissions.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON", Destination: &o.json},
-			&cli.BoolFlag{Name: "wait", Usage: "block until at least one request is pending, then print the list", Destination: &o.wait},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.permissions.flag_json"), Destination: &o.json},
+			&cli.BoolFlag{Name: "wait", Usage: e.t("help.permissions.flag_wait"), Destination: &o.wait},
 		},
 		Commands: []*cli.Command{
-			newPermissionAnswerCmd(e, "allow", "ID", "allow the tool call"),
-			newPermissionAnswerCmd(e, "deny", "ID", "deny the tool call; the model is told why with --message"),
-			newPermissionAnswerCmd(e, "always", "ID [N]", "allow and apply the request's suggestion N (from 1; default 1)"),
-			newPermissionAnswerCmd(e, "terminal", "ID", "close the request here without a decision: answer in the agent's terminal"),
+			newPermissionAnswerCmd(e, "allow", "ID", e.t("help.permissions.allow.usage")),
+			newPermissionAnswerCmd(e, "deny", "ID", e.t("help.permissions.deny.usage")),
+			newPermissionAnswerCmd(e, "always", "ID [N]", e.t("help.permissions.always.usage")),
+			newPermissionAnswerCmd(e, "terminal", "ID", e.t("help.permissions.terminal.usage")),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
@@ -182,8 +177,8 @@ func newPermissionAnswerCmd(e *env, verb, argsUsage, usage string) *cli.Command 
 	var flags []cli.Flag
 	if verb == "deny" {
 		flags = []cli.Flag{
-			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "tell the model why", Destination: &o.message},
-			&cli.BoolFlag{Name: "interrupt", Usage: "also end the agent's turn", Destination: &o.interrupt},
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: e.t("help.permissions.deny.flag_message"), Destination: &o.message},
+			&cli.BoolFlag{Name: "interrupt", Usage: e.t("help.permissions.deny.flag_interrupt"), Destination: &o.interrupt},
 		}
 	}
 	return &cli.Command{

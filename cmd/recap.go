@@ -23,19 +23,17 @@ type recapOptions struct {
 
 func newRecapCmd(e *env) *cli.Command {
 	o := &recapOptions{}
+	// Its default is in its line, in the person's language.
+	days := &cli.IntFlag{Name: "days", Value: 7, HideDefault: true, Destination: &o.days}
+	days.Usage = e.t("help.recap.flag_days", days.Value)
 	return &cli.Command{
-		Name:  "recap",
-		Usage: "where the time went: the agents' days as clawd saw them, with small bar charts",
-		Description: "Per local day, agent and folder: sessions, turns, tool calls by tool, permission\n" +
-			"requests and questions and how long they waited for you, failed turns, and the time\n" +
-			"the agents were busy. Only what clawd serve was running to see: each day says how\n" +
-			"much of it that was. Folders show as hashes (the recap stores them so, with a key of\n" +
-			"this machine's) unless you ask with --folders; then those clawd knows by name (from\n" +
-			"the history's 30 days and the sessions running now) are named. Kept 400 days.",
+		Name:        "recap",
+		Usage:       e.t("help.recap.usage"),
+		Description: e.t("help.recap.description"),
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "days", Value: 7, Usage: "the last `N` days, today included", Destination: &o.days},
-			&cli.BoolFlag{Name: "json", Usage: "print the recap as JSON (see the README for its schema)", Destination: &o.json},
-			&cli.BoolFlag{Name: "folders", Usage: "name the folders clawd knows", Destination: &o.folders},
+			days,
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.recap.flag_json"), Destination: &o.json},
+			&cli.BoolFlag{Name: "folders", Usage: e.t("help.recap.flag_folders"), Destination: &o.folders},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Present() {

@@ -33,27 +33,16 @@ func remotePrograms(e *env) remote.Programs {
 
 func newRemoteCmd(e *env) *cli.Command {
 	return &cli.Command{
-		Name:  "remote",
-		Usage: "let agents on SSH boxes and in WSL report to this clawd",
-		Description: "A remote is a machine whose agents show up here and whose permission requests you\n" +
-			"answer here: an SSH box, or a WSL distro on this Windows machine. `clawd remote add`\n" +
-			"copies this clawd to ~/.clawd/bin/clawd there (the same version, checksum checked),\n" +
-			"writes ~/.clawd/runtime.json there in remote mode (the port that leads here, the\n" +
-			"profile's token and generation) and runs `clawd install --all` there. While `clawd\n" +
-			"serve` runs here it keeps, for each SSH remote, `ssh -N -R 127.0.0.1:<remote\n" +
-			"port>:127.0.0.1:<its ingress>` with your own ssh (your config, agent and known_hosts),\n" +
-			"reconnecting with backoff; a WSL distro reaches its ingress over the shared loopback.\n" +
-			"An ingress takes only its profile's token and current generation; its sessions show\n" +
-			"as <name>:<id> (WSL: wsl:<distro>:<id>), and nothing of them is focused. On the\n" +
-			"remote, a hook whose tunnel is down, or whose runtime.json is missing or wrong, gives\n" +
-			"the agent no decision at once and sends nothing anywhere else.",
+		Name:        "remote",
+		Usage:       e.t("help.remote.usage"),
+		Description: e.t("help.remote.description"),
 		Commands: []*cli.Command{
 			newRemoteAddCmd(e),
 			newRemoteRemoveCmd(e),
 			newRemoteListCmd(e),
 			newRemoteTestCmd(e),
-			newRemoteSwitchCmd(e, "enable", false),
-			newRemoteSwitchCmd(e, "disable", true),
+			newRemoteSwitchCmd(e, "enable", e.t("help.remote.enable.usage"), false),
+			newRemoteSwitchCmd(e, "disable", e.t("help.remote.disable.usage"), true),
 			newRemoteHereCmd(e, "setup-here", runSetupHere),
 			newRemoteHereCmd(e, "teardown-here", runTeardownHere),
 			newRemoteHereCmd(e, "test-here", runTestHere),
@@ -73,22 +62,17 @@ type remoteAddOptions struct {
 func newRemoteAddCmd(e *env) *cli.Command {
 	o := &remoteAddOptions{}
 	return &cli.Command{
-		Name:      "add",
-		Usage:     "set a remote machine up to report here",
-		ArgsUsage: "NAME [USER@]HOST | NAME --wsl DISTRO",
-		Description: "Over ssh (BatchMode: its host key must be known and a key must log in; run ssh\n" +
-			"once by hand first): finds the remote's OS and architecture (`ssh -G` says what ssh\n" +
-			"will connect to), copies this clawd there unless it is there already, checks its\n" +
-			"sha256 there, writes runtime.json in remote mode and installs every agent's hooks.\n" +
-			"Running it again repairs the remote and starts a new generation: the previous token\n" +
-			"stops working. A running `clawd serve` picks the change up at once.",
+		Name:        "add",
+		Usage:       e.t("help.remote.add.usage"),
+		ArgsUsage:   "NAME [USER@]HOST | NAME --wsl DISTRO",
+		Description: e.t("help.remote.add.description"),
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "port", Usage: "ssh `PORT` of the remote (ssh -p)", Destination: &o.port},
-			&cli.StringFlag{Name: "identity", Usage: "ssh identity `FILE` (ssh -i)", Destination: &o.identity},
-			&cli.StringFlag{Name: "ssh-config", Usage: "ssh config `FILE` instead of ~/.ssh/config (ssh -F)", Destination: &o.sshConfig},
-			&cli.IntFlag{Name: "remote-port", Usage: "`PORT` on the remote's loopback for its hooks (default: one free there)", Destination: &o.remotePort},
-			&cli.StringFlag{Name: "binary", Usage: "clawd `FILE` to copy, for a remote of another platform", Destination: &o.binary},
-			&cli.StringFlag{Name: "wsl", Usage: "set up WSL `DISTRO` of this Windows machine (through wsl.exe) instead of an SSH box", Destination: &o.wsl},
+			&cli.IntFlag{Name: "port", HideDefault: true, Usage: e.t("help.remote.add.flag_port"), Destination: &o.port},
+			&cli.StringFlag{Name: "identity", Usage: e.t("help.remote.add.flag_identity"), Destination: &o.identity},
+			&cli.StringFlag{Name: "ssh-config", Usage: e.t("help.remote.add.flag_ssh_config"), Destination: &o.sshConfig},
+			&cli.IntFlag{Name: "remote-port", HideDefault: true, Usage: e.t("help.remote.add.flag_remote_port"), Destination: &o.remotePort},
+			&cli.StringFlag{Name: "binary", Usage: e.t("help.remote.add.flag_binary"), Destination: &o.binary},
+			&cli.StringFlag{Name: "wsl", Usage: e.t("help.remote.add.flag_wsl"), Destination: &o.wsl},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runRemoteAdd(ctx, e, o, c.Args().Slice())
@@ -171,15 +155,12 @@ type remoteRemoveOptions struct{ force bool }
 func newRemoteRemoveCmd(e *env) *cli.Command {
 	o := &remoteRemoveOptions{}
 	return &cli.Command{
-		Name:      "remove",
-		Usage:     "take clawd off a remote machine and forget it",
-		ArgsUsage: "NAME",
-		Description: "Runs `clawd uninstall --all` on the remote (each agent's settings back as they\n" +
-			"were), then deletes what clawd created there (~/.clawd/bin/clawd, runtime.json, the\n" +
-			"hook log and the folders it made, when nothing else is in them), and forgets the\n" +
-			"profile here.",
+		Name:        "remove",
+		Usage:       e.t("help.remote.remove.usage"),
+		ArgsUsage:   "NAME",
+		Description: e.t("help.remote.remove.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "force", Usage: "forget the profile even when the remote cannot be reached (nothing is removed there)", Destination: &o.force},
+			&cli.BoolFlag{Name: "force", Usage: e.t("help.remote.remove.flag_force"), Destination: &o.force},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
@@ -224,9 +205,9 @@ func newRemoteListCmd(e *env) *cli.Command {
 	o := &remoteListOptions{}
 	return &cli.Command{
 		Name:  "list",
-		Usage: "list the remotes and their links",
+		Usage: e.t("help.remote.list.usage"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print them as JSON", Destination: &o.json},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.remote.list.flag_json"), Destination: &o.json},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runRemoteList(ctx, e, o)
@@ -335,13 +316,10 @@ func linkSummary(p i18n.Printer, l *client.RemoteLink, running bool, now time.Ti
 
 func newRemoteTestCmd(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "test",
-		Usage:     "send a connection test from a remote through its link to this clawd",
-		ArgsUsage: "NAME",
-		Description: "Runs the remote's clawd over ssh (or wsl.exe), which sends a test, marked as one\n" +
-			"and never shown as a session, through the tunnel to this clawd's ingress for the\n" +
-			"profile, with the profile's token and generation, exactly as its hooks do. It passes\n" +
-			"when this clawd serve received that very test.",
+		Name:        "test",
+		Usage:       e.t("help.remote.test.usage"),
+		ArgsUsage:   "NAME",
+		Description: e.t("help.remote.test.description"),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return exitCode(2, errors.New("usage: clawd remote test NAME"))
@@ -395,11 +373,7 @@ func runRemoteTest(ctx context.Context, e *env, name string) error {
 
 // newRemoteSwitchCmd is `clawd remote enable|disable NAME`: whether
 // clawd serve keeps the remote's link (its ingress and tunnel).
-func newRemoteSwitchCmd(e *env, name string, disabled bool) *cli.Command {
-	usage := "keep a remote's link again while clawd serve runs"
-	if disabled {
-		usage = "stop keeping a remote's link (its hooks then fail open, as with the tunnel down)"
-	}
+func newRemoteSwitchCmd(e *env, name, usage string, disabled bool) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
@@ -437,7 +411,7 @@ func newRemoteHereCmd(e *env, name string, run func(ctx context.Context, e *env,
 	return &cli.Command{
 		Name:   name,
 		Hidden: true,
-		Usage:  "run on the remote machine by `clawd remote` (not for people)",
+		Usage:  e.t("help.remote.here"),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := run(ctx, e, c.Args().Slice()); err != nil {
 				return exitCode(1, err)

@@ -18,16 +18,12 @@ type renameOptions struct {
 func newRenameCmd(e *env) *cli.Command {
 	o := &renameOptions{}
 	return &cli.Command{
-		Name:      "rename",
-		Usage:     "give a session your own title, shown over the agent's everywhere clawd shows it",
-		ArgsUsage: "SESSION TITLE",
-		Description: "SESSION is a session's id, a start of it that only it has, or agent:id (see `clawd\n" +
-			"status` and `clawd history`), running now or in the history. Your title wins over the\n" +
-			"agent's own and the first prompt's in the status, the tray, notifications and the\n" +
-			"history, and stays when clawd restarts; --clear gives the agent's back. A title that\n" +
-			"looks like it carries a credential is refused.",
+		Name:        "rename",
+		Usage:       e.t("help.rename.usage"),
+		ArgsUsage:   "SESSION TITLE",
+		Description: e.t("help.rename.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "clear", Usage: "take your title away", Destination: &o.clear},
+			&cli.BoolFlag{Name: "clear", Usage: e.t("help.rename.flag_clear"), Destination: &o.clear},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			args := c.Args().Slice()

@@ -25,17 +25,13 @@ type resumeOptions struct {
 func newResumeCmd(e *env) *cli.Command {
 	o := &resumeOptions{}
 	return &cli.Command{
-		Name:      "resume",
-		Usage:     "resume a session with its agent, in its folder, in this terminal",
-		ArgsUsage: "SESSION",
-		Description: "SESSION is a session's id, a start of it that only it has, or agent:id (see `clawd\n" +
-			"history`). clawd runs the agent's own resume in the folder the session ran in, here,\n" +
-			"and exits as it does:\n\n" + resumeCommands() + "\n" +
-			"A session of a remote machine (`clawd remote`) is resumed there, through its ssh or\n" +
-			"wsl.exe. --print prints that command instead, for another terminal.",
+		Name:        "resume",
+		Usage:       e.t("help.resume.usage"),
+		ArgsUsage:   "SESSION",
+		Description: e.t("help.resume.description", resumeCommands(e)),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "print", Usage: "print the command instead of running it", Destination: &o.print},
-			&cli.BoolFlag{Name: "force", Usage: "resume a session that is running now too (a second copy of it)", Destination: &o.force},
+			&cli.BoolFlag{Name: "print", Usage: e.t("help.resume.flag_print"), Destination: &o.print},
+			&cli.BoolFlag{Name: "force", Usage: e.t("help.resume.flag_force"), Destination: &o.force},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
@@ -47,14 +43,18 @@ func newResumeCmd(e *env) *cli.Command {
 }
 
 // resumeCommands lists each agent's resume command, one a line.
-func resumeCommands() string {
+func resumeCommands(e *env) string {
+	width := 0
+	for _, a := range agents.All() {
+		width = max(width, len(a.Name))
+	}
 	var b strings.Builder
 	for _, a := range agents.All() {
-		if a.Resume == nil {
-			fmt.Fprintf(&b, "  %-12s none that clawd knows\n", a.Name)
-			continue
+		cmd := e.t("help.resume.none")
+		if a.Resume != nil {
+			cmd = strings.Join(append([]string{a.Command}, a.Resume("ID")...), " ")
 		}
-		fmt.Fprintf(&b, "  %-12s %s\n", a.Name, strings.Join(append([]string{a.Command}, a.Resume("ID")...), " "))
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, a.Name, cmd)
 	}
 	return b.String()
 }

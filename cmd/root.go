@@ -131,8 +131,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	return 1
 }
 
-// agentNames lists the agents' product names for a sentence.
-func agentNames() string {
+// agentNames lists the agents' product names for a sentence in the
+// person's language.
+func agentNames(e *env) string {
 	var names []string
 	for _, a := range agents.All() {
 		names = append(names, a.Name)
@@ -140,14 +141,14 @@ func agentNames() string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(names[:len(names)-1], e.t("list.sep")) + e.t("list.and") + names[len(names)-1]
 }
 
 func newRootCmd(e *env) *cli.Command {
 	root := &cli.Command{
 		Name:           "clawd",
 		Usage:          e.t("help.root"),
-		Description:    e.t("help.root_description", agentNames()),
+		Description:    e.t("help.root_description", agentNames(e)),
 		Version:        versionString(),
 		Reader:         e.stdin,
 		Writer:         e.stdout,
@@ -157,6 +158,10 @@ func newRootCmd(e *env) *cli.Command {
 		// Without a command, the help; with an unknown one, an error. The
 		// default would take any word for a help topic.
 		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Bool("version") {
+				cli.ShowVersion(c)
+				return nil
+			}
 			if c.Args().Present() {
 				return unknownCommand(c, c.Args().First())
 			}
@@ -195,6 +200,8 @@ func newRootCmd(e *env) *cli.Command {
 			usage(c.Commands)
 		}
 	}
+	localizeHelp(e, root)
+	root.Flags = append(root.Flags, versionFlag(e))
 	usage(root.Commands)
 	enableCompletion(e, root)
 	return root

@@ -38,29 +38,18 @@ type serveOptions struct {
 
 func newServeCmd(e *env) *cli.Command {
 	o := &serveOptions{}
+	// Its default is in its line, in the person's language.
+	logLevel := &cli.StringFlag{Name: "log-level", Value: "info", HideDefault: true, Destination: &o.logLevel}
+	logLevel.Usage = e.t("help.serve.flag_log_level", logLevel.Value)
 	return &cli.Command{
-		Name:  "serve",
-		Usage: e.t("help.serve"),
-		Description: "Hooks and the CLI talk to it over a Unix socket in the clawd home ($CLAWD_HOME or\n" +
-			"~/.clawd, made 0700): clawd.sock, or a short path in /tmp/clawd-<uid>/ when that one\n" +
-			"is too long. Only processes of the same user get through; hooks send nothing anywhere\n" +
-			"else. It also listens on 127.0.0.1, on the first free port of 23333-23337, for the\n" +
-			"original app's POST /state (states only: it can never create or answer a permission\n" +
-			"request) and for clients with the API token, which every /api/v1 route there needs.\n" +
-			"runtime.json (socket, port, pid, version, API token; mode 0600) says where it is.\n" +
-			"One runtime per clawd home: a second one says which pid runs and exits 1.\n" +
-			"Stops cleanly on SIGINT/SIGTERM.\n\n" +
-			"On a desktop it shows a tray icon (state of the agents, sessions, Allow/Deny for\n" +
-			"pending permission requests) and notifications when an agent needs you; without one\n" +
-			"(no D-Bus session bus, an SSH box) it says so once and serves.\n\n" +
-			"The same port serves the web dashboard (/, /login, /ui/...) to a browser that\n" +
-			"`clawd dashboard` let in; its own guard keeps every other page out.",
+		Name:        "serve",
+		Usage:       e.t("help.serve.usage"),
+		Description: e.t("help.serve.description"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "headless", Usage: "run without the tray icon and desktop notifications", Destination: &o.headless},
+			&cli.BoolFlag{Name: "headless", Usage: e.t("help.serve.flag_headless"), Destination: &o.headless},
 			&cli.IntFlag{Name: "port", Value: -1, HideDefault: true, Destination: &o.port,
-				Usage: "listen on `PORT` instead of the first free of 23333-23337 (0: any free port)"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Destination: &o.logLevel,
-				Usage: "debug, info, warn or error"},
+				Usage: e.t("help.serve.flag_port")},
+			logLevel,
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runServe(ctx, e, o)

@@ -32,10 +32,10 @@ func newStatusCmd(e *env) *cli.Command {
 	o := &statusOptions{}
 	return &cli.Command{
 		Name:  "status",
-		Usage: e.t("help.status"),
+		Usage: e.t("help.status.usage"),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the snapshot as JSON", Destination: &o.json},
-			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep showing changes until interrupted", Destination: &o.watch},
+			&cli.BoolFlag{Name: "json", Usage: e.t("help.status.flag_json"), Destination: &o.json},
+			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: e.t("help.status.flag_watch"), Destination: &o.watch},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runStatus(ctx, e, o)

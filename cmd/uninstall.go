@@ -26,27 +26,15 @@ func newUninstallCmd(e *env) *cli.Command {
 	o := &uninstallOptions{}
 	return &cli.Command{
 		Name:          "uninstall",
-		Usage:         e.t("help.uninstall"),
+		Usage:         e.t("help.uninstall.usage"),
 		ArgsUsage:     "AGENT...",
 		ShellComplete: completeArgs(agentWords),
-		Description: "Removes every clawd hook entry from the agent's user settings and nothing else\n" +
-			"(and what clawd added with them, such as trust entries): other tools' hooks stay. A file\n" +
-			"nobody else changed since the install comes back exactly as it was, and its\n" +
-			"<file>.clawd-backup is removed; a file clawd created is deleted again. Entries are\n" +
-			"found whatever the binary that wrote them is called now (see installed.json in the\n" +
-			"clawd home).\n" +
-			"Agents: " + knownAgents() + ".\n\n" +
-			"--all --purge removes everything clawd put on this machine: every agent's hooks, the\n" +
-			"autostart entry and the clawd home (config.toml, installed.json, automations and\n" +
-			"their history), after asking (--yes: without). It refuses while a clawd serve runs on\n" +
-			"the clawd home, except the one autostart runs, which it stops, and while remote machines\n" +
-			"report here (clawd remote remove takes clawd off them first); and it keeps the clawd\n" +
-			"home when a hook could not be removed, so that a second run finds what is left.",
+		Description:   e.t("help.uninstall.description", strings.Join(agentIDs(), e.t("list.sep"))),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "every agent whose settings folder exists here, one line each", Destination: &o.all},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the change as a diff and write nothing", Destination: &o.dryRun},
-			&cli.BoolFlag{Name: "purge", Usage: "with --all: also remove the autostart entry and the clawd home", Destination: &o.purge},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "with --purge: do not ask first", Destination: &o.yes},
+			&cli.BoolFlag{Name: "all", Usage: e.t("help.flag_all"), Destination: &o.all},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: e.t("help.flag_dry_run"), Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "purge", Usage: e.t("help.uninstall.flag_purge"), Destination: &o.purge},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: e.t("help.uninstall.flag_yes"), Destination: &o.yes},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if o.purge {

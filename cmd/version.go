@@ -67,7 +67,7 @@ func newVersionCmd(e *env) *cli.Command {
 	o := &versionOptions{}
 	return &cli.Command{
 		Name:  "version",
-		Usage: e.t("help.version"),
+		Usage: e.t("help.version.usage"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: e.t("help.flag_json"), Destination: &o.json},
 		},
