@@ -74,9 +74,9 @@ func newAutomationsCmd(e *env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					return editAutomationsFile(ctx, e, func(data []byte) ([]byte, string, error) {
+					return editAutomationsFile(ctx, e, func(data []byte, path string) ([]byte, string, error) {
 						out, err := automations.Replace(data, id, nil)
-						return out, "removed " + id, err
+						return out, e.t("automations.removed", id, path), err
 					})
 				}},
 			{Name: "trust", Usage: e.t("help.automations.trust.usage"), ArgsUsage: "ID", Flags: []cli.Flag{yesFlag},
@@ -246,33 +246,36 @@ func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) err
 	if asJSON {
 		return printJSON(e.stdout, d, true)
 	}
-	describeDefinition(e.stdout, d)
+	describeDefinition(e.stdout, e.printer(), d)
 	return nil
 }
 
 // describeDefinition prints what a definition does and where its trust
-// stands.
-func describeDefinition(w io.Writer, d automations.DefinitionView) {
-	fmt.Fprintf(w, "%s", text.Line(d.ID, 64))
+// stands, in p's words; the event, the action type, the condition, what
+// it sends and the policy's values are shown as automations.toml has them.
+func describeDefinition(w io.Writer, p i18n.Printer, d automations.DefinitionView) {
+	fmt.Fprint(w, text.Line(d.ID, 64))
 	if d.Name != "" {
-		fmt.Fprintf(w, " (%s)", text.Line(d.Name, 120))
+		fmt.Fprint(w, p.T("automations.show_name", text.Line(d.Name, 120)))
 	}
-	fmt.Fprintf(w, "\n  on %s", d.Event)
+	fmt.Fprint(w, "\n"+p.T("automations.show_on", d.Event))
 	if d.Condition != nil {
 		if b, err := json.Marshal(d.Condition); err == nil {
-			fmt.Fprintf(w, " when %s", text.Line(string(b), 400))
+			fmt.Fprint(w, p.T("automations.show_when", text.Line(string(b), 400)))
 		}
 	}
-	fmt.Fprintf(w, "\n  does %s\n  sends:\n", d.Action.Type)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, p.T("automations.show_does", d.Action.Type))
+	fmt.Fprintln(w, p.T("automations.show_sends"))
 	for _, l := range d.Leaves {
 		fmt.Fprintf(w, "    - %s\n", text.Line(l, 400))
 	}
-	p := d.Policy
-	fmt.Fprintf(w, "  policy: timeout %v, retry %s, at most %d attempts, backoff %v, %s\n",
-		time.Duration(p.Timeout), p.Retry, p.MaxAttempts, time.Duration(p.Backoff), p.Concurrency)
-	fmt.Fprintf(w, "  hash %s\n", d.Hash)
+	pol := d.Policy
+	fmt.Fprintln(w, p.T("automations.show_policy",
+		time.Duration(pol.Timeout), pol.Retry, pol.MaxAttempts, time.Duration(pol.Backoff), pol.Concurrency))
+	fmt.Fprintln(w, p.T("automations.show_hash", d.Hash))
 	for _, b := range d.Bindings {
-		fmt.Fprintf(w, "  binding %s: %s\n", text.Line(b.Key, 200), strings.ReplaceAll(b.State, "_", " "))
+		fmt.Fprintln(w, p.T("automations.show_binding", text.Line(b.Key, 200), stateWord(p, b.State)))
 	}
 }
 
@@ -280,15 +283,16 @@ func describeDefinition(w io.Writer, d automations.DefinitionView) {
 func automationsFile(e *env) string { return filepath.Join(e.home(), automations.File) }
 
 // editAutomationsFile changes automations.toml through change (which
-// gets the current bytes and returns the new ones and what it did), then
-// has the runtime read it again if it runs.
-func editAutomationsFile(ctx context.Context, e *env, change func([]byte) ([]byte, string, error)) error {
+// gets the current bytes and the file's path and returns the new bytes
+// and what it did, in the person's words), then has the runtime read it
+// again if it runs.
+func editAutomationsFile(ctx context.Context, e *env, change func(data []byte, path string) ([]byte, string, error)) error {
 	path := automationsFile(e)
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return exitCode(1, err)
 	}
-	out, done, err := change(data)
+	out, done, err := change(data, path)
 	if err != nil {
 		return exitCode(1, err)
 	}
@@ -298,10 +302,10 @@ func editAutomationsFile(ctx context.Context, e *env, change func([]byte) ([]byt
 	if err := atomicfile.Write(path, out, 0o600, true, nil); err != nil {
 		return exitCode(1, err)
 	}
-	fmt.Fprintf(e.stdout, "%s in %s\n", done, path)
+	fmt.Fprintln(e.stdout, done)
 	c, err := connect(ctx, e)
 	if err != nil {
-		fmt.Fprintln(e.stdout, "clawd serve is not running: it reads the file when it starts.")
+		fmt.Fprintln(e.stdout, e.t("automations.serve_not_running"))
 		return nil
 	}
 	var st runtime.AutomationsState
@@ -329,9 +333,9 @@ func runAutomationsAdd(ctx context.Context, e *env, file string) error {
 	if err != nil {
 		return exitCode(1, err)
 	}
-	return editAutomationsFile(ctx, e, func(data []byte) ([]byte, string, error) {
+	return editAutomationsFile(ctx, e, func(data []byte, path string) ([]byte, string, error) {
 		out, ids, err := automations.Add(data, snippet)
-		return out, "added " + strings.Join(ids, ", "), err
+		return out, e.t("automations.added", strings.Join(ids, e.t("list.sep")), path), err
 	})
 }
 
@@ -355,9 +359,9 @@ func runAutomationsEdit(ctx context.Context, e *env, id, file string, fromFile b
 			return exitCode(1, err)
 		}
 	}
-	return editAutomationsFile(ctx, e, func(data []byte) ([]byte, string, error) {
+	return editAutomationsFile(ctx, e, func(data []byte, path string) ([]byte, string, error) {
 		out, err := automations.Replace(data, id, snippet)
-		return out, "edited " + id, err
+		return out, e.t("automations.edited", id, path), err
 	})
 }
 
@@ -393,16 +397,16 @@ func runAutomationsTrust(ctx context.Context, e *env, id string, yes bool) error
 	if err != nil {
 		return err
 	}
-	describeDefinition(e.stdout, d)
+	describeDefinition(e.stdout, e.printer(), d)
 	if !yes {
-		if !e.confirm(fmt.Sprintf("Trust %s to do this on every event it matches? [y/N] ", id)) {
+		if !e.confirm(e.t("automations.trust_ask", id)) {
 			return exitCode(1, errors.New("not trusted"))
 		}
 	}
 	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/trust", map[string]string{"hash": d.Hash}, nil); err != nil {
 		return apiError(err)
 	}
-	fmt.Fprintf(e.stdout, "trusted %s (%s)\n", id, d.Hash)
+	fmt.Fprintln(e.stdout, e.t("automations.trusted", id, d.Hash))
 	return nil
 }
 
@@ -465,7 +469,11 @@ func runRunChange(ctx context.Context, e *env, c *cli.Command, what string) erro
 	if err := cl.Call(ctx, http.MethodPost, "/api/v1/automations/runs/"+url.PathEscape(id)+"/"+what, nil, nil); err != nil {
 		return apiError(err)
 	}
-	fmt.Fprintf(e.stdout, "%s: %s\n", id, map[string]string{"retry": "queued again", "cancel": "cancelled"}[what])
+	if what == "retry" {
+		fmt.Fprintln(e.stdout, e.t("automations.queued_again", id))
+	} else {
+		fmt.Fprintln(e.stdout, e.t("automations.cancelled", id))
+	}
 	return nil
 }
 
@@ -478,9 +486,9 @@ func runAutomationsSwitch(ctx context.Context, e *env, what string) error {
 		return apiError(err)
 	}
 	if what == "pause" {
-		fmt.Fprintln(e.stdout, "automations paused: no new run starts; nothing already sent is undone")
+		fmt.Fprintln(e.stdout, e.t("automations.paused_now"))
 	} else {
-		fmt.Fprintln(e.stdout, "automations resumed")
+		fmt.Fprintln(e.stdout, e.t("automations.resumed"))
 	}
 	return nil
 }
@@ -518,22 +526,24 @@ func runAutomationsPreview(ctx context.Context, e *env, id, file string, asJSON 
 	if asJSON {
 		return printJSON(e.stdout, res, true)
 	}
-	fmt.Fprintf(e.stdout, "event: %s of session %s (%s)\n", res.Event.EventName, text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80))
+	fmt.Fprintln(e.stdout, e.t("automations.preview_event", res.Event.EventName, text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80)))
 	switch {
 	case res.Binding == "":
-		fmt.Fprintf(e.stdout, "no binding applies: nothing would run\n")
+		fmt.Fprintln(e.stdout, e.t("automations.preview_no_binding"))
 	case !res.Matched:
-		fmt.Fprintf(e.stdout, "the condition does not hold: the run would be skipped\n")
+		fmt.Fprintln(e.stdout, e.t("automations.preview_skipped"))
 	case !res.Trusted:
-		fmt.Fprintf(e.stdout, "it would run through %s, but is not trusted yet: clawd automations trust %s\n", res.Binding, id)
+		fmt.Fprintln(e.stdout, e.t("automations.preview_untrusted", res.Binding, id))
 	default:
-		fmt.Fprintf(e.stdout, "it would run through %s\n", res.Binding)
+		fmt.Fprintln(e.stdout, e.t("automations.preview_runs", res.Binding))
 	}
+	// The input is the action's, as it would get it: JSON, or why it
+	// could not be made (an error, English).
 	if res.Error != "" {
-		fmt.Fprintf(e.stdout, "input: %s\n", text.Line(res.Error, 300))
+		fmt.Fprintln(e.stdout, e.t("automations.preview_input", text.Line(res.Error, 300)))
 	} else if len(res.Input) > 0 {
 		b, _ := json.MarshalIndent(res.Input, "", "  ")
-		fmt.Fprintf(e.stdout, "input: %s\n", b)
+		fmt.Fprintln(e.stdout, e.t("automations.preview_input", string(b)))
 	}
 	return nil
 }
@@ -548,8 +558,8 @@ func runAutomationsTest(ctx context.Context, e *env, id, file string, yes bool) 
 		return err
 	}
 	if !yes {
-		describeDefinition(e.stdout, d)
-		if !e.confirm("A test run does this for real, once, without asking for trust. Go on? [y/N] ") {
+		describeDefinition(e.stdout, e.printer(), d)
+		if !e.confirm(e.t("automations.test_ask")) {
 			return exitCode(1, errors.New("no test run"))
 		}
 	}
@@ -559,6 +569,6 @@ func runAutomationsTest(ctx context.Context, e *env, id, file string, yes bool) 
 	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/test", map[string]any{"event": env}, &out); err != nil {
 		return apiError(err)
 	}
-	fmt.Fprintf(e.stdout, "test run %s queued: clawd automations runs --automation %s\n", out.Run, id)
+	fmt.Fprintln(e.stdout, e.t("automations.test_queued", out.Run, id))
 	return nil
 }

@@ -24,7 +24,8 @@ func TestJSONNeverTranslated(t *testing.T) {
 		return out.String()
 	}
 	for _, args := range [][]string{{"agents"}, {"permissions"}, {"autostart", "status"}, {"doctor", "--agent", "claude"}, {"version"},
-		{"history"}, {"recap"}, {"automations", "list"}, {"automations", "runs"}, {"remote", "list"}} {
+		{"history"}, {"recap"}, {"automations", "list"}, {"automations", "runs"}, {"automations", "show", "post-done"},
+		{"automations", "preview", "post-done"}, {"remote", "list"}} {
 		json := append(append([]string{}, args...), "--json")
 		if en, zh := clawd("C.UTF-8", json...), clawd("zh_CN.UTF-8", json...); en != zh {
 			t.Errorf("clawd %s differs in Chinese:\n%s\nin English:\n%s", strings.Join(json, " "), zh, en)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +19,11 @@ import (
 )
 
 // fakeAPI is a runtime on the home's socket for the CLI: health, the
-// permission list, decisions, the change stream and DND; and what it
-// holds for the other lists (history, recap, automations and their runs,
-// remote links), set before the CLI asks.
+// permission list, decisions, the change stream and DND; what it holds
+// for the other lists (history, recap, automations and their runs,
+// remote links), set before the CLI asks; and the automations' changes
+// (trust, test, reload, retry, cancel, pause, resume: each answers
+// success) and preview.
 type fakeAPI struct {
 	home string
 	mu   sync.Mutex
@@ -38,6 +41,7 @@ type fakeAPI struct {
 	automations runtime.AutomationsState
 	runs        []automations.Run
 	links       []client.RemoteLink
+	preview     automations.PreviewResult
 }
 
 func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
@@ -127,6 +131,20 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 			writeJSON(w, 200, v)
 		})
 	}
+	mux.HandleFunc("POST /api/v1/automations/", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		switch path.Base(r.URL.Path) {
+		case "preview":
+			writeJSON(w, 200, f.preview)
+		case "test":
+			writeJSON(w, 200, map[string]string{"run": "r9"})
+		case "reload":
+			writeJSON(w, 200, f.automations)
+		default:
+			writeJSON(w, 200, map[string]any{})
+		}
+	})
 	serveOnSocket(t, f.home, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(client.IdentityHeader, client.IdentityValue)
 		if r.Header.Get("Authorization") != "" {

@@ -127,8 +127,8 @@ func TestCheckAligned(t *testing.T) {
 var tablesNow = created.Add(2 * time.Minute)
 
 // fillTables gives the fake runtime a history, a recap, automations with
-// runs and a remote link, with Chinese titles and folders, and its home
-// two remote profiles.
+// runs and a preview and a remote link, with Chinese titles and
+// folders, and its home two remote profiles.
 func fillTables(t *testing.T, f *fakeAPI) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "runtime", "testdata", "recap", "replay.golden.json"))
@@ -153,7 +153,12 @@ func fillTables(t *testing.T, f *fakeAPI) {
 	}}
 	f.automations = runtime.AutomationsState{Definitions: []automations.DefinitionView{
 		{Definition: automations.Definition{ID: "post-done", Name: "完成时通知", Event: automations.TurnCompleted,
-			Action: automations.Action{Type: "webhook"}}, Bindings: []automations.BindingView{{State: automations.BindingActive}}},
+			Condition: &automations.Condition{Path: "agent.id", Op: "eq", Value: "claude"},
+			Action:    automations.Action{Type: "webhook"},
+			Policy: automations.Policy{Timeout: automations.Duration(15 * time.Second), Retry: "safe", MaxAttempts: 3,
+				Backoff: automations.Duration(time.Second), Concurrency: automations.ConcurrencySerial}},
+			Hash: "h1", Leaves: []string{"url: https://example.com/hook"},
+			Bindings: []automations.BindingView{{Key: "claude", State: automations.BindingActive}}},
 		{Definition: automations.Definition{ID: "ding", Event: automations.TurnFailed, Action: automations.Action{Type: "sound"}},
 			Bindings: []automations.BindingView{{State: automations.BindingNeedsReview}}},
 		{Definition: automations.Definition{ID: "off", Enabled: &off, Event: automations.TurnStarted, Action: automations.Action{Type: "command"}}},
@@ -163,6 +168,9 @@ func fillTables(t *testing.T, f *fakeAPI) {
 		{ID: "r2", AutomationID: "ding", EventName: automations.TurnFailed, State: automations.StateOutcomeUnknown,
 			ErrorCode: "timeout", Attempts: 3, CreatedAt: created},
 	}
+	f.preview = automations.PreviewResult{Event: &automations.Envelope{EventName: automations.TurnCompleted,
+		Session: automations.SessionRef{ID: "s1", Title: "修复登录页面"}}, Matched: true, Binding: "claude",
+		Input: map[string]any{"text": "done"}}
 	f.links = []client.RemoteLink{{Profile: "box", Label: "box", Kind: client.LinkSSH, State: client.LinkUp,
 		Since: tablesNow.Add(-3 * time.Minute), Ingress: "127.0.0.1:5555", RemotePort: 40123, Generation: 2}}
 
@@ -181,10 +189,17 @@ func fillTables(t *testing.T, f *fakeAPI) {
 // locale, and returns what it printed.
 func chinese(t *testing.T, f *fakeAPI, args ...string) string {
 	t.Helper()
-	e, out, errb := testEnv(t, f.home, nil, map[string]string{"HOME": "/home/user", "LANG": "zh_CN.UTF-8"})
+	return inLang(t, f.home, "zh_CN.UTF-8", nil, args...)
+}
+
+// inLang runs clawd against home with the locale lang and stdin, and
+// returns what it printed; it fails unless clawd exits 0.
+func inLang(t *testing.T, home, lang string, stdin []byte, args ...string) string {
+	t.Helper()
+	e, out, errb := testEnv(t, home, stdin, map[string]string{"HOME": "/home/user", "LANG": lang})
 	e.now = func() time.Time { return tablesNow }
 	if code := run(t.Context(), e, append([]string{"clawd"}, args...)); code != 0 {
-		t.Fatalf("clawd %s = %d: %s", strings.Join(args, " "), code, errb)
+		t.Fatalf("LANG=%s clawd %s = %d: %s", lang, strings.Join(args, " "), code, errb)
 	}
 	return out.String()
 }
@@ -262,4 +277,74 @@ func TestRemoteListChinese(t *testing.T) {
 		[]string{"名称", "机器", "远程端口", "代次", "连接"},
 		[]string{"box", "me@box.example", "40123", "2", "已连接 3 分钟（隧道：对方端口 40123 到 127.0.0.1:5555）"},
 		[]string{"win", "WSL Ubuntu", "40124", "1", "已停用（clawd remote enable win）"})
+}
+
+// TestAutomationsCommandsChinese: the rest of clawd automations speaks
+// Chinese (show, the trust and test prompts answered 是, add, edit and rm
+// with and without a runtime, retry, cancel, pause, resume and preview),
+// and English as it always did.
+func TestAutomationsCommandsChinese(t *testing.T) {
+	f := newFakeAPI(t)
+	fillTables(t, f)
+	file := filepath.Join(f.home, automations.File)
+	idle := t.TempDir() // no runtime
+	idleFile := filepath.Join(idle, automations.File)
+	snippet := []byte("[[automation]]\nid = \"beep\"\nevent = \"turn.completed\"\naction = { type = \"sound\" }\n")
+	show := `post-done (完成时通知)
+  on turn.completed when {"path":"agent.id","op":"eq","value":"claude"}
+  does webhook
+  sends:
+    - url: https://example.com/hook
+  policy: timeout 15s, retry safe, at most 3 attempts, backoff 1s, serial
+  hash h1
+  binding claude: active
+`
+	review := "ding needs review: clawd automations trust ding\n"
+	for _, c := range []struct {
+		home  string
+		args  []string
+		stdin string // the English answer; the Chinese one is 是 for y
+		en    string // all of it
+		zh    []string
+	}{
+		{f.home, []string{"show", "post-done"}, "", show, []string{"post-done（完成时通知）\n",
+			`  事件：turn.completed，条件：{"path":"agent.id","op":"eq","value":"claude"}` + "\n",
+			"  动作：webhook\n  发送内容：\n    - url: https://example.com/hook\n",
+			"  策略：超时 15s，重试 safe，最多尝试 3 次，退避 1s，serial\n", "  哈希 h1\n", "  绑定 claude：生效中\n"}},
+		{f.home, []string{"trust", "post-done"}, "y\n", show + "Trust post-done to do this on every event it matches? [y/N] \ntrusted post-done (h1)\n",
+			[]string{"  绑定 claude：生效中\n信任 post-done，让它在每个匹配的事件上这样做吗？[y/N] \n已信任 post-done（h1）\n"}},
+		{f.home, []string{"test", "post-done"}, "y\n",
+			show + "A test run does this for real, once, without asking for trust. Go on? [y/N] \ntest run r9 queued: clawd automations runs --automation post-done\n",
+			[]string{"测试运行会真实地执行一次，且不需要信任。继续吗？[y/N] \n测试运行 r9 已排队：clawd automations runs --automation post-done\n"}},
+		{f.home, []string{"retry", "r2"}, "", "r2: queued again\n", []string{"r2：已重新排队\n"}},
+		{f.home, []string{"cancel", "r1"}, "", "r1: cancelled\n", []string{"r1：已取消\n"}},
+		{f.home, []string{"pause"}, "", "automations paused: no new run starts; nothing already sent is undone\n",
+			[]string{"自动化已暂停：不再启动新的运行；已经发出的不会撤回\n"}},
+		{f.home, []string{"resume"}, "", "automations resumed\n", []string{"自动化已恢复\n"}},
+		{f.home, []string{"preview", "post-done"}, "",
+			"event: turn.completed of session s1 (修复登录页面)\nit would run through claude, but is not trusted yet: clawd automations trust post-done\ninput: {\n  \"text\": \"done\"\n}\n",
+			[]string{"事件：会话 s1（修复登录页面）的 turn.completed\n会通过 claude 运行，但还未被信任：clawd automations trust post-done\n输入：{\n"}},
+		{f.home, []string{"add"}, string(snippet), "added beep in " + file + "\n" + review,
+			[]string{"已在 " + file + " 中添加 beep\nding 待审阅：clawd automations trust ding\n"}},
+		{f.home, []string{"edit", "beep", "--file", "-"}, string(snippet), "edited beep in " + file + "\n" + review,
+			[]string{"已在 " + file + " 中修改 beep\n"}},
+		{f.home, []string{"rm", "beep"}, "", "removed beep in " + file + "\n" + review, []string{"已从 " + file + " 中删除 beep\n"}},
+		{idle, []string{"add"}, string(snippet), "added beep in " + idleFile + "\nclawd serve is not running: it reads the file when it starts.\n",
+			[]string{"已在 " + idleFile + " 中添加 beep\nclawd serve 未运行：它启动时会读取该文件。\n"}},
+		{idle, []string{"rm", "beep"}, "", "removed beep in " + idleFile + "\nclawd serve is not running: it reads the file when it starts.\n",
+			[]string{"已从 " + idleFile + " 中删除 beep\nclawd serve 未运行"}},
+	} {
+		args := append([]string{"automations"}, c.args...)
+		if got := inLang(t, c.home, "C.UTF-8", []byte(c.stdin), args...); got != c.en {
+			t.Errorf("clawd %s printed\n%s\nwant\n%s", strings.Join(args, " "), got, c.en)
+		}
+		// The English run changed the file: put it back for the Chinese one.
+		switch c.args[0] {
+		case "add":
+			inLang(t, c.home, "C.UTF-8", nil, "automations", "rm", "beep")
+		case "rm":
+			inLang(t, c.home, "C.UTF-8", snippet, "automations", "add")
+		}
+		wantText(t, "clawd "+strings.Join(args, " "), inLang(t, c.home, "zh_CN.UTF-8", []byte(strings.ReplaceAll(c.stdin, "y\n", "是\n")), args...), c.zh...)
+	}
 }
