@@ -131,7 +131,7 @@ func runRemoteAdd(ctx context.Context, e *env, o *remoteAddOptions, args []strin
 func deployer(e *env) *remote.Deployer {
 	return &remote.Deployer{
 		Home: e.home(), Version: Version(), Programs: remotePrograms(e),
-		Executable: e.executable, Progress: e.stdout, Now: e.now,
+		Executable: e.executable, Progress: e.stdout, Printer: e.printer(), Now: e.now,
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -90,15 +91,33 @@ type Deployer struct {
 	// Executable returns the running clawd binary, which is what a
 	// remote of this platform gets.
 	Executable func() (string, error)
-	// Progress hears a line for each step.
+	// Progress hears a line for each step, in Printer's language (the
+	// zero Printer: English).
 	Progress io.Writer
+	Printer  i18n.Printer
 	Now      func() time.Time
 }
 
-func (d *Deployer) say(format string, a ...any) {
+// say tells Progress the step of key (a message of the catalogs' remote
+// section).
+func (d *Deployer) say(key string, a ...any) {
+	d.relay(d.Printer.T(key, a...))
+}
+
+// relay tells Progress line as it is.
+func (d *Deployer) relay(line string) {
 	if d.Progress != nil {
-		fmt.Fprintf(d.Progress, format+"\n", a...)
+		fmt.Fprintln(d.Progress, line)
 	}
+}
+
+// place names p's machine in the progress lines, as where does in
+// errors.
+func (d *Deployer) place(p *Profile) string {
+	if p.Kind == client.LinkWSL {
+		return d.Printer.T("remote.wsl_distro", p.Distro)
+	}
+	return p.Target
 }
 
 // AddOptions are `clawd remote add`'s choices beyond the profile.
@@ -222,7 +241,7 @@ func (d *Deployer) Add(ctx context.Context, st *Store, p *Profile, o AddOptions)
 	p.Token = hex.EncodeToString(tok)
 
 	r := d.RunnerFor(p)
-	d.say("%s: looking at %s", p.Name, p.where())
+	d.say("remote.looking", p.Name, d.place(p))
 	pr, err := d.probe(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("reach %s: %w", p.where(), err)
@@ -245,13 +264,13 @@ func (d *Deployer) Add(ctx context.Context, st *Store, p *Profile, o AddOptions)
 	want := hex.EncodeToString(sum[:])
 	copied := false
 	if pr.sum != want {
-		d.say("%s: copying clawd %s (%s/%s, %d MB) to ~/.clawd/bin/clawd", p.Name, d.Version, pr.os, pr.arch, len(data)>>20)
+		d.say("remote.copying", p.Name, d.Version, pr.os, pr.arch, len(data)>>20)
 		if err := d.copyBinary(ctx, r, data, want); err != nil {
 			return nil, err
 		}
 		copied = true
 	} else {
-		d.say("%s: ~/.clawd/bin/clawd is this clawd already (sha256 %s)", p.Name, want[:12])
+		d.say("remote.same_binary", p.Name, want[:12])
 	}
 	spec, _ := json.Marshal(SetupSpec{Profile: p.Name, Port: p.RemotePort, Token: p.Token, Generation: p.Generation, Version: d.Version})
 	script := "set -e\n"
@@ -268,9 +287,10 @@ func (d *Deployer) Add(ctx context.Context, st *Store, p *Profile, o AddOptions)
 		return nil, fmt.Errorf("set up clawd on %s: unexpected answer %q", p.where(), out)
 	}
 	p.RemotePort, p.Version = res.Port, d.Version
+	// What clawd install printed there, as it printed it.
 	for _, line := range strings.Split(strings.TrimSpace(res.Install), "\n") {
 		if line != "" {
-			d.say("%s: %s", p.Name, line)
+			d.relay(p.Name + ": " + line)
 		}
 	}
 	st.Put(p)
@@ -331,7 +351,7 @@ if [ ! -x "$b" ]; then echo "there is no clawd at ~/.clawd/bin/clawd" >&2; exit 
 CLAWD_HOME="$HOME/.clawd"; export CLAWD_HOME
 exec "$b" remote teardown-here
 `
-	d.say("%s: removing clawd from %s", p.Name, p.where())
+	d.say("remote.removing", p.Name, d.place(p))
 	var res TeardownResult
 	out, err := d.RunnerFor(p).Run(ctx, script, bytes.NewReader(spec))
 	if err == nil {
@@ -343,7 +363,7 @@ exec "$b" remote teardown-here
 		return res, fmt.Errorf("%w %s: %v (with --force the profile is forgotten all the same)", ErrRemoteGone, p.where(), err)
 	}
 	if err != nil {
-		d.say("%s: %v; forgetting it all the same (--force)", p.Name, err)
+		d.say("remote.forgetting", p.Name, err)
 	}
 	st.Delete(p.Name)
 	if err := st.Save(); err != nil {
