@@ -216,12 +216,7 @@ func TestRenameOverTranscript(t *testing.T) {
 	s.Ingest(ev(agents.KindPromptSubmit))
 	// The look at the transcript happened once the file's title is the
 	// agent's: the person's still shows.
-	eventually(t, "the transcript's rename read", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		ss, _ := s.m.Session(statemachine.Key{Agent: "claude", ID: "s1"})
-		return ss.Titles.Agent == "Renamed in Claude"
-	})
+	agentTitleIs(t, s, statemachine.Key{Agent: "claude", ID: "s1"}, "Renamed in Claude")
 	if v, _ := sessionView(s, "claude", "s1"); v.Title != "Mine" || v.TitleSource != "person" {
 		t.Errorf("after a rename in Claude: %q (%s), want the person's", v.Title, v.TitleSource)
 	}

@@ -180,12 +180,7 @@ func TestTitleFromWorkBuddyDB(t *testing.T) {
 	}
 	execDB(t, wb, `UPDATE sessions SET custom_title = 'Renamed once more' WHERE id = 'w1'`)
 	s.Ingest(workBuddyEvent(agents.KindTurnEnd, current, "w1", "/repo"))
-	eventually(t, "WorkBuddy's rename read", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		ss, _ := s.m.Session(statemachine.Key{Agent: "workbuddy", ID: "w1"})
-		return ss.Titles.Agent == "Renamed once more"
-	})
+	agentTitleIs(t, s, statemachine.Key{Agent: "workbuddy", ID: "w1"}, "Renamed once more")
 	if v, _ := workBuddyView(s, "w1"); v.Title != "Shop refactor" || v.TitleSource != "person" {
 		t.Errorf("after a rename in WorkBuddy: %q (%s), want the person's", v.Title, v.TitleSource)
 	}
@@ -197,12 +192,7 @@ func TestTitleFromWorkBuddyDB(t *testing.T) {
 	s.Ingest(workBuddyEvent(agents.KindSessionStart, missing, "w6", "/repo"))
 	execDB(t, wb, `UPDATE sessions SET custom_title = 'Last look' WHERE id = 'w1'`)
 	s.Ingest(workBuddyEvent(agents.KindTurnEnd, current, "w1", "/repo"))
-	eventually(t, "the last look", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		ss, _ := s.m.Session(statemachine.Key{Agent: "workbuddy", ID: "w1"})
-		return ss.Titles.Agent == "Last look"
-	})
+	agentTitleIs(t, s, statemachine.Key{Agent: "workbuddy", ID: "w1"}, "Last look")
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("a missing WorkBuddy home: %v, want it still missing", err)
 	}

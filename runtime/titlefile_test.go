@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
 )
 
 // sessionView returns session id of the runtime's snapshot.
@@ -28,6 +29,18 @@ func titleOf(t *testing.T, s *Server, id, want string) {
 	eventually(t, "session "+id+" titled "+want, func() bool {
 		v, _ := sessionView(s, "claude", id)
 		return v.Title == want
+	})
+}
+
+// agentTitleIs waits until session k's title from its agent (whatever
+// title shows) is want.
+func agentTitleIs(t *testing.T, s *Server, k statemachine.Key, want string) {
+	t.Helper()
+	eventually(t, k.Agent+" session "+k.ID+"'s own title "+want, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		ss, _ := s.m.Session(k)
+		return ss.Titles.Agent == want
 	})
 }
 
