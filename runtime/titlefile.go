@@ -12,6 +12,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
@@ -64,6 +65,9 @@ type titleFiles struct {
 	// where it said so: an event of theirs is let in only once the
 	// database no longer says it (see gone).
 	retired map[statemachine.Key]titleLook
+	// anyRetired is len(retired) > 0, read without mu: every event
+	// asks gone, and almost never about a retired session.
+	anyRetired atomic.Bool
 }
 
 func newTitleFiles(getenv agents.Env) *titleFiles {
@@ -474,6 +478,7 @@ func (t *titleFiles) retire(k statemachine.Key, look titleLook) {
 		clear(t.retired) // the oldest are long gone; a late event of theirs gets in
 	}
 	t.retired[k] = look
+	t.anyRetired.Store(true)
 	delete(t.files, k)
 	delete(t.last, k)
 }
@@ -488,7 +493,7 @@ const maxRetired = 256
 // back) is forgotten as retired and gets in. A session's end always gets
 // in: it brings nothing back. Only retired sessions cost a look here.
 func (t *titleFiles) gone(ctx context.Context, e *agents.Event) bool {
-	if e.Kind == agents.KindSessionEnd {
+	if e.Kind == agents.KindSessionEnd || !t.anyRetired.Load() {
 		return false
 	}
 	k := statemachine.Key{Agent: e.Agent, ID: e.SessionID}
@@ -506,6 +511,7 @@ func (t *titleFiles) gone(ctx context.Context, e *agents.Event) bool {
 	}
 	t.mu.Lock()
 	delete(t.retired, k)
+	t.anyRetired.Store(len(t.retired) > 0)
 	t.mu.Unlock()
 	return false
 }
