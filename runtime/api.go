@@ -45,6 +45,9 @@ func (s *Server) SocketHandler() http.Handler {
 	s.mountAutomations(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
 	s.mountHistory(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("POST /api/v1/dashboard/login", s.handleMintLogin)
+	// The original app's route, for this user's scripts that can reach
+	// the socket (curl --unix-socket).
+	mux.HandleFunc("POST /state", s.handlePostState)
 	mux.HandleFunc("/", notFound)
 	return identify(s.bodyDeadline(mux))
 }
@@ -54,8 +57,9 @@ func (s *Server) SocketHandler() http.Handler {
 // only), every /api/v1 route behind the API token from runtime.json,
 // reads included. Events and permission requests are not taken here at
 // all, token or not: only this user's hooks post them, over the socket.
-// The original app's POST /state stays open for its scripts: it sets a
-// session's state and nothing else (see handlePostState). The web
+// The original app's POST /state is kept for this user's scripts (see
+// postStateTCP). Another user's connections get nothing but GET /state
+// (see tcpDoor). The web
 // dashboard's routes (/, /login, /ui/...) are served beside them, behind
 // a guard of their own that lets the person's browser in (see
 // dashGuard).
@@ -80,17 +84,17 @@ func (s *Server) TCPHandler() http.Handler {
 	mux.HandleFunc("/api/", tok(notFound))
 	// The original app's routes, for scripts written against it.
 	mux.HandleFunc("GET /state", s.handleStateHealth)
-	mux.HandleFunc("POST /state", s.handlePostState)
+	mux.HandleFunc("POST /state", s.postStateTCP)
 	mux.HandleFunc("/", notFound)
 	// The web dashboard has its own routes and guard (see dashboard.go).
 	api, dash := s.guard(s.bodyDeadline(mux)), s.dashboardHandler()
-	return identify(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return identify(s.tcpDoor(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isDashboardPath(r.URL.Path) {
 			dash.ServeHTTP(w, r)
 			return
 		}
 		api.ServeHTTP(w, r)
-	}))
+	})))
 }
 
 // bodyDeadline gives every request Config.BodyReadTimeout from the end of

@@ -13,13 +13,19 @@ import (
 // for Clawd-on-desk send it; fields clawd has no use for (svg,
 // display_svg, editor, pid_chain, host) are accepted and ignored.
 //
-// POST /state is on the TCP port without a token, so any local process,
-// another user's too, may send it. It only ever sets a session's state:
-// it cannot create, answer or withdraw a permission request or question
-// (those come from this user's hooks, over the socket), and it cannot
-// show one either: "waiting" is not among its states, a permission or
-// question event name is taken as the plain state sent with it, and a
-// session that waits for the person is left alone (409).
+// POST /state is taken only from this user: on the socket, or on the TCP
+// port from a process of this user (the kernel says who connected, on
+// Linux) or with the API token from runtime.json. What it sets reaches
+// the history, the recap, the automations (webhooks and commands the
+// person trusted) and the 256 sessions the runtime keeps, so another
+// user's post would run the person's automations with its data, and a
+// flood of them would push real sessions out: anyone else gets a 403 and
+// nothing happens (see postStateTCP). Even from this user it only ever
+// sets a session's state: it cannot create, answer or withdraw a
+// permission request or question (those come from this user's hooks),
+// and it cannot show one either: "waiting" is not among its states, a
+// permission or question event name is taken as the plain state sent
+// with it, and a session that waits for the person is left alone (409).
 type stateBody struct {
 	State     string          `json:"state"`
 	SessionID string          `json:"session_id"`
@@ -46,6 +52,21 @@ func init() {
 	}
 }
 
+// postStateTCP is POST /state on the TCP port: this user's processes
+// (where the kernel says who connected) and holders of the API token
+// only; anyone else gets a 403 before a byte of the body is read.
+func (s *Server) postStateTCP(w http.ResponseWriter, r *http.Request) {
+	if peerOfRequest(r.Context()) != peerUser && !s.hasToken(r) {
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusForbidden, "POST /state is taken from this user only: send the token of runtime.json as "+
+			"\"Authorization: Bearer <token>\", or post over the runtime's socket (curl --unix-socket <clawd home>/clawd.sock)")
+		return
+	}
+	s.handlePostState(w, r)
+}
+
+// handlePostState is POST /state from this user (the socket, or
+// postStateTCP's checks).
 func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	var b stateBody
 	if !readBody(w, r, maxStateBody, &b) {

@@ -143,7 +143,7 @@ func (s *Server) IngressHandler(in *Ingress) http.Handler {
 		writeJSON(w, http.StatusOK, client.RemoteTest{Nonce: t.Nonce, Profile: in.Label, Version: s.cfg.Version})
 	}))
 	mux.HandleFunc("/", notFound)
-	return identify(guardHost(func(h string) bool { return loopbackHostPort(h, in.Port) }, s.bodyDeadline(mux)))
+	return identify(othersOut(guardHost(func(h string) bool { return loopbackHostPort(h, in.Port) }, s.bodyDeadline(mux))))
 }
 
 // hello answers a hook's nonce with its Proof, for the current generation
@@ -197,10 +197,11 @@ func (s *Server) ServeIngress(ctx context.Context, ln net.Listener, in *Ingress)
 		ReadHeaderTimeout: 5 * time.Second,
 		IdleTimeout:       30 * time.Second,
 		MaxHeaderBytes:    32 << 10,
+		ConnContext:       connPeer,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(limitListener(ln, maxTCPConns)) }()
+	go func() { errc <- srv.Serve(userListener(ln, maxTCPConns, maxForeignConns, s.log)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("ingress of %s: %w", in.Label, err)

@@ -16,6 +16,15 @@
 //	intruder http METHOD URL [BODY]
 //	                           one HTTP request without a token; report the
 //	                           status and body
+//	intruder flood N METHOD URL [BODY]
+//	                           N such requests, 16 at a time; report how
+//	                           many got each status (or an error)
+//	intruder hold N URL        open N keep-alive connections, each with one
+//	                           GET of URL, and report how many answered and
+//	                           how many of those the server closed; then N
+//	                           more that send half a request, and report
+//	                           how many the server keeps waiting; hold them
+//	                           all until stdin closes
 package main
 
 import (
@@ -48,6 +57,16 @@ func main() {
 			body = os.Args[4]
 		}
 		probeHTTP(os.Args[2], os.Args[3], body)
+	case "flood":
+		n, _ := strconv.Atoi(os.Args[2])
+		body := ""
+		if len(os.Args) > 5 {
+			body = os.Args[5]
+		}
+		flood(n, os.Args[3], os.Args[4], body)
+	case "hold":
+		n, _ := strconv.Atoi(os.Args[2])
+		hold(n, os.Args[3])
 	default:
 		fmt.Fprintln(os.Stderr, "intruder: unknown mode", os.Args[1])
 		os.Exit(2)
@@ -163,4 +182,97 @@ func probeHTTP(method, url, body string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	report(map[string]any{"status": resp.StatusCode, "body": string(b)})
+}
+
+func flood(n int, method, url, body string) {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	var mu sync.Mutex
+	counts := map[string]int{}
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			key := ""
+			req, err := http.NewRequest(method, url, strings.NewReader(body))
+			if err == nil {
+				if body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				var resp *http.Response
+				if resp, err = hc.Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					key = strconv.Itoa(resp.StatusCode)
+				}
+			}
+			if err != nil {
+				key = "error"
+			}
+			mu.Lock()
+			counts[key]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	report(map[string]any{"counts": counts})
+}
+
+func hold(n int, url string) {
+	host := strings.TrimPrefix(url, "http://")
+	host, path, _ := strings.Cut(host, "/")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	// Keep-alive: one whole request each; does the server keep the
+	// connection for more?
+	answered, closed := 0, 0
+	for range n {
+		c, err := net.DialTimeout("tcp", host, 5*time.Second)
+		if err != nil {
+			break
+		}
+		conns = append(conns, c)
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "GET /%s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			continue
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		answered++
+		if resp.Close {
+			closed++
+		}
+	}
+	// Slow: half a request each, never finished; how many does the
+	// server keep waiting?
+	var slow []net.Conn
+	for range n {
+		c, err := net.DialTimeout("tcp", host, 5*time.Second)
+		if err != nil {
+			break
+		}
+		conns = append(conns, c)
+		slow = append(slow, c)
+		fmt.Fprintf(c, "GET /%s HTTP/1.1\r\nHost: %s\r\n", path, host)
+	}
+	held := 0
+	for _, c := range slow {
+		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		var b [1]byte
+		if _, err := c.Read(b[:]); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				held++
+			}
+		}
+	}
+	report(map[string]any{"answered": answered, "closed_by_server": closed, "held": held})
+	io.Copy(io.Discard, os.Stdin)
 }
