@@ -144,8 +144,13 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	errc := make(chan error, 1)
 	go func() {
 		err := srv.Run(ctx, o.port, func(in client.Info) {
-			fmt.Fprintf(e.stdout, "clawd %s listening on %s and 127.0.0.1:%d (runtime.json in %s)\n",
-				Version(), in.Socket, in.Port, e.home())
+			if in.Port == 0 {
+				fmt.Fprintf(e.stdout, "clawd %s listening on %s only: no TCP port free, the dashboard is unavailable for now (runtime.json in %s)\n",
+					Version(), in.Socket, e.home())
+			} else {
+				fmt.Fprintf(e.stdout, "clawd %s listening on %s and 127.0.0.1:%d (runtime.json in %s)\n",
+					Version(), in.Socket, in.Port, e.home())
+			}
 			close(ready)
 		})
 		quit() // the tray and the notifier stop with the runtime
@@ -192,9 +197,6 @@ func serveError(err error) error {
 	}
 	if errors.Is(err, runtime.ErrRemoteHome) {
 		return exitCode(1, err)
-	}
-	if errors.Is(err, runtime.ErrPortsBusy) {
-		return exitCode(1, fmt.Errorf("%w: stop whatever holds them, or pass --port", err))
 	}
 	return err
 }

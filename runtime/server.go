@@ -106,6 +106,9 @@ type Config struct {
 	// BodyReadTimeout bounds reading a request's body, from the end of its
 	// headers (default DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration
+	// LockWait is how long Run waits for the clawd home's lock while the
+	// runtime holding it stops (default DefaultLockWait).
+	LockWait time.Duration
 	// StreamWriteTimeout is how long a write to a stream subscriber may
 	// wait before the subscriber is dropped (default
 	// DefaultStreamWriteTimeout).
@@ -167,6 +170,8 @@ type Server struct {
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
 	probes probes
+	// problems are what is wrong with the runtime itself (see setProblem).
+	problems problems
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
@@ -194,6 +199,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if cfg.LockWait <= 0 {
+		cfg.LockWait = DefaultLockWait
 	}
 	if cfg.StreamWriteTimeout <= 0 {
 		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
@@ -313,6 +321,10 @@ const (
 	DefaultBodyReadTimeout = 5 * time.Second
 	maxSocketConns         = 512
 	maxTCPConns            = 128
+	// maxForeignConns is what all other users' connections to the TCP
+	// port share (see userListener); they are answered nothing but GET
+	// /state anyway (see tcpDoor).
+	maxForeignConns = 16
 	// shutdownGrace is how long a stopping runtime waits for requests in
 	// flight (the held permission requests are answered "no decision" at
 	// once) before it closes what is left.
@@ -321,6 +333,10 @@ const (
 
 // ErrPortsBusy means every port of the range is taken.
 var ErrPortsBusy = errors.New("ports 23333-23337 are all in use")
+
+// ProblemDashboard is the id of the Problem a runtime without a TCP port
+// reports.
+const ProblemDashboard = "dashboard"
 
 // Listen opens the runtime's TCP listener on 127.0.0.1: on port if it is
 // not negative (0 = any free port), else on the first free port of the
@@ -357,10 +373,16 @@ func (e *ErrAlreadyRunning) Error() string {
 
 // Run is `clawd serve` minus the tray: it makes the clawd home private,
 // takes its lock (a second runtime of the same home gets
-// *ErrAlreadyRunning), listens on the home's socket and on loopback TCP,
+// *ErrAlreadyRunning; one started while another stops waits for it, up
+// to Config.LockWait), listens on the home's socket and on loopback TCP,
 // writes runtime.json, serves until ctx ends, then shuts down and removes
 // runtime.json. ready, when not nil, gets the runtime info once clients
 // can connect.
+//
+// Hooks and the CLI need only the socket: when the TCP port cannot be
+// had (every port of the range held by other programs), the runtime
+// serves on the socket alone, says that the dashboard is unavailable
+// (Snapshot.Problems), and takes a port as soon as one is free.
 func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) error {
 	tightened, err := clawdhome.Ensure(s.cfg.Home)
 	switch {
@@ -371,7 +393,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	case tightened:
 		s.log.Warn("the clawd home was open to other users; made it 0700", "home", s.cfg.Home)
 	}
-	lock, err := lockHome(s.cfg.Home)
+	lock, err := lockHome(s.cfg.Home, s.cfg.LockWait)
 	if err != nil {
 		return err
 	}
@@ -382,6 +404,17 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		return fmt.Errorf("%w: its hooks report to the desktop of remote profile %q (clawd remote add); run clawd serve there, or `clawd remote remove %s` there first",
 			ErrRemoteHome, in.Profile, in.Profile)
 	}
+	// Stopping: the lock says so at once, so that a runtime started now
+	// waits for this one rather than failing.
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			lock.stopping()
+		case <-stopped:
+		}
+	}()
 	if stop := s.openAutomations(ctx); stop != nil {
 		defer stop()
 	}
@@ -397,23 +430,51 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		}
 		return fmt.Errorf("listen on %s: %w", sockPath, err)
 	}
-	ln, err := Listen(port)
-	if err != nil {
-		sock.Close()
-		return err
-	}
-	// Known before ready: the tray may mint a dashboard login at once.
-	s.port.Store(int32(ln.Addr().(*net.TCPAddr).Port))
 	info := client.Info{
-		Port:      ln.Addr().(*net.TCPAddr).Port,
 		Socket:    sockPath,
 		PID:       os.Getpid(),
 		Version:   s.cfg.Version,
 		Token:     s.cfg.Token,
 		StartedAt: s.cfg.Now().UTC(),
 	}
-	if err := client.WriteInfo(s.cfg.Home, info); err != nil {
-		ln.Close()
+	// runtime.json is written once the first try for a port is over; a
+	// port taken after that is written again.
+	var infoMu sync.Mutex
+	written := false
+	listen := func() (net.Listener, error) {
+		ln, err := Listen(port)
+		if err != nil {
+			s.setProblem(dashboardProblem(port, err))
+			return nil, err
+		}
+		s.clearProblem(ProblemDashboard)
+		// Known before ready: the tray may mint a dashboard login at once.
+		s.port.Store(int32(ln.Addr().(*net.TCPAddr).Port))
+		infoMu.Lock()
+		defer infoMu.Unlock()
+		info.Port = ln.Addr().(*net.TCPAddr).Port
+		if written {
+			if err := client.WriteInfo(s.cfg.Home, info); err != nil {
+				s.log.Warn("write runtime.json", "err", err)
+			}
+			s.log.Info("listening on TCP at last: the dashboard is available", "addr", ln.Addr().String())
+		}
+		return ln, nil
+	}
+	ln, lnErr := listen()
+	if lnErr != nil {
+		s.log.Warn("serving on the socket alone: the dashboard and token clients are unavailable until a port is free",
+			"err", lnErr)
+	}
+	infoMu.Lock()
+	err = client.WriteInfo(s.cfg.Home, info)
+	written = true
+	first := info
+	infoMu.Unlock()
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
 		sock.Close()
 		return fmt.Errorf("write runtime.json: %w", err)
 	}
@@ -422,16 +483,51 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 			s.log.Warn("remove runtime.json", "err", err)
 		}
 	}()
-	s.log.Info("listening", "socket", sockPath, "addr", ln.Addr().String(), "home", s.cfg.Home, "version", s.cfg.Version)
-	if ready != nil {
-		ready(info)
+	addr := "(none)"
+	if ln != nil {
+		addr = ln.Addr().String()
 	}
-	return s.Serve(ctx, ln, sock)
+	s.log.Info("listening", "socket", sockPath, "addr", addr, "home", s.cfg.Home, "version", s.cfg.Version)
+	if ready != nil {
+		ready(first)
+	}
+	var relisten func() (net.Listener, error)
+	if ln == nil {
+		relisten = listen
+	}
+	return s.serve(ctx, ln, sock, relisten)
 }
+
+// dashboardProblem says why the runtime has no TCP port.
+func dashboardProblem(port int, err error) client.Problem {
+	what := "ports " + portSpan() + " are all held by other programs"
+	if port >= 0 {
+		what = fmt.Sprintf("port %d: %v", port, err)
+	}
+	return client.Problem{
+		ID:   ProblemDashboard,
+		Text: "the dashboard is unavailable: " + what + "; hooks and the CLI work on the socket, and clawd takes a port as soon as one is free",
+		Fix:  "clawd doctor (it names who holds them)",
+	}
+}
+
+// portSpan is client.Ports as "23333-23337".
+func portSpan() string {
+	return strconv.Itoa(client.Ports[0]) + "-" + strconv.Itoa(client.Ports[len(client.Ports)-1])
+}
+
+// relistenEvery is how often a runtime without a TCP port tries again.
+const relistenEvery = 15 * time.Second
 
 // Serve serves the TCP listener tcp and the socket listener sock (either
 // may be nil) until ctx ends, then shuts down cleanly.
 func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
+	return s.serve(ctx, tcp, sock, nil)
+}
+
+// serve is Serve; without tcp, relisten (when set) is tried every
+// relistenEvery until it gives the TCP listener.
+func (s *Server) serve(ctx context.Context, tcp, sock net.Listener, relisten func() (net.Listener, error)) error {
 	if tcp != nil {
 		s.port.Store(int32(tcp.Addr().(*net.TCPAddr).Port))
 	}
@@ -441,19 +537,19 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 			ReadHeaderTimeout: 5 * time.Second,
 			IdleTimeout:       idle,
 			MaxHeaderBytes:    32 << 10,
+			ConnContext:       connPeer,
 			ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		}
 	}
-	type served struct {
-		srv *http.Server
-		ln  net.Listener
+	g := newHTTPGroup()
+	serveTCP := func(ln net.Listener) bool {
+		return g.start(newServer(s.TCPHandler(), 30*time.Second), userListener(ln, maxTCPConns, maxForeignConns, s.log))
 	}
-	var all []served
 	if tcp != nil {
-		all = append(all, served{newServer(s.TCPHandler(), 30*time.Second), limitListener(tcp, maxTCPConns)})
+		serveTCP(tcp)
 	}
 	if sock != nil {
-		all = append(all, served{newServer(s.SocketHandler(), 2*time.Minute), limitListener(sock, maxSocketConns)})
+		g.start(newServer(s.SocketHandler(), 2*time.Minute), limitListener(sock, maxSocketConns))
 	}
 	clockCtx, stopClock := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -464,32 +560,31 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	}()
 	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile, s.retireSession) })
 	wg.Go(func() { s.runJournal(clockCtx) })
-
-	errc := make(chan error, len(all))
-	for _, a := range all {
-		go func() { errc <- a.srv.Serve(a.ln) }()
+	if tcp == nil && relisten != nil {
+		wg.Go(func() {
+			for {
+				select {
+				case <-clockCtx.Done():
+					return
+				case <-s.cfg.After(relistenEvery):
+				}
+				if ln, err := relisten(); err == nil {
+					if !serveTCP(ln) {
+						ln.Close()
+					}
+					return
+				}
+			}
+		})
 	}
 
 	var err error
 	select {
 	case <-ctx.Done():
-	case err = <-errc:
+	case err = <-g.errc:
 	}
 	close(s.done)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	var wgs sync.WaitGroup
-	for _, a := range all {
-		wgs.Go(func() {
-			if a.srv.Shutdown(sctx) != nil {
-				// Requests still in flight after the grace: connections
-				// stuck mid-request. Nothing is lost closing them.
-				s.log.Info("closing connections still open at shutdown")
-				a.srv.Close()
-			}
-		})
-	}
-	wgs.Wait()
+	g.shutdown(shutdownGrace, s.log)
 	stopClock()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
@@ -497,6 +592,59 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 	}
 	s.log.Info("stopped")
 	return err
+}
+
+// httpGroup is the runtime's HTTP servers: started as their listeners
+// come (the TCP port may come late), shut down together.
+type httpGroup struct {
+	mu     sync.Mutex
+	all    []*http.Server
+	closed bool
+	// errc gets the first error of any server's Serve.
+	errc chan error
+}
+
+func newHTTPGroup() *httpGroup { return &httpGroup{errc: make(chan error, 1)} }
+
+// start serves ln with srv, false when the group is shut down already.
+func (g *httpGroup) start(srv *http.Server, ln net.Listener) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.all = append(g.all, srv)
+	go func() {
+		err := srv.Serve(ln)
+		select {
+		case g.errc <- err:
+		default:
+		}
+	}()
+	return true
+}
+
+// shutdown stops every server, waiting up to grace for the requests in
+// flight.
+func (g *httpGroup) shutdown(grace time.Duration, log *slog.Logger) {
+	g.mu.Lock()
+	g.closed = true
+	all := g.all
+	g.mu.Unlock()
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, srv := range all {
+		wg.Go(func() {
+			if srv.Shutdown(sctx) != nil {
+				// Requests still in flight after the grace: connections
+				// stuck mid-request. Nothing is lost closing them.
+				log.Info("closing connections still open at shutdown")
+				srv.Close()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // runClock drives the time-based rules of the state machine: one-shot
@@ -633,6 +781,7 @@ func (s *Server) Snapshot() client.Snapshot {
 	s.mu.Unlock()
 	snap.Integrations = s.integrations()
 	snap.Remotes = s.links()
+	snap.Problems = s.problemList()
 	return snap
 }
 

@@ -544,7 +544,7 @@ func (e *Engine) startDue(ctx context.Context) (int, error) {
 			go func() {
 				defer e.inflight.Done()
 				defer func() { <-e.slots; e.wake(e.wakeWork) }()
-				e.execute(context.WithoutCancel(ctx), c)
+				e.execute(ctx, c)
 			}()
 		}
 		if err != nil || len(cs) < free {
@@ -639,13 +639,25 @@ type outcome struct {
 }
 
 // execute runs one claimed attempt and writes where it ended: a terminal
-// state, or queued again with a backoff.
-func (e *Engine) execute(ctx context.Context, c *claimed) {
+// state, or queued again with a backoff. When ctx ends (the runtime
+// stops) the action is cancelled at once, a command's whole process group
+// killed, and the run ends outcome_unknown, as after a crash: it may or
+// may not have done its work. The store is written regardless.
+func (e *Engine) execute(actx context.Context, c *claimed) {
+	ctx := context.WithoutCancel(actx)
 	stop := e.renewLease(ctx, c.run.ID)
-	out := e.attempt(ctx, c)
+	out := e.attempt(actx, c)
 	stop()
 	now := e.o.Now()
 	p := c.def.Policy.withDefaults()
+	if out.state == StateQueued {
+		_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, attempts = attempts - 1, lease_until = 0, next_at = ?
+			WHERE id = ? AND state = ?`, StateQueued, ms(now), c.run.ID, StateRunning)
+		if err != nil {
+			e.o.Log.Warn("automations: requeue", "run", c.run.ID, "err", err)
+		}
+		return
+	}
 	if out.retryable && c.run.Attempts < p.MaxAttempts && (p.Retry == RetrySafe || p.Retry == RetryKeyed) {
 		backoff := time.Duration(p.Backoff) << (c.run.Attempts - 1)
 		_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, next_at = ?,
@@ -701,7 +713,7 @@ func (e *Engine) attempt(ctx context.Context, c *claimed) outcome {
 	case cur.Hash() != c.run.Hash:
 		return outcome{state: StateBlocked, code: CodeTrustRequired, message: "the definition changed since this run was queued: review and trust it (clawd automations trust " + c.run.AutomationID + ")"}
 	default:
-		trusted, err := e.trustedHash(ctx, c.run.AutomationID, c.run.Binding)
+		trusted, err := e.trustedHash(context.WithoutCancel(ctx), c.run.AutomationID, c.run.Binding)
 		if err != nil {
 			return outcome{state: StateFailed, code: CodeActionFailed, message: "read trust: " + err.Error()}
 		}
@@ -723,6 +735,11 @@ func (e *Engine) attempt(ctx context.Context, c *claimed) outcome {
 	input, err := c.def.Input.eval(doc)
 	if err != nil {
 		return outcome{state: StateFailed, code: CodeMappingFailed, message: err.Error()}
+	}
+	if ctx.Err() != nil {
+		// Stopping before the action began: nothing happened, so the run
+		// waits for the next start.
+		return outcome{state: StateQueued, code: CodeShutdown, message: "clawd stopped before the action ran"}
 	}
 	p := c.def.Policy.withDefaults()
 	actx, cancel := context.WithTimeout(ctx, time.Duration(p.Timeout))

@@ -31,7 +31,8 @@ const IdentityValue = "clawd"
 
 // Info is runtime.json: how clients reach the running runtime. Hooks and
 // the CLI do not read a desktop's: they compute Socket from the clawd
-// home (SocketPath). Port and Token are for TCP clients.
+// home (SocketPath). Port and Token are for TCP clients; Port is 0 while
+// the runtime has no TCP port (every port of the range held by others).
 //
 // On a remote machine (Mode ModeRemote, written by `clawd remote add` on
 // the desktop) there is no runtime and no socket: Port is the remote
@@ -85,7 +86,9 @@ func ReadInfo(home string) (Info, error) {
 	if t := r.Get("started_at"); t.Exists() {
 		in.StartedAt, _ = time.Parse(time.RFC3339Nano, t.String())
 	}
-	if in.Port <= 0 || in.Port > 65535 {
+	// A local runtime without a TCP port (all of the range held by other
+	// programs) writes 0; a remote machine's port leads to the desktop.
+	if in.Port < 0 || in.Port > 65535 || in.Port == 0 && in.Mode == ModeRemote {
 		return Info{}, fmt.Errorf("parse %s: bad port %d", path, in.Port)
 	}
 	return in, nil

@@ -39,6 +39,21 @@ type Snapshot struct {
 	// Remotes are the links to remote machines (clawd remote), when
 	// there are any.
 	Remotes []RemoteLink `json:"remotes,omitempty"`
+	// Problems are what is wrong with the runtime itself (no TCP port for
+	// the dashboard, the automations or the history off or failing), in
+	// id order; none when all is well.
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is one thing wrong with the runtime itself: what it means for
+// the person, and what to do.
+type Problem struct {
+	// ID names the part: "dashboard", "automations", "history".
+	ID string `json:"id"`
+	// Text says what is wrong and what it means, in one line.
+	Text string `json:"text"`
+	// Fix is what to do, when there is something.
+	Fix string `json:"fix,omitempty"`
 }
 
 // EventRecord is one line of the event stream: the normalized event plus
