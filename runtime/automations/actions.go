@@ -48,11 +48,14 @@ func (e *Engine) act(ctx context.Context, d *Definition, env *Envelope, doc any,
 		if e.o.Desktop == nil {
 			return result{output: "no desktop: nothing shown"}
 		}
-		title := text.Line(expand(a.Title, doc), 120)
-		if title == "" {
+		// What a notification shows is cut to a line anyway: a text over
+		// maxValue is cut there too, before it is built in full.
+		title, _ := expand(a.Title, doc, maxValue)
+		if title = text.Line(title, 120); title == "" {
 			title = fallbackTitles[env.EventName]
 		}
-		body := text.Line(expand(a.Body, doc), 300)
+		body, _ := expand(a.Body, doc, maxValue)
+		body = text.Line(body, 300)
 		if err := e.o.Desktop.Notify(ctx, title, body); err != nil {
 			return result{err: fmt.Errorf("notification: %w", err)}
 		}
@@ -79,12 +82,25 @@ type body struct {
 	Input map[string]any `json:"input"`
 }
 
+// request is the JSON of body{env, input}, refused over maxBody: such a
+// run fails before anything is sent.
+func request(env *Envelope, input map[string]any) ([]byte, error) {
+	b, err := json.Marshal(body{env, input})
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBody {
+		return nil, fmt.Errorf("the event and input make %d KiB, over the %d KiB an action is sent: map less of the event into input", len(b)>>10, maxBody>>10)
+	}
+	return b, nil
+}
+
 // webhook POSTs {"event", "input"}. 2xx succeeds; 408, 425, 429 and 5xx
 // and network errors are transient; other statuses fail for good.
 func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input map[string]any, key string) result {
-	b, err := json.Marshal(body{env, input})
+	b, err := request(env, input)
 	if err != nil {
-		return result{err: err}
+		return result{err: fmt.Errorf("webhook: %w", err)}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(b))
 	if err != nil {
@@ -137,9 +153,9 @@ func transientNet(err error) bool {
 // command runs argv without a shell, {"event", "input"} as JSON on stdin.
 // Exit 0 succeeds; anything else fails for good.
 func command(ctx context.Context, a *Action, env *Envelope, input map[string]any) result {
-	b, err := json.Marshal(body{env, input})
+	b, err := request(env, input)
 	if err != nil {
-		return result{err: err}
+		return result{err: fmt.Errorf("command: %w", err)}
 	}
 	cmd := exec.CommandContext(ctx, a.Argv[0], a.Argv[1:]...)
 	cmd.Stdin = bytes.NewReader(b)
