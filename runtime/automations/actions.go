@@ -96,7 +96,10 @@ func request(env *Envelope, input map[string]any) ([]byte, error) {
 }
 
 // webhook POSTs {"event", "input"}. 2xx succeeds; 408, 425, 429 and 5xx
-// and network errors are transient; other statuses fail for good.
+// and network errors are transient; other statuses fail for good. A
+// redirect is never followed, whatever client the engine was given: the
+// person trusted this URL, and following would re-send the event and the
+// definition's headers (an API key) to a host they never saw.
 func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input map[string]any, key string) result {
 	b, err := request(env, input)
 	if err != nil {
@@ -115,7 +118,9 @@ func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input ma
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
-	resp, err := e.o.HTTP.Do(req)
+	client := *e.o.HTTP
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
 		return result{err: fmt.Errorf("webhook: %w", err), transient: transientNet(err)}
 	}
@@ -128,6 +133,12 @@ func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input ma
 	switch c := resp.StatusCode; {
 	case c >= 200 && c < 300:
 		return result{output: out}
+	case c >= 300 && c < 400:
+		msg := fmt.Sprintf("webhook answered %d", c)
+		if loc := resp.Header.Get("Location"); loc != "" {
+			msg += " to " + redact(text.Line(loc, 200))
+		}
+		return result{output: out, err: errors.New(msg + ": redirects are not followed; put the final URL in the definition")}
 	case c == 408 || c == 425 || c == 429 || c >= 500:
 		return result{output: out, err: fmt.Errorf("webhook answered %d", c), transient: true}
 	default:

@@ -4,15 +4,75 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
 )
+
+// TestWebhookNeverFollowsRedirects: a trusted receiver that redirects to
+// another host gets the run failed for good, naming where it pointed; the
+// other host sees no request at all (so neither the event nor the
+// definition's API key), whatever client the engine was given.
+func TestWebhookNeverFollowsRedirects(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var stolen []http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		stolen = append(stolen, r.Header.Clone())
+		mu.Unlock()
+	}))
+	defer other.Close()
+	clients := map[string]*http.Client{
+		"default": nil, // testEngine's: the engine's own default
+		"follows": {CheckRedirect: func(*http.Request, []*http.Request) error { return nil }},
+	}
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for name, client := range clients {
+			t.Run(fmt.Sprintf("%d/%s", code, name), func(t *testing.T) {
+				mu.Lock()
+				stolen = nil
+				mu.Unlock()
+				trusted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					http.Redirect(w, r, other.URL+"/collect", code)
+				}))
+				defer trusted.Close()
+				clock := newFakeClock()
+				e := testEngine(t, clock, "[[automation]]\nid = \"w\"\nevent = \"turn.completed\"\n"+
+					"action = { type = \"webhook\", url = \""+trusted.URL+"\", headers = { X-Api-Key = \"k-123\" } }\n"+
+					"policy = { retry = \"safe\" }\n")
+				if client != nil {
+					e.o.HTTP = client
+				}
+				trust(t, e, "w")
+				e.Observe(ctx, completed("s", "t", clock.Now()))
+				drain(t, e)
+				clock.Advance(time.Hour)
+				drain(t, e)
+				r := runsOf(t, e)[0]
+				if r.State != StateFailed || r.ErrorCode != CodeActionFailed || r.Attempts != 1 {
+					t.Errorf("run = %+v, want failed/action_failed after one attempt (never retried)", r)
+				}
+				if !strings.Contains(r.ErrorMessage, fmt.Sprint(code)) || !strings.Contains(r.ErrorMessage, other.URL+"/collect") {
+					t.Errorf("message %q, want the status %d and the Location %s", r.ErrorMessage, code, other.URL+"/collect")
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if len(stolen) != 0 {
+					t.Errorf("the other host got %d requests (headers %v), want none", len(stolen), stolen)
+				}
+			})
+		}
+	}
+}
 
 // responded is a response.committed envelope of session sid whose answer
 // is text.
