@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -169,12 +171,8 @@ func command(ctx context.Context, a *Action, env *Envelope, input map[string]any
 		return result{err: fmt.Errorf("command: %w", err)}
 	}
 	cmd := exec.CommandContext(ctx, a.Argv[0], a.Argv[1:]...)
-	cmd.Stdin = bytes.NewReader(b)
 	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{b: &out, n: 4096}
-	cmd.Stderr = cmd.Stdout
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
+	err = runGroup(cmd, b, &limitedBuffer{b: &out, n: 4096})
 	summary := text.Line(out.String(), 160)
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -183,6 +181,64 @@ func command(ctx context.Context, a *Action, env *Envelope, input map[string]any
 		return result{output: summary, err: fmt.Errorf("command: %w", err)}
 	}
 	return result{output: summaryOr(redact(summary), "exit 0")}
+}
+
+// waitDelay bounds how long a command's pipes are waited for once the
+// command is gone: what escaped its group may hold them open.
+const waitDelay = 2 * time.Second
+
+// runGroup runs cmd in a process group of its own (a job object on
+// Windows) with stdin on its standard input and its standard output and
+// error into out. The end of cmd's context (the policy's timeout, clawd
+// stopping) kills the whole group, and so does the command's own end: a
+// child it left in the background (`sleep 100 &`) does not outlive the
+// action. The pipes are clawd's own, not exec's, so that the group is
+// killed as soon as the command exits, before its pipes are waited for.
+func runGroup(cmd *exec.Cmd, stdin []byte, out io.Writer) error {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
+	cmd.WaitDelay = waitDelay
+	g := newGroup(cmd)
+	defer g.release()
+	err = cmd.Start()
+	// The command has its own copies; with these closed, the pipes end
+	// when the group is gone.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return err
+	}
+	g.started()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		inW.Write(stdin) // a command that does not read its stdin gets EPIPE here
+		inW.Close()
+	})
+	wg.Go(func() { io.Copy(out, outR) })
+	err = cmd.Wait()
+	g.kill()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(waitDelay):
+		inW.Close()
+		outR.Close()
+		<-done
+	}
+	outR.Close()
+	return err
 }
 
 func summaryOr(s, or string) string {
