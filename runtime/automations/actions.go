@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -48,11 +50,14 @@ func (e *Engine) act(ctx context.Context, d *Definition, env *Envelope, doc any,
 		if e.o.Desktop == nil {
 			return result{output: "no desktop: nothing shown"}
 		}
-		title := text.Line(expand(a.Title, doc), 120)
-		if title == "" {
+		// What a notification shows is cut to a line anyway: a text over
+		// maxValue is cut there too, before it is built in full.
+		title, _ := expand(a.Title, doc, maxValue)
+		if title = text.Line(title, 120); title == "" {
 			title = fallbackTitles[env.EventName]
 		}
-		body := text.Line(expand(a.Body, doc), 300)
+		body, _ := expand(a.Body, doc, maxValue)
+		body = text.Line(body, 300)
 		if err := e.o.Desktop.Notify(ctx, title, body); err != nil {
 			return result{err: fmt.Errorf("notification: %w", err)}
 		}
@@ -79,12 +84,28 @@ type body struct {
 	Input map[string]any `json:"input"`
 }
 
-// webhook POSTs {"event", "input"}. 2xx succeeds; 408, 425, 429 and 5xx
-// and network errors are transient; other statuses fail for good.
-func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input map[string]any, key string) result {
+// request is the JSON of body{env, input}, refused over maxBody: such a
+// run fails before anything is sent.
+func request(env *Envelope, input map[string]any) ([]byte, error) {
 	b, err := json.Marshal(body{env, input})
 	if err != nil {
-		return result{err: err}
+		return nil, err
+	}
+	if len(b) > maxBody {
+		return nil, fmt.Errorf("the event and input make %d KiB, over the %d KiB an action is sent: map less of the event into input", len(b)>>10, maxBody>>10)
+	}
+	return b, nil
+}
+
+// webhook POSTs {"event", "input"}. 2xx succeeds; 408, 425, 429 and 5xx
+// and network errors are transient; other statuses fail for good. A
+// redirect is never followed, whatever client the engine was given: the
+// person trusted this URL, and following would re-send the event and the
+// definition's headers (an API key) to a host they never saw.
+func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input map[string]any, key string) result {
+	b, err := request(env, input)
+	if err != nil {
+		return result{err: fmt.Errorf("webhook: %w", err)}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(b))
 	if err != nil {
@@ -99,7 +120,9 @@ func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input ma
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
-	resp, err := e.o.HTTP.Do(req)
+	client := *e.o.HTTP
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
 		return result{err: fmt.Errorf("webhook: %w", err), transient: transientNet(err)}
 	}
@@ -112,6 +135,12 @@ func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input ma
 	switch c := resp.StatusCode; {
 	case c >= 200 && c < 300:
 		return result{output: out}
+	case c >= 300 && c < 400:
+		msg := fmt.Sprintf("webhook answered %d", c)
+		if loc := resp.Header.Get("Location"); loc != "" {
+			msg += " to " + redact(text.Line(loc, 200))
+		}
+		return result{output: out, err: errors.New(msg + ": redirects are not followed; put the final URL in the definition")}
 	case c == 408 || c == 425 || c == 429 || c >= 500:
 		return result{output: out, err: fmt.Errorf("webhook answered %d", c), transient: true}
 	default:
@@ -137,17 +166,13 @@ func transientNet(err error) bool {
 // command runs argv without a shell, {"event", "input"} as JSON on stdin.
 // Exit 0 succeeds; anything else fails for good.
 func command(ctx context.Context, a *Action, env *Envelope, input map[string]any) result {
-	b, err := json.Marshal(body{env, input})
+	b, err := request(env, input)
 	if err != nil {
-		return result{err: err}
+		return result{err: fmt.Errorf("command: %w", err)}
 	}
 	cmd := exec.CommandContext(ctx, a.Argv[0], a.Argv[1:]...)
-	cmd.Stdin = bytes.NewReader(b)
 	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{b: &out, n: 4096}
-	cmd.Stderr = cmd.Stdout
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
+	err = runGroup(cmd, b, &limitedBuffer{b: &out, n: 4096})
 	summary := text.Line(out.String(), 160)
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -156,6 +181,64 @@ func command(ctx context.Context, a *Action, env *Envelope, input map[string]any
 		return result{output: summary, err: fmt.Errorf("command: %w", err)}
 	}
 	return result{output: summaryOr(redact(summary), "exit 0")}
+}
+
+// waitDelay bounds how long a command's pipes are waited for once the
+// command is gone: what escaped its group may hold them open.
+const waitDelay = 2 * time.Second
+
+// runGroup runs cmd in a process group of its own (a job object on
+// Windows) with stdin on its standard input and its standard output and
+// error into out. The end of cmd's context (the policy's timeout, clawd
+// stopping) kills the whole group, and so does the command's own end: a
+// child it left in the background (`sleep 100 &`) does not outlive the
+// action. The pipes are clawd's own, not exec's, so that the group is
+// killed as soon as the command exits, before its pipes are waited for.
+func runGroup(cmd *exec.Cmd, stdin []byte, out io.Writer) error {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
+	cmd.WaitDelay = waitDelay
+	g := newGroup(cmd)
+	defer g.release()
+	err = cmd.Start()
+	// The command has its own copies; with these closed, the pipes end
+	// when the group is gone.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return err
+	}
+	g.started()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		inW.Write(stdin) // a command that does not read its stdin gets EPIPE here
+		inW.Close()
+	})
+	wg.Go(func() { io.Copy(out, outR) })
+	err = cmd.Wait()
+	g.kill()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(waitDelay):
+		inW.Close()
+		outR.Close()
+		<-done
+	}
+	outR.Close()
+	return err
 }
 
 func summaryOr(s, or string) string {

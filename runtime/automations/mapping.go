@@ -2,11 +2,13 @@ package automations
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/clawdhq/clawd/internal/lazy"
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 // Expr is one value of an input mapping or a notification's text:
@@ -57,50 +59,111 @@ func (x *Expr) check(event EventName, where string) error {
 	return nil
 }
 
-// eval computes x against doc. A path that leads nowhere is an error
-// (the mapping fails, nothing is sent); in a template it is "".
-func (x *Expr) eval(doc any) (any, error) {
+// Bounds of what a mapping makes and what an action is sent. The largest
+// text an event carries is an answer, cut to agents.MaxResponseLen (64
+// KiB): one value may quote it with words around it, or hold the whole
+// payload, so maxValue is twice that. The input as a whole stays within
+// maxInput, which leaves room in maxBody for the event itself (the answer
+// again, at worst a few times its size once JSON-escaped). maxBody, 1 MiB,
+// is a request any receiver takes and nothing serve would notice; a
+// definition that would build more (say 10,000 copies of the answer in one
+// template) fails its run instead of making hundreds of megabytes.
+const (
+	maxValue = 128 << 10
+	maxInput = 512 << 10
+	maxBody  = 1 << 20
+)
+
+// errTooLarge is a mapped value over its bound.
+var errTooLarge = errors.New("more than the limit")
+
+// eval computes x against doc: the value and its size in an action's body
+// (a string's bytes, the JSON of an object or array), at most max. A path
+// that leads nowhere is an error (the mapping fails, nothing is sent); in
+// a template it is "". A value over max is an error too (errTooLarge):
+// the mapping fails rather than send a cut value nobody asked for.
+func (x *Expr) eval(doc any, max int) (v any, size int, err error) {
 	switch {
 	case x.Path != "":
 		v, ok := resolve(doc, x.Path)
 		if !ok {
-			return nil, fmt.Errorf("path %q leads nowhere in this event", x.Path)
+			return nil, 0, fmt.Errorf("path %q leads nowhere in this event", x.Path)
 		}
-		return v, nil
+		if size = valueSize(v); size > max {
+			return nil, 0, fmt.Errorf("path %q holds %w", x.Path, errTooLarge)
+		}
+		return v, size, nil
 	case x.Null:
-		return nil, nil
+		return nil, 0, nil
 	case x.Const != nil:
-		return x.Const, nil
+		return x.Const, valueSize(x.Const), nil
 	}
-	return expand(x.Template, doc), nil
+	s, ok := expand(x.Template, doc, max)
+	if !ok {
+		return nil, 0, fmt.Errorf("the template makes %w", errTooLarge)
+	}
+	return s, len(s), nil
+}
+
+// valueSize is the size of v in an action's body: a string's bytes, the
+// JSON of an object or array (marshalled once: it is a part of the event,
+// which is bounded already), a few bytes for anything else.
+func valueSize(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)
+	case map[string]any, []any:
+		b, _ := json.Marshal(v)
+		return len(b)
+	}
+	return 0
 }
 
 // expand fills a template's placeholders: a value's text, "" for null or
 // nothing, JSON for objects and arrays; "$${" stays a literal "${". The
-// result is trimmed.
-func expand(tmpl string, doc any) string {
-	out := placeholder().ReplaceAllStringFunc(tmpl, func(m string) string {
-		if strings.HasPrefix(m, "$$") {
-			return m[1:]
+// result is trimmed. It stops as soon as the text would pass max bytes:
+// ok is then false and s the first max bytes (cut at a rune boundary), so
+// a template of many large placeholders costs max, not what it would make.
+func expand(tmpl string, doc any, max int) (s string, ok bool) {
+	var b strings.Builder
+	add := func(p string) bool {
+		if room := max - b.Len(); len(p) > room {
+			b.WriteString(text.ClipBytes(p, room))
+			return false
 		}
-		path := strings.TrimSpace(m[2 : len(m)-1])
-		v, ok := resolve(doc, path)
-		if !ok || v == nil {
-			return ""
+		b.WriteString(p)
+		return true
+	}
+	ok = true
+	for rest := tmpl; ok; {
+		m := placeholder().FindStringSubmatchIndex(rest)
+		if m == nil {
+			ok = add(rest)
+			break
 		}
-		switch v := v.(type) {
-		case string:
-			return v
-		case map[string]any, []any:
-			b, _ := json.Marshal(v)
-			return string(b)
-		case float64:
-			b, _ := json.Marshal(v)
-			return string(b)
-		}
-		return fmt.Sprint(v)
-	})
-	return strings.TrimSpace(out)
+		ok = add(rest[:m[0]]) && add(fill(rest[m[0]:m[1]], rest[m[2]:m[3]], doc))
+		rest = rest[m[1]:]
+	}
+	return strings.TrimSpace(b.String()), ok
+}
+
+// fill is what placeholder m, of path, writes.
+func fill(m, path string, doc any) string {
+	if strings.HasPrefix(m, "$$") {
+		return m[1:]
+	}
+	v, ok := resolve(doc, strings.TrimSpace(path))
+	if !ok || v == nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case map[string]any, []any, float64:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	return fmt.Sprint(v)
 }
 
 // Input is a definition's input mapping: what the action receives, field
@@ -117,15 +180,23 @@ func (in Input) check(event EventName) error {
 	return nil
 }
 
-// eval maps doc to the action's input.
+// eval maps doc to the action's input: each value within maxValue, all of
+// them within maxInput.
 func (in Input) eval(doc any) (map[string]any, error) {
 	out := make(map[string]any, len(in))
+	left := maxInput
 	for _, k := range in.keys() {
 		x := in[k]
-		v, err := x.eval(doc)
-		if err != nil {
+		v, n, err := x.eval(doc, min(maxValue, left))
+		switch {
+		case errors.Is(err, errTooLarge) && left < maxValue:
+			return nil, fmt.Errorf("input.%s: %w of %d KiB for the whole input: map less of the event", k, err, maxInput>>10)
+		case errors.Is(err, errTooLarge):
+			return nil, fmt.Errorf("input.%s: %w of %d KiB for one value: map less of the event", k, err, maxValue>>10)
+		case err != nil:
 			return nil, fmt.Errorf("input.%s: %w", k, err)
 		}
+		left -= n
 		out[k] = v
 	}
 	return out, nil
