@@ -104,6 +104,7 @@ type Options struct {
 	// no desktop (such runs succeed, saying so in their output).
 	Desktop Desktop
 	// HTTP sends webhooks (default: a client that never follows a proxy).
+	// Whatever client it is, redirects are never followed (see webhook).
 	HTTP *http.Client
 	Log  *slog.Logger
 	// Lease is how long a claimed event or run is someone's before
