@@ -133,6 +133,14 @@ func renderStatus(e *env, snap client.Snapshot) {
 	for _, l := range snap.Remotes {
 		fmt.Fprintln(w, e.t("status.remote", text.Line(l.Profile, 0), linkSummary(p, &l, true, now)))
 	}
+	// What is wrong with the runtime itself: what the person is missing.
+	for _, pr := range snap.Problems {
+		line := text.Line(pr.Text, 0)
+		if pr.Fix != "" {
+			line = e.t("status.problem_fix", line, text.Line(pr.Fix, 0))
+		}
+		fmt.Fprintln(w, e.t("status.problem", line))
+	}
 	if len(snap.Sessions) == 0 {
 		fmt.Fprintln(w, e.t("status.none"))
 		return

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -21,6 +23,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/health"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/peercred"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -133,9 +136,14 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 	port := 0
 	if rt.client != nil && infoErr == nil {
 		port = info.Port
-		if isClawd(ctx, port) {
+		switch {
+		case port == 0:
+			add("port", Warn, i18n.M("doctor.finding.no_port", portRange(o.Ports)), i18n.M("doctor.fixes.ports_all"))
+		case provesPort(ctx, port, info.Token):
 			add("port", OK, i18n.M("doctor.finding.port_ok", port), none)
-		} else {
+		case isClawd(ctx, port):
+			add("port", Fail, i18n.M("doctor.finding.port_unproven", infoPath, port), restart)
+		default:
 			add("port", Fail, i18n.M("doctor.finding.port_dead", infoPath, port), restart)
 		}
 	}
@@ -144,8 +152,8 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		if p == port {
 			continue
 		}
-		if open(ctx, p) && !isClawd(ctx, p) {
-			foreign = append(foreign, strconv.Itoa(p))
+		if held, ok := heldByOther(ctx, p); ok {
+			foreign = append(foreign, held)
 		}
 	}
 	switch {
@@ -258,23 +266,71 @@ func open(ctx context.Context, port int) bool {
 	return true
 }
 
-// isClawd reports whether a clawd answers the original app's GET /state
-// on 127.0.0.1:port.
+// isClawd reports whether something answers the original app's GET
+// /state on 127.0.0.1:port with clawd's identity header, which any
+// program can send.
 func isClawd(ctx context.Context, port int) bool {
+	resp, ok := getState(ctx, port, "")
+	return ok && resp.Get(client.IdentityHeader) == client.IdentityValue
+}
+
+// provesPort reports whether the program on 127.0.0.1:port proves it is
+// the runtime that wrote runtime.json with token: it answers a fresh
+// nonce with client.PortProof, which takes the token; the token itself is
+// never sent.
+func provesPort(ctx context.Context, port int, token string) bool {
+	if token == "" {
+		return false
+	}
+	b := make([]byte, 16)
+	rand.Read(b)
+	nonce := hex.EncodeToString(b)
+	resp, ok := getState(ctx, port, nonce)
+	return ok && hmac.Equal([]byte(resp.Get(client.ProofHeader)), []byte(client.PortProof(token, nonce)))
+}
+
+// getState sends GET /state to 127.0.0.1:port (with nonce, when set) and
+// returns the answer's headers.
+func getState(ctx context.Context, port int, nonce string) (http.Header, bool) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/state", nil)
 	if err != nil {
-		return false
+		return nil, false
+	}
+	if nonce != "" {
+		req.Header.Set(client.NonceHeader, nonce)
 	}
 	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	resp.Body.Close()
-	return resp.Header.Get(client.IdentityHeader) == client.IdentityValue
+	return resp.Header, true
+}
+
+// heldByOther reports a port of clawd's range held by another program,
+// and how to name it: "23334", or "23334 (uid 65534, nobody)" when the
+// kernel says another user's process listens there. What another user
+// runs is never this person's clawd, whatever it answers; a program of
+// this user's that answers as clawd is taken for another clawd home's
+// runtime.
+func heldByOther(ctx context.Context, port int) (string, bool) {
+	if !open(ctx, port) {
+		return "", false
+	}
+	name := strconv.Itoa(port)
+	uid, err := peercred.TCPListener(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+	if err == nil && uid != os.Geteuid() {
+		who := "uid " + strconv.Itoa(uid)
+		if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+			who += ", " + u.Username
+		}
+		return name + " (" + who + ")", true
+	}
+	return name, !isClawd(ctx, port)
 }
 
 // binaryVersion asks the clawd at path for its version (`clawd version`

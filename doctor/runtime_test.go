@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/internal/intrudertest"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -146,6 +147,28 @@ func TestRuntimeChecks(t *testing.T) {
 		want(t, runtimeChecks(t, home), "runtime.port", Fail, "no clawd answers on 127.0.0.1:"+strconv.Itoa(info.Port))
 	})
 
+	t.Run("runtime.json's port held by a program that says it is clawd", func(t *testing.T) {
+		// Anything can send clawd's identity header; only the runtime
+		// answers the nonce with the token's proof.
+		home := filepath.Join(t.TempDir(), ".clawd")
+		info := startRuntime(t, home)
+		info.Port = serveHTTP(t, true)
+		if err := client.WriteInfo(home, info); err != nil {
+			t.Fatal(err)
+		}
+		want(t, runtimeChecks(t, home), "runtime.port", Fail, "cannot prove it is this runtime")
+	})
+
+	t.Run("no TCP port", func(t *testing.T) {
+		home := filepath.Join(t.TempDir(), ".clawd")
+		info := startRuntime(t, home)
+		info.Port = 0
+		if err := client.WriteInfo(home, info); err != nil {
+			t.Fatal(err)
+		}
+		want(t, runtimeChecks(t, home, closedPort(t)), "runtime.port", Warn, "the runtime has no TCP port")
+	})
+
 	t.Run("left over", func(t *testing.T) {
 		home := filepath.Join(t.TempDir(), ".clawd")
 		if err := client.WriteInfo(home, client.Info{PID: 999999, Port: closedPort(t), Token: "t"}); err != nil {
@@ -184,6 +207,18 @@ func TestRuntimeChecks(t *testing.T) {
 			t.Errorf("runtime.ports names a clawd's or a free port: %q", f)
 		}
 		want(t, runtimeChecks(t, home, foreign), "runtime.ports", Fail, "other programs hold every one of clawd's ports")
+	})
+
+	t.Run("another user's program on clawd's ports, saying it is clawd", func(t *testing.T) {
+		// nobody's fake clawd answers with clawd's header: what another
+		// user runs is never this person's clawd.
+		if why := intrudertest.Available(); why != "" {
+			t.Skip(why)
+		}
+		squat := intrudertest.Serve(t, "doctor")
+		p := squat.Ports[len(squat.Ports)-1] // the one of the kernel's choosing
+		home := filepath.Join(t.TempDir(), ".clawd")
+		want(t, runtimeChecks(t, home, p), "runtime.ports", Fail, strconv.Itoa(p)+" (uid 65534")
 	})
 }
 

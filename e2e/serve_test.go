@@ -1,15 +1,20 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clawdhq/clawd/internal/intrudertest"
 )
 
 // TestServeSingleInstance: eight `clawd serve` of one clawd home started
@@ -89,4 +94,118 @@ func TestServeSingleInstance(t *testing.T) {
 		t.Errorf("clawd status with the survivor running: %s", r)
 	}
 	s.shutdown()
+}
+
+// TestServeWithPortsSquatted: another user (nobody) holds every free port
+// of clawd's range and answers like clawd. clawd serve still runs, on its
+// socket alone: hooks deliver, `clawd status` says the dashboard is
+// unavailable and why, `clawd doctor` names the squatter's user rather
+// than taking its clawd header on trust. Once the ports are free, serve
+// takes one and the dashboard is back.
+func TestServeWithPortsSquatted(t *testing.T) {
+	if why := intrudertest.Available(); why != "" {
+		t.Skip(why)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := newWorld(t)
+	squat := intrudertest.Serve(t, "squat-"+newUUID(t)[:8])
+	t.Logf("nobody holds %v", squat.Ports)
+	s := w.startServeWith(clawdBin, "serve", "--headless")
+	defer s.shutdown()
+	if s.info.Port != 0 {
+		// Another test's runtime may have let a port of the range go
+		// between the intruder's start and ours.
+		t.Logf("a port of the range was free after all: %d", s.info.Port)
+	}
+	hook := exec.CommandContext(ctx, clawdBin, "hook", "claude")
+	hook.Env = w.clawdEnv()
+	hook.Stdin = strings.NewReader(`{"session_id":"s-squat","hook_event_name":"UserPromptSubmit","cwd":"` + w.project + `","prompt":"go"}`)
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("hook: %v %s", err, out)
+	}
+	if s.info.Port == 0 {
+		st := w.mustClawd(ctx, "status")
+		if !strings.Contains(st.stdout, "the dashboard is unavailable") || !strings.Contains(st.stdout, "s-squat") && !strings.Contains(st.stdout, "go") {
+			t.Errorf("clawd status while the ports are held:\n%s", st.stdout)
+		}
+		d := w.clawd(ctx, "", "doctor")
+		if !strings.Contains(d.stdout, "(uid 65534") || !strings.Contains(d.stdout, "no TCP port") {
+			t.Errorf("clawd doctor while nobody holds the ports:\n%s", d.stdout)
+		}
+		if r := w.clawd(ctx, "", "dashboard", "--no-open"); r.code == 0 {
+			t.Errorf("clawd dashboard without a port: %s", r)
+		}
+	}
+	squat.Stop()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, err := os.ReadFile(w.runtimeFile())
+		var in runtimeInfo
+		if err == nil && json.Unmarshal(data, &in) == nil && in.Port != 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("clawd serve took no port within 30 s of the ports coming free\n%s", s.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st := w.mustClawd(ctx, "status"); strings.Contains(st.stdout, "the dashboard is unavailable") {
+		t.Errorf("clawd status once serve has a port:\n%s", st.stdout)
+	}
+}
+
+// TestServeRestartsWhileAnActionRuns: SIGTERM while a command action
+// sleeps 30 s: serve lets go of its socket and its lock at once, a new
+// serve started right after is up (it waits for the lock instead of
+// saying "already running"), and the run ends outcome_unknown.
+func TestServeRestartsWhileAnActionRuns(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := newWorld(t)
+	started := filepath.Join(w.dir, "action-started")
+	if err := os.WriteFile(filepath.Join(w.clawdHome, "automations.toml"), []byte(`[[automation]]
+id = "slow"
+event = "turn.started"
+action = { type = "command", argv = ["/bin/sh", "-c", "touch `+started+`; exec sleep 30"] }
+policy = { timeout = "60s" }
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	serve := w.startServe()
+	w.mustClawd(ctx, "automations", "trust", "slow", "--yes")
+	hook := exec.CommandContext(ctx, clawdBin, "hook", "claude")
+	hook.Env = w.clawdEnv()
+	hook.Stdin = strings.NewReader(`{"session_id":"s-term","hook_event_name":"UserPromptSubmit","cwd":"` + w.project + `","prompt":"go","prompt_id":"p-term"}`)
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("hook: %v %s", err, out)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the action never started")
+		}
+	}
+	sent := time.Now()
+	serve.cmd.Process.Signal(syscall.SIGTERM)
+	serve2 := w.startServe()
+	defer serve2.shutdown()
+	t.Logf("the new serve was up %v after SIGTERM", time.Since(sent).Round(time.Millisecond))
+	select {
+	case <-serve.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the old serve still runs 5 s after SIGTERM")
+	}
+	if serve.err != nil {
+		t.Errorf("the old serve after SIGTERM: %v\n%s", serve.err, serve.stderr.String())
+	}
+	runs := w.waitRuns(ctx, "the run after the restart", func(rs []automationRun) bool {
+		return len(rs) == 1 && rs[0].State == "outcome_unknown"
+	})
+	if runs[0].ErrorCode != "shutdown" {
+		t.Errorf("the run = %+v, want outcome_unknown with shutdown", runs[0])
+	}
 }

@@ -211,7 +211,14 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 
 // handleStateHealth is the original app's GET /state health check, open
 // to anything on the machine: it says that clawd runs and nothing more.
+// To this user's processes it also proves which clawd it is: a nonce in
+// client.NonceHeader is answered with client.PortProof, which clawd
+// doctor checks (another user gets no proof, so it cannot pass the
+// runtime's off as its own on a squatted port).
 func (s *Server) handleStateHealth(w http.ResponseWriter, r *http.Request) {
+	if n := r.Header.Get(client.NonceHeader); n != "" && validNonce(n) && peerOfRequest(r.Context()) != peerOther {
+		w.Header().Set(client.ProofHeader, client.PortProof(s.cfg.Token, n))
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "app": "clawd"})
 }
 

@@ -56,13 +56,17 @@ func lockHome(home string, wait time.Duration) (*homeLock, error) {
 			f.Close()
 			return nil, &ErrAlreadyRunning{PID: pid}
 		}
-		time.Sleep(50 * time.Millisecond) // polling for the holder to be gone
+		lockPoll()
 	}
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return &homeLock{f: f}, nil
 }
+
+// lockPoll is the pause between two tries for the lock of a stopping
+// runtime; tests watch it.
+var lockPoll = func() { time.Sleep(50 * time.Millisecond) }
 
 // lockHolder reads the pid the runtime holding the lock wrote, and whether
 // it said it is stopping, waiting a moment for one that has just taken it

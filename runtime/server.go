@@ -444,7 +444,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	listen := func() (net.Listener, error) {
 		ln, err := Listen(port)
 		if err != nil {
-			s.setProblem(dashboardProblem(port, err))
+			s.setProblem(s.dashboardProblem(port, err))
 			return nil, err
 		}
 		s.clearProblem(ProblemDashboard)
@@ -498,17 +498,15 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	return s.serve(ctx, ln, sock, relisten)
 }
 
-// dashboardProblem says why the runtime has no TCP port.
-func dashboardProblem(port int, err error) client.Problem {
-	what := "ports " + portSpan() + " are all held by other programs"
+// dashboardProblem says why the runtime has no TCP port, in the
+// person's language.
+func (s *Server) dashboardProblem(port int, err error) client.Problem {
+	p := s.cfg.Printer
+	what := p.T("problem.ports_held", portSpan())
 	if port >= 0 {
-		what = fmt.Sprintf("port %d: %v", port, err)
+		what = p.T("problem.port_failed", port, err)
 	}
-	return client.Problem{
-		ID:   ProblemDashboard,
-		Text: "the dashboard is unavailable: " + what + "; hooks and the CLI work on the socket, and clawd takes a port as soon as one is free",
-		Fix:  "clawd doctor (it names who holds them)",
-	}
+	return client.Problem{ID: ProblemDashboard, Text: p.T("problem.dashboard", what), Fix: p.T("problem.dashboard_fix")}
 }
 
 // portSpan is client.Ports as "23333-23337".
@@ -517,7 +515,7 @@ func portSpan() string {
 }
 
 // relistenEvery is how often a runtime without a TCP port tries again.
-const relistenEvery = 15 * time.Second
+const relistenEvery = 5 * time.Second
 
 // Serve serves the TCP listener tcp and the socket listener sock (either
 // may be nil) until ctx ends, then shuts down cleanly.

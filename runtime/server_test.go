@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -554,5 +555,123 @@ func TestRunLongHome(t *testing.T) {
 	}
 	if _, err := os.Stat(in.Socket); !os.IsNotExist(err) {
 		t.Errorf("socket %s still there after shutdown: %v", in.Socket, err)
+	}
+}
+
+// TestRunWithoutTCPPort: when the TCP port is held by another program,
+// the runtime serves its socket anyway, says why the dashboard is
+// unavailable (runtime.json with port 0, a problem in the snapshot), and
+// takes the port once it is free: runtime.json names it, the problem is
+// gone, the port answers.
+func TestRunWithoutTCPPort(t *testing.T) {
+	squat, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := squat.Addr().(*net.TCPAddr).Port
+	retry := make(chan time.Time)
+	asked := make(chan time.Duration, 16)
+	home := t.TempDir()
+	s := New(Config{Home: home, Version: "test", After: func(d time.Duration) <-chan time.Time {
+		if d == relistenEvery {
+			asked <- d
+			return retry
+		}
+		return time.After(d)
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan client.Info, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, port, func(in client.Info) { ready <- in }) }()
+	var in client.Info
+	select {
+	case in = <-ready:
+	case err := <-done:
+		t.Fatalf("Run with its port held = %v, want it to serve the socket", err)
+	}
+	if in.Port != 0 {
+		t.Errorf("ready's port = %d, want 0", in.Port)
+	}
+	if disk, err := client.ReadInfo(home); err != nil || disk.Port != 0 {
+		t.Errorf("runtime.json = %+v, %v; want port 0", disk, err)
+	}
+	c := client.NewSocket(in.Socket, client.Options{})
+	snap, err := c.Sessions(ctx)
+	if err != nil {
+		t.Fatalf("the socket without a TCP port: %v", err)
+	}
+	if len(snap.Problems) != 1 || snap.Problems[0].ID != ProblemDashboard ||
+		!strings.Contains(snap.Problems[0].Text, fmt.Sprintf("port %d", port)) {
+		t.Errorf("problems = %+v, want the dashboard's naming port %d", snap.Problems, port)
+	}
+	if _, err := c.DashboardLogin(ctx); err == nil {
+		t.Error("a dashboard login minted without a TCP port")
+	}
+
+	<-asked
+	retry <- time.Now() // still held: it asks again
+	<-asked
+	squat.Close()
+	retry <- time.Now()
+	eventually(t, "runtime.json naming the port", func() bool {
+		disk, err := client.ReadInfo(home)
+		return err == nil && disk.Port == port
+	})
+	if snap, err := c.Sessions(ctx); err != nil || len(snap.Problems) != 0 {
+		t.Errorf("problems once the port is taken = %+v, %v; want none", snap.Problems, err)
+	}
+	code, _, _ := rawRequest(t, port, "GET /state HTTP/1.1\r\nHost: 127.0.0.1:"+strconv.Itoa(port)+"\r\nConnection: close\r\n\r\n")
+	if code != 200 {
+		t.Errorf("GET /state on the port taken late = %d", code)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+// TestLockWaitsForAStoppingRuntime: a runtime started while another of
+// the same home stops waits for its lock and serves; one started beside a
+// runtime that keeps running is refused at once.
+func TestLockWaitsForAStoppingRuntime(t *testing.T) {
+	home := t.TempDir()
+	first, err := lockHome(home, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := lockHome(home, 5*time.Second); err == nil {
+		t.Fatal("a second lock while the first runtime runs")
+	} else if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("refused after %v, want at once while the holder is not stopping", waited)
+	}
+	first.stopping()
+	waiting := make(chan struct{}, 1)
+	poll := lockPoll
+	lockPoll = func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+		poll()
+	}
+	defer func() { lockPoll = poll }()
+	got := make(chan error, 1)
+	go func() {
+		l, err := lockHome(home, 5*time.Second)
+		if err == nil {
+			l.release()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("lockHome beside a stopping runtime returned %v before it let go", err)
+	case <-waiting:
+	}
+	first.release()
+	if err := <-got; err != nil {
+		t.Errorf("lockHome once the stopping runtime let go: %v", err)
 	}
 }

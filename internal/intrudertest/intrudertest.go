@@ -122,6 +122,22 @@ type Server struct {
 	// the earlier Intrusions calls, whose sentinels' accepts are in seen.
 	seen   []map[string]any
 	rounds int
+	once   sync.Once
+}
+
+// Stop ends the intruder: its ports are free once Stop returns.
+func (s *Server) Stop() {
+	s.once.Do(func() {
+		s.stdin.Close()
+		done := make(chan struct{})
+		go func() { s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			s.cmd.Process.Kill()
+			<-done
+		}
+	})
 }
 
 // Serve starts `intruder serve marker` as nobody and waits until it
@@ -152,17 +168,7 @@ func Serve(t testing.TB, marker string) *Server {
 		}
 		close(s.lines)
 	}()
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	t.Cleanup(s.Stop)
 	select {
 	case m, ok := <-s.lines:
 		if !ok {

@@ -3,9 +3,13 @@
 package client
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -28,6 +32,17 @@ const IdentityHeader = "X-Clawd-Server"
 
 // IdentityValue is the IdentityHeader's value.
 const IdentityValue = "clawd"
+
+// PortProof is what the runtime answers a GET /state carrying a nonce in
+// NonceHeader with, in ProofHeader: an HMAC-SHA256 of the nonce keyed with
+// the API token of runtime.json. Any program can send IdentityHeader; only
+// the runtime that wrote runtime.json can answer a fresh nonce, and the
+// token itself never goes to whoever holds the port.
+func PortProof(token, nonce string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	io.WriteString(m, "clawd port proof\n"+nonce)
+	return hex.EncodeToString(m.Sum(nil))
+}
 
 // Info is runtime.json: how clients reach the running runtime. Hooks and
 // the CLI do not read a desktop's: they compute Socket from the clawd
