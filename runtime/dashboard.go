@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"io/fs"
 	"mime"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -241,8 +243,12 @@ func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
 func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 	in, err := s.logins.Redeem(r.URL.Query().Get("code"))
 	if err != nil {
-		s.log.Info("dashboard login refused", "err", err)
-		s.servePage(w, http.StatusForbidden, "signin.html", nil)
+		s.refusedLogin(err)
+		code := http.StatusForbidden
+		if errors.Is(err, dashboard.ErrTooMany) {
+			code = http.StatusTooManyRequests
+		}
+		s.servePage(w, code, "signin.html", nil)
 		return
 	}
 	s.log.Info("dashboard login")
@@ -254,6 +260,21 @@ func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteStrictMode,
 	})
 	s.servePage(w, http.StatusOK, "login.html", func(d *pageData) { d.Secret = in.Secret })
+}
+
+// refusedLogin logs a refused login code: the first at once, then at
+// most one line a minute saying how many more there were, so a flood of
+// guesses cannot fill the log.
+func (s *Server) refusedLogin(err error) {
+	s.loginLog.Lock()
+	defer s.loginLog.Unlock()
+	now := s.cfg.Now()
+	s.loginLog.refused++
+	if !s.loginLog.at.IsZero() && now.Sub(s.loginLog.at) < time.Minute {
+		return
+	}
+	s.log.Info("dashboard login refused", "err", err, "refused_since_last_line", s.loginLog.refused)
+	s.loginLog.at, s.loginLog.refused = now, 0
 }
 
 // handleDashboardAsset serves the page's scripts and style.

@@ -2,11 +2,13 @@ package runtime
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"slices"
@@ -764,4 +766,39 @@ func TestDashboardLanguage(t *testing.T) {
 	if s := v.Sessions[0]; s.Label != "思考中" || s.State != "thinking" || s.Agent != "claude" {
 		t.Errorf("the session in the view: label %q, state %q, agent %q; want the label in Chinese (思考中), the data as it is", s.Label, s.State, s.Agent)
 	}
+}
+
+// TestLoginFlood: 2,000 guessed codes in a row get a few 403s, then 429s
+// that look at nothing, and one log line; the person's real code, minted
+// meanwhile, works once the guesses stop for a moment.
+func TestLoginFlood(t *testing.T) {
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	d := startDash(t, false, func(c *Config) {
+		c.Now = clock
+		c.Logger = slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return logged.Write(p)
+		}), nil))
+	})
+	codes := map[int]int{}
+	for i := range 2000 {
+		codes[d.do(t, "GET", fmt.Sprintf("/login?code=guess-%d", i), nil, nil).status]++
+	}
+	if codes[http.StatusForbidden] > 10 || codes[http.StatusTooManyRequests] < 1990 {
+		t.Errorf("2,000 guesses answered %v, want at most 10 × 403 and the rest 429", codes)
+	}
+	mu.Lock()
+	lines := strings.Count(logged.String(), "dashboard login refused")
+	mu.Unlock()
+	if lines != 1 {
+		t.Errorf("2,000 guesses logged %d lines, want 1", lines)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Second)
+	mu.Unlock()
+	d.login(t)
 }

@@ -169,6 +169,13 @@ type Server struct {
 	j *journal
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
+	// loginLog counts the refused login codes since the last log line
+	// about them (see refusedLogin).
+	loginLog struct {
+		sync.Mutex
+		refused int
+		at      time.Time
+	}
 	probes probes
 	// problems are what is wrong with the runtime itself (see setProblem).
 	problems problems

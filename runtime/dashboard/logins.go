@@ -23,6 +23,15 @@ const (
 	// up; past them the oldest goes.
 	maxCodes  = 16
 	maxLogins = 32
+	// failBurst failed redemptions are allowed at once, then one more per
+	// failEvery: a code is 256 random bits, nobody guesses one, but each
+	// try costs a hash, a page and a log line, and 2,667 a second were
+	// seen. Past them a try is refused unread, a real code included, so
+	// the flood stops costing anything; on Linux other users never get
+	// this far (the runtime refuses their connections), so only the
+	// person's own processes can slow the person's logins down.
+	failBurst = 10
+	failEvery = time.Second
 )
 
 // Errors of Redeem.
@@ -30,6 +39,9 @@ var (
 	// ErrBadCode: the code was never minted, was used already, or ran
 	// out. The three look alike on purpose.
 	ErrBadCode = errors.New("login code unknown, used or expired: run `clawd dashboard` again")
+	// ErrTooMany: too many codes failed lately; the code was not looked
+	// at, so a good one still works once the failures have drained.
+	ErrTooMany = errors.New("too many failed dashboard logins: try again in a few seconds")
 )
 
 // Login is one browser let in: its cookie names it, and every request
@@ -53,6 +65,10 @@ type Logins struct {
 	codes  map[[32]byte]time.Time // code hash -> expiry
 	logins map[[32]byte]*login    // login id hash -> login
 	seq    uint64
+	// fails is the bucket of failed redemptions (see failBurst), as of
+	// failsAt.
+	fails   float64
+	failsAt time.Time
 }
 
 type login struct {
@@ -108,13 +124,25 @@ func (l *Logins) Mint() (code string, expires time.Time) {
 
 // Redeem exchanges a code for a new login, once: the code dies whatever
 // happens.
+//
+// Past failBurst failures (draining one per failEvery) it answers
+// ErrTooMany without looking at the code.
 func (l *Logins) Redeem(code string) (Login, error) {
 	h := hash(code)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := l.now()
+	if !l.failsAt.IsZero() {
+		l.fails = max(0, l.fails-float64(now.Sub(l.failsAt))/float64(failEvery))
+	}
+	l.failsAt = now
+	if l.fails >= failBurst {
+		return Login{}, ErrTooMany
+	}
 	exp, ok := l.codes[h]
 	delete(l.codes, h)
-	if !ok || !l.now().Before(exp) {
+	if !ok || !now.Before(exp) {
+		l.fails++
 		return Login{}, ErrBadCode
 	}
 	in := Login{ID: l.token(), Secret: l.token()}

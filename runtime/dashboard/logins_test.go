@@ -95,3 +95,34 @@ func TestLoginsCaps(t *testing.T) {
 		t.Error("the oldest login outlived the cap")
 	}
 }
+
+// TestFailedLoginsAreLimited: after failBurst bad codes a try is refused
+// unread (ErrTooMany), a good code included, which survives it and works
+// once a failEvery has passed.
+func TestFailedLoginsAreLimited(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	l := NewLogins(func() time.Time { return now }, nil)
+	good := mint(l)
+	for i := range failBurst {
+		if _, err := l.Redeem(fmt.Sprint("guess-", i)); !errors.Is(err, ErrBadCode) {
+			t.Fatalf("bad code #%d = %v, want ErrBadCode", i+1, err)
+		}
+	}
+	if _, err := l.Redeem("guess-more"); !errors.Is(err, ErrTooMany) {
+		t.Errorf("bad code past the burst = %v, want ErrTooMany", err)
+	}
+	if _, err := l.Redeem(good); !errors.Is(err, ErrTooMany) {
+		t.Errorf("good code while limited = %v, want ErrTooMany", err)
+	}
+	now = now.Add(failEvery)
+	if in, err := l.Redeem(good); err != nil || in.ID == "" {
+		t.Errorf("good code a second later = %+v, %v; want a login", in, err)
+	}
+	// Good logins do not count; the bucket drains at one per failEvery.
+	now = now.Add(failBurst * failEvery)
+	for range 3 {
+		if _, err := l.Redeem(mint(l)); err != nil {
+			t.Errorf("good code = %v", err)
+		}
+	}
+}
