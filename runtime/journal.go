@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/sqlitedb"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/runtime/recap"
@@ -43,7 +44,24 @@ type journal struct {
 	// since is when the coverage the journal notes now began (zero while
 	// it does not run).
 	since time.Time
+	// recaps are tallies a write failed for (the disk full), kept for the
+	// next try; only the journal's goroutine touches them.
+	recaps []recap.Batch
 }
+
+// Bounds of what the journal keeps while it cannot write (the disk is
+// full): the sessions that ended meanwhile, and an hour of recap tallies
+// at the default pace. Past them the oldest go, counted in the log.
+const (
+	maxWaitingEntries = 5000
+	maxWaitingRecaps  = 60
+	// retryEvery is how soon a failed write is tried again.
+	retryEvery = 10 * time.Second
+)
+
+// ProblemHistory is the id of the Problem the journal reports while it
+// cannot write the history.
+const ProblemHistory = "history"
 
 // useHistory makes the runtime keep its history in st: the titles people
 // gave are loaded, and from now on the runtime tallies the recap.
@@ -175,6 +193,11 @@ func (s *Server) runJournal(ctx context.Context) {
 	cov := coverage{from: s.cfg.Now()}
 	s.writeJournal(ctx, j, &cov, every, false)
 	for {
+		// While writes fail, the next try comes in retryEvery.
+		var retry <-chan time.Time
+		if s.journalFailing() {
+			retry = s.cfg.After(retryEvery)
+		}
 		select {
 		case <-ctx.Done():
 			// The last words: written whatever ended ctx.
@@ -182,10 +205,21 @@ func (s *Server) runJournal(ctx context.Context) {
 			return
 		case <-j.wake:
 			s.writeHistory(ctx, j)
+		case <-retry:
+			s.writeHistory(ctx, j)
+			s.writeRecaps(ctx, j)
 		case <-ticker.C:
 			s.writeJournal(ctx, j, &cov, every, false)
 		}
 	}
+}
+
+// journalFailing reports whether the journal's last write failed.
+func (s *Server) journalFailing() bool {
+	s.problems.mu.Lock()
+	defer s.problems.mu.Unlock()
+	_, failing := s.problems.m[ProblemHistory]
+	return failing
 }
 
 // coverage is the span the running runtime has seen so far, and when
@@ -218,9 +252,8 @@ func (s *Server) writeJournal(ctx context.Context, j *journal, cov *coverage, ev
 	s.mu.Unlock()
 	s.writeHistory(ctx, j)
 	st := j.store
-	if err := st.AddRecap(ctx, batch); err != nil {
-		s.log.Warn("recap", "err", err)
-	}
+	j.recaps = append(j.recaps, batch)
+	s.writeRecaps(ctx, j)
 	if now.Sub(cov.pruned) >= pruneEvery {
 		if err := st.Prune(ctx); err != nil {
 			s.log.Warn("history retention", "err", err)
@@ -244,15 +277,69 @@ func (s *Server) writeJournal(ctx context.Context, j *journal, cov *coverage, ev
 	cov.id, cov.lastNote = id, now
 }
 
-// writeHistory writes the history entries waiting.
+// writeHistory writes the history entries waiting. When the disk is full
+// they wait for the next try (the newest maxWaitingEntries of them), and
+// the snapshot's problems say so; other errors drop them, logged.
 func (s *Server) writeHistory(ctx context.Context, j *journal) {
 	s.mu.Lock()
 	entries := j.entries
 	j.entries = nil
 	s.mu.Unlock()
-	if err := j.store.Record(ctx, entries); err != nil {
+	err := j.store.Record(ctx, entries)
+	switch {
+	case err == nil:
+		s.clearProblem(ProblemHistory)
+		return
+	case !sqlitedb.Retryable(err):
 		s.log.Warn("history", "err", err)
+		return
 	}
+	s.mu.Lock()
+	j.entries = append(entries, j.entries...)
+	if n := len(j.entries) - maxWaitingEntries; n > 0 {
+		s.log.Warn("history: sessions lost while it cannot be written", "lost", n)
+		j.entries = append([]history.Entry(nil), j.entries[n:]...)
+	}
+	waiting := len(j.entries)
+	s.mu.Unlock()
+	s.historyFailing(err, waiting)
+}
+
+// writeRecaps writes the recap tallies waiting; while the disk is full
+// they wait (the newest maxWaitingRecaps of them).
+func (s *Server) writeRecaps(ctx context.Context, j *journal) {
+	for len(j.recaps) > 0 {
+		err := j.store.AddRecap(ctx, j.recaps[0])
+		if err != nil && sqlitedb.Retryable(err) {
+			if n := len(j.recaps) - maxWaitingRecaps; n > 0 {
+				s.log.Warn("recap: counts lost while it cannot be written", "minutes", n)
+				j.recaps = j.recaps[n:]
+			}
+			s.mu.Lock()
+			waiting := len(j.entries)
+			s.mu.Unlock()
+			s.historyFailing(err, waiting)
+			return
+		}
+		if err != nil {
+			s.log.Warn("recap", "err", err)
+		}
+		j.recaps = j.recaps[1:]
+	}
+}
+
+// historyFailing reports that the history cannot be written now, with
+// the sessions waiting for it.
+func (s *Server) historyFailing(err error, waiting int) {
+	if !s.journalFailing() {
+		s.log.Warn("history cannot be written now: keeping what comes until it can", "err", err, "sessions_waiting", waiting)
+	}
+	p := s.cfg.Printer
+	s.setProblem(client.Problem{
+		ID:   ProblemHistory,
+		Text: p.N("problem.history", waiting, err.Error()),
+		Fix:  p.T("problem.history_fix"),
+	})
 }
 
 // Rename gives the session k the title a person chose ("" takes it away):

@@ -121,3 +121,10 @@ func InTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
+
+// Retryable reports whether a write failed for want of room or of the
+// disk (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY): the same write can
+// succeed once space returns, so what it carried is worth keeping.
+func Retryable(err error) bool {
+	return errors.Is(err, sqlite3.FULL) || errors.Is(err, sqlite3.IOERR) || errors.Is(err, sqlite3.BUSY)
+}
