@@ -228,7 +228,7 @@ func (e *Engine) Close() error { return e.db.Close() }
 // definition in force: the error says what to fix, and Definitions shows
 // it.
 func (e *Engine) Reload() error {
-	data, err := os.ReadFile(e.file)
+	data, err := ReadFile(e.file)
 	var list []Definition
 	switch {
 	case errors.Is(err, os.ErrNotExist):
