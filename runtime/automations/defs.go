@@ -110,6 +110,10 @@ const (
 	MaxBackoff         = time.Hour
 )
 
+// Effective is the policy runs follow: p with the defaults filled in
+// where it leaves a field out.
+func (p Policy) Effective() Policy { return p.withDefaults() }
+
 // withDefaults fills what the policy leaves out.
 func (p Policy) withDefaults() Policy {
 	if p.Timeout == 0 {
