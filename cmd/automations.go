@@ -131,14 +131,37 @@ func automationsState(ctx context.Context, c *client.Client) (runtime.Automation
 	return st, apiError(err)
 }
 
-// apiError turns the runtime's answer into the CLI's words.
+// apiError turns the runtime's answer into the CLI's words, each line
+// through the text policy: it may quote automations.toml.
 func apiError(err error) error {
 	var ae *client.APIError
 	if errors.As(err, &ae) {
-		return exitCode(1, errors.New(ae.Message))
+		return exitCode(1, errors.New(textLines(ae.Message)))
 	}
 	return err
 }
+
+// textLines is s, which may hold what automations.toml or the runtime
+// wrote, with each of its lines through the text policy (text.Line): no
+// escape sequence or bidi override reaches the terminal, and the lines of
+// a list of problems stay lines.
+func textLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = text.Line(l, 0)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fileError is an error about automations.toml (which it may quote) as
+// the CLI prints it: through textLines, exit code 1.
+func fileError(err error) error { return exitCode(1, cleanError{err}) }
+
+// cleanError is err printed through textLines.
+type cleanError struct{ err error }
+
+func (c cleanError) Error() string { return textLines(c.err.Error()) }
+func (c cleanError) Unwrap() error { return c.err }
 
 func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 	c, err := connect(ctx, e)
@@ -152,8 +175,18 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 	if asJSON {
 		return printJSON(e.stdout, st, true)
 	}
+	// The store's troubles come first: they hold whatever the list says.
+	if st.Recovered != "" {
+		fmt.Fprintln(e.stdout, e.t("automations.recovered", text.Line(st.Recovered, 0)))
+	}
+	if b := st.Backlog; b.WriteError != "" {
+		fmt.Fprintln(e.stdout, e.t("automations.backlog_waiting", b.Queued, text.Line(b.WriteError, 200)))
+	}
+	if st.Backlog.Dropped > 0 {
+		fmt.Fprintln(e.stdout, e.t("automations.backlog_dropped", st.Backlog.Dropped))
+	}
 	if st.Error != "" {
-		fmt.Fprintln(e.stdout, e.t("automations.problems", st.Error))
+		fmt.Fprintln(e.stdout, e.t("automations.problems", textLines(st.Error)))
 		return exitCode(1, errors.New("automations.toml has problems"))
 	}
 	if st.Paused {
@@ -173,7 +206,7 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 			// What to do about it, beside it.
 			word = p.T("automations.needs_review", text.Line(d.ID, 64))
 		}
-		tw.Row(text.Line(d.ID, 64), string(d.Event), d.Action.Type, word)
+		tw.Row(text.Line(d.ID, 64), text.Line(string(d.Event), 64), text.Line(d.Action.Type, 64), word)
 	}
 	return tw.Flush()
 }
@@ -205,7 +238,7 @@ func stateWord(p i18n.Printer, state string) string {
 	case automations.BindingActive, automations.BindingNeedsReview, automations.BindingDisabled:
 	default:
 		if !slices.Contains(automations.RunStates, state) {
-			return state
+			return text.Line(state, 40)
 		}
 	}
 	return p.T("dashboard.run." + state)
@@ -228,14 +261,14 @@ func connectDefinition(ctx context.Context, e *env, id string) (*client.Client, 
 
 func findDefinition(st runtime.AutomationsState, id string) (automations.DefinitionView, error) {
 	if st.Error != "" {
-		return automations.DefinitionView{}, exitCode(1, fmt.Errorf("automations.toml has problems:\n%s", st.Error))
+		return automations.DefinitionView{}, exitCode(1, fmt.Errorf("automations.toml has problems:\n%s", textLines(st.Error)))
 	}
 	for _, d := range st.Definitions {
 		if d.ID == id {
 			return d, nil
 		}
 	}
-	return automations.DefinitionView{}, exitCode(1, fmt.Errorf("no automation %q (clawd automations list)", id))
+	return automations.DefinitionView{}, exitCode(1, fmt.Errorf("no automation %q (clawd automations list)", text.Line(id, 64)))
 }
 
 func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) error {
@@ -252,28 +285,30 @@ func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) err
 
 // describeDefinition prints what a definition does and where its trust
 // stands, in p's words; the event, the action type, the condition, what
-// it sends and the policy's values are shown as automations.toml has them.
+// it sends and the policy's values are shown as automations.toml has them
+// (the policy with the defaults it leaves to clawd), each through the
+// text policy.
 func describeDefinition(w io.Writer, p i18n.Printer, d automations.DefinitionView) {
 	fmt.Fprint(w, text.Line(d.ID, 64))
 	if d.Name != "" {
 		fmt.Fprint(w, p.T("automations.show_name", text.Line(d.Name, 120)))
 	}
-	fmt.Fprint(w, "\n"+p.T("automations.show_on", d.Event))
+	fmt.Fprint(w, "\n"+p.T("automations.show_on", text.Line(string(d.Event), 64)))
 	if d.Condition != nil {
 		if b, err := json.Marshal(d.Condition); err == nil {
 			fmt.Fprint(w, p.T("automations.show_when", text.Line(string(b), 400)))
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, p.T("automations.show_does", d.Action.Type))
+	fmt.Fprintln(w, p.T("automations.show_does", text.Line(d.Action.Type, 64)))
 	fmt.Fprintln(w, p.T("automations.show_sends"))
 	for _, l := range d.Leaves {
 		fmt.Fprintf(w, "    - %s\n", text.Line(l, 400))
 	}
-	pol := d.Policy
+	pol := d.Policy.Effective()
 	fmt.Fprintln(w, p.T("automations.show_policy",
-		time.Duration(pol.Timeout), pol.Retry, pol.MaxAttempts, time.Duration(pol.Backoff), pol.Concurrency))
-	fmt.Fprintln(w, p.T("automations.show_hash", d.Hash))
+		time.Duration(pol.Timeout), text.Line(pol.Retry, 64), pol.MaxAttempts, time.Duration(pol.Backoff), text.Line(pol.Concurrency, 64)))
+	fmt.Fprintln(w, p.T("automations.show_hash", text.Line(d.Hash, 80)))
 	for _, b := range d.Bindings {
 		fmt.Fprintln(w, p.T("automations.show_binding", text.Line(b.Key, 200), stateWord(p, b.State)))
 	}
@@ -288,13 +323,13 @@ func automationsFile(e *env) string { return filepath.Join(e.home(), automations
 // again if it runs.
 func editAutomationsFile(ctx context.Context, e *env, change func(data []byte, path string) ([]byte, string, error)) error {
 	path := automationsFile(e)
-	data, err := os.ReadFile(path)
+	data, err := automations.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return exitCode(1, err)
+		return fileError(err)
 	}
 	out, done, err := change(data, path)
 	if err != nil {
-		return exitCode(1, err)
+		return fileError(err)
 	}
 	if _, err := clawdhome.Ensure(e.home()); err != nil {
 		return exitCode(1, err)
@@ -320,12 +355,27 @@ func editAutomationsFile(ctx context.Context, e *env, change func(data []byte, p
 	return nil
 }
 
-// readTOML reads file ("" or "-": standard input).
+// readTOML reads file ("" or "-": standard input), refusing more than
+// automations.toml may hold. The file is the person's to name: a pipe
+// (--file <(...)) is read as well.
 func readTOML(e *env, file string) ([]byte, error) {
-	if file == "" || file == "-" {
-		return io.ReadAll(io.LimitReader(e.stdin, 1<<20))
+	in, name := e.stdin, "the standard input"
+	if file != "" && file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in, name = f, file
 	}
-	return os.ReadFile(file)
+	data, err := io.ReadAll(io.LimitReader(in, automations.MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > automations.MaxFileSize {
+		return nil, fmt.Errorf("%s: more than %d KiB, which automations.toml may not hold", name, automations.MaxFileSize>>10)
+	}
+	return data, nil
 }
 
 func runAutomationsAdd(ctx context.Context, e *env, file string) error {
@@ -347,13 +397,13 @@ func runAutomationsEdit(ctx context.Context, e *env, id, file string, fromFile b
 			return exitCode(1, err)
 		}
 	} else {
-		data, err := os.ReadFile(automationsFile(e))
+		data, err := automations.ReadFile(automationsFile(e))
 		if err != nil {
-			return exitCode(1, err)
+			return fileError(err)
 		}
 		cur, err := automations.Block(data, id)
 		if err != nil {
-			return exitCode(1, err)
+			return fileError(err)
 		}
 		if snippet, err = editInEditor(ctx, e, cur); err != nil {
 			return exitCode(1, err)
@@ -406,7 +456,7 @@ func runAutomationsTrust(ctx context.Context, e *env, id string, yes bool) error
 	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/trust", map[string]string{"hash": d.Hash}, nil); err != nil {
 		return apiError(err)
 	}
-	fmt.Fprintln(e.stdout, e.t("automations.trusted", id, d.Hash))
+	fmt.Fprintln(e.stdout, e.t("automations.trusted", id, text.Line(d.Hash, 80)))
 	return nil
 }
 
@@ -451,8 +501,8 @@ func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, s
 	tw := newTable(e.stdout)
 	tw.Row(p.T("automations.runs_header"))
 	for _, r := range runs {
-		tw.Row(r.ID, text.Line(r.AutomationID, 64), string(r.EventName), stateWord(p, r.State),
-			orDash(r.ErrorCode), strconv.Itoa(r.Attempts), r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
+		tw.Row(text.Line(r.ID, 64), text.Line(r.AutomationID, 64), text.Line(string(r.EventName), 64), stateWord(p, r.State),
+			orDash(text.Line(r.ErrorCode, 64)), strconv.Itoa(r.Attempts), r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	}
 	return tw.Flush()
 }
@@ -526,16 +576,16 @@ func runAutomationsPreview(ctx context.Context, e *env, id, file string, asJSON 
 	if asJSON {
 		return printJSON(e.stdout, res, true)
 	}
-	fmt.Fprintln(e.stdout, e.t("automations.preview_event", res.Event.EventName, text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80)))
+	fmt.Fprintln(e.stdout, e.t("automations.preview_event", text.Line(string(res.Event.EventName), 64), text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80)))
 	switch {
 	case res.Binding == "":
 		fmt.Fprintln(e.stdout, e.t("automations.preview_no_binding"))
 	case !res.Matched:
 		fmt.Fprintln(e.stdout, e.t("automations.preview_skipped"))
 	case !res.Trusted:
-		fmt.Fprintln(e.stdout, e.t("automations.preview_untrusted", res.Binding, id))
+		fmt.Fprintln(e.stdout, e.t("automations.preview_untrusted", text.Line(res.Binding, 200), id))
 	default:
-		fmt.Fprintln(e.stdout, e.t("automations.preview_runs", res.Binding))
+		fmt.Fprintln(e.stdout, e.t("automations.preview_runs", text.Line(res.Binding, 200)))
 	}
 	// The input is the action's, as it would get it: JSON, or why it
 	// could not be made (an error, English).

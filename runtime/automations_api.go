@@ -46,21 +46,33 @@ type AutomationsState struct {
 	Definitions []automations.DefinitionView `json:"definitions"`
 	// Error is why automations.toml is not in force.
 	Error string `json:"error,omitempty"`
+	// Recovered says that the store was unreadable when serve started and
+	// was moved aside for a fresh one (where, and what that lost).
+	Recovered string `json:"recovered,omitempty"`
+	// Backlog is the lifecycle events waiting in memory for the store
+	// (and why, when it does not take them: "disk full").
+	Backlog automations.Backlog `json:"backlog"`
 }
 
 // automations returns the engine, or answers 503 and returns nil when
-// serve runs without automations.
+// serve runs without automations, saying why when the engine did not
+// open.
 func (s *Server) automations(w http.ResponseWriter) *automations.Engine {
 	e := s.auto.Load()
 	if e == nil {
-		writeError(w, http.StatusServiceUnavailable, "automations are off in this clawd serve")
+		msg := "automations are off in this clawd serve"
+		if why := s.autoOff.Load(); why != nil {
+			msg += ": " + *why
+		}
+		writeError(w, http.StatusServiceUnavailable, msg)
 	}
 	return e
 }
 
 func (s *Server) automationsState(r *http.Request) AutomationsState {
 	e := s.auto.Load()
-	st := AutomationsState{Paused: e.Paused(), Definitions: []automations.DefinitionView{}}
+	st := AutomationsState{Paused: e.Paused(), Definitions: []automations.DefinitionView{},
+		Recovered: e.Recovered(), Backlog: e.Backlog()}
 	defs, err := e.Definitions(r.Context())
 	if err != nil {
 		st.Error = err.Error()

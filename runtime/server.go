@@ -182,6 +182,9 @@ type Server struct {
 	// auto is the automations engine (Config.Automations, or the one
 	// Config.OpenAutomations opened once the runtime had its home).
 	auto atomic.Pointer[automations.Engine]
+	// autoOff is why Config.OpenAutomations failed, for the automations
+	// API to say.
+	autoOff atomic.Pointer[string]
 }
 
 // New returns a runtime server.
@@ -282,6 +285,8 @@ func (s *Server) openAutomations(ctx context.Context) (stop func()) {
 	e, err := s.cfg.OpenAutomations(ctx)
 	if err != nil {
 		s.log.Warn("automations off", "err", err)
+		why := err.Error()
+		s.autoOff.Store(&why)
 		return nil
 	}
 	s.auto.Store(e)

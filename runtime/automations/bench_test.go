@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/clawdhq/clawd/agents"
 )
 
 // benchEngine runs a real engine (real clock, its own loops) on a temp
@@ -88,4 +90,41 @@ func BenchmarkRuns100Definitions(b *testing.B) {
 		time.Sleep(time.Millisecond)
 	}
 	b.ReportMetric(float64(n*100)/time.Since(start).Seconds(), "runs/s")
+}
+
+// BenchmarkRecord256Definitions is the hook's cost of automations: 256
+// definitions (the most a file may hold) listen to turn.completed, Run
+// dispatches and runs them in the background, and each op records one
+// turn's end as the runtime does on a hook's request path. "queued" is
+// Record (the queue); "observe" writes the event to the store at once,
+// as Record did before, waiting behind the dispatcher. It reports the
+// p50 and p99 of one call and the events a full queue dropped.
+func BenchmarkRecord256Definitions(b *testing.B) {
+	var doc strings.Builder
+	for i := range MaxDefinitions {
+		doc.WriteString(fmt.Sprintf("[[automation]]\nid = \"d%d\"\nevent = \"turn.completed\"\naction = { type = \"sound\" }\n", i))
+	}
+	for _, path := range []string{"queued", "observe"} {
+		b.Run(path, func(b *testing.B) {
+			e := benchEngine(b, doc.String())
+			ctx := context.Background()
+			var lat []time.Duration
+			n := 0
+			for b.Loop() {
+				n++
+				sid := fmt.Sprint("s", n)
+				start := time.Now()
+				if path == "queued" {
+					e.Record(ctx, Fact{Event: agents.Event{Agent: "claude", Kind: agents.KindTurnEnd, SessionID: sid, TurnID: "t", Time: start}})
+				} else if err := e.Observe(ctx, completed(sid, "t", start)); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
+			b.ReportMetric(float64(e.Backlog().Dropped), "dropped")
+		})
+	}
 }

@@ -12,11 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/boundedfile"
 	"github.com/clawdhq/clawd/internal/lazy"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/internal/tomlpos"
 )
 
@@ -106,6 +109,10 @@ const (
 	DefaultBackoff     = time.Second
 	MaxBackoff         = time.Hour
 )
+
+// Effective is the policy runs follow: p with the defaults filled in
+// where it leaves a field out.
+func (p Policy) Effective() Policy { return p.withDefaults() }
 
 // withDefaults fills what the policy leaves out.
 func (p Policy) withDefaults() Policy {
@@ -303,10 +310,52 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // command line and stored.
 var idPattern = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// Bounds of automations.toml. The file is read while `clawd serve` starts
+// and on every reload, so what is in it must not decide how long that
+// takes: 8,000 nested inline tables kept the TOML decoder busy for 42 s,
+// and 10,000 definitions listening to every event made each hook wait.
+const (
+	// MaxFileSize caps the file: hundreds of definitions fit in 1 MiB.
+	MaxFileSize = 1 << 20
+	// MaxDepth caps how deep arrays and inline tables nest (a [[table]]
+	// header counts two); a condition's all/any/not nest 8 deep at most.
+	MaxDepth = 32
+	// MaxDefinitions caps the definitions of the file, all of which are
+	// looked at for every lifecycle event.
+	MaxDefinitions = 256
+	// maxProblems caps the problems one error lists.
+	maxProblems = 50
+)
+
+// ReadFile reads automations.toml at path through the one bounded reader:
+// a regular file of at most MaxFileSize. A missing file's error wraps
+// os.ErrNotExist; the others say what to do.
+func ReadFile(path string) ([]byte, error) {
+	data, err := boundedfile.Read(path, MaxFileSize)
+	switch {
+	case errors.Is(err, boundedfile.ErrNotRegular):
+		return nil, fmt.Errorf("%w: automations.toml must be a plain file: replace it with one (or remove it)", err)
+	case errors.Is(err, boundedfile.ErrTooLarge):
+		return nil, fmt.Errorf("%w: automations.toml is capped at %d KiB (and %d definitions): remove definitions it does not need",
+			err, MaxFileSize>>10, MaxDefinitions)
+	}
+	return data, err
+}
+
 // Parse reads automations.toml (path names it in errors). Every problem is
-// reported, each as "<path>:<line>: automation <id>: <field>: <what>";
-// no definition of a file with problems is used.
+// reported (the first maxProblems of them), each as
+// "<path>:<line>: automation <id>: <field>: <what>", with whatever the
+// file wrote quoted so that no control or bidi character reaches a
+// terminal; no definition of a file with problems is used. A file nested
+// deeper than MaxDepth, or with more than MaxDefinitions definitions, is
+// refused whole.
 func Parse(data []byte, path string) ([]Definition, error) {
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d KiB: remove definitions it does not need", path, MaxFileSize>>10)
+	}
+	if line, ok := tooDeep(data, MaxDepth); !ok {
+		return nil, fmt.Errorf("%s:%d: nested more than %d deep (arrays and inline tables): write it flatter", path, line, MaxDepth)
+	}
 	var doc struct {
 		Automation []Definition `toml:"automation"`
 	}
@@ -314,15 +363,19 @@ func Parse(data []byte, path string) ([]Definition, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
+			return nil, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, escapeHidden(pe.Message))
 		}
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %s", path, escapeHidden(err.Error()))
+	}
+	if n := len(doc.Automation); n > MaxDefinitions {
+		return nil, fmt.Errorf("%s: %d definitions, more than the %d clawd takes: remove some", path, n, MaxDefinitions)
 	}
 	lines := tomlpos.Lines(data)
 	var errs []error
 	if un := md.Undecoded(); len(un) > 0 {
+		first := firstLines(lines)
 		for _, k := range un {
-			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s", path, lineOf(lines, k), k.String()))
+			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s", path, lineOf(first, k), quoteKey(k)))
 		}
 	}
 	seen := map[string]bool{}
@@ -337,15 +390,22 @@ func Parse(data []byte, path string) ([]Definition, error) {
 			}
 			return d.Line
 		}
+		name := fmt.Sprint("#", i+1)
+		if d.ID != "" {
+			name = quoteID(d.ID)
+		}
 		for _, p := range d.check() {
-			errs = append(errs, fmt.Errorf("%s:%d: automation %s: %s", path, at(p.field), cmpOr(d.ID, fmt.Sprint("#", i+1)), p.msg))
+			errs = append(errs, fmt.Errorf("%s:%d: automation %s: %s", path, at(p.field), name, escapeHidden(p.msg)))
 		}
 		if d.ID != "" {
 			if seen[d.ID] {
-				errs = append(errs, fmt.Errorf("%s:%d: automation %s: id: used twice", path, at("id"), d.ID))
+				errs = append(errs, fmt.Errorf("%s:%d: automation %s: id: used twice", path, at("id"), name))
 			}
 			seen[d.ID] = true
 		}
+	}
+	if len(errs) > maxProblems {
+		errs = append(errs[:maxProblems], fmt.Errorf("%s: and %d more problems", path, len(errs)-maxProblems))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -353,23 +413,158 @@ func Parse(data []byte, path string) ([]Definition, error) {
 	return doc.Automation, nil
 }
 
-// lineOf finds the line of a key the decoder names without the index of
-// its array of tables: the first one written.
-func lineOf(lines map[string]int, k toml.Key) int {
-	want := tomlpos.Key(k...)
-	best := 0
+// firstLines indexes lines (see tomlpos.Lines) by the key the decoder
+// names, without the indices of arrays of tables: the first line each
+// is written on. One pass, so that a key's line is one look-up: searching
+// lines for each of 16,000 unknown keys took 285 s.
+func firstLines(lines map[string]int) map[string]int {
+	out := make(map[string]int, len(lines))
+	var pieces []string
 	for key, l := range lines {
-		var pieces []string
+		pieces = pieces[:0]
 		for _, p := range strings.Split(key, "\x00") {
 			if _, err := strconv.Atoi(p); err != nil {
 				pieces = append(pieces, p)
 			}
 		}
-		if strings.Join(pieces, "\x00") == want && (best == 0 || l < best) {
-			best = l
+		k := tomlpos.Key(pieces...)
+		if best, ok := out[k]; !ok || l < best {
+			out[k] = l
 		}
 	}
-	return best
+	return out
+}
+
+// lineOf is the line of k in first (see firstLines), or of its nearest
+// enclosing key found there: tomlpos does not see into inline tables.
+func lineOf(first map[string]int, k toml.Key) int {
+	for n := len(k); n > 0; n-- {
+		if l, ok := first[tomlpos.Key(k[:n]...)]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+// tooDeep scans data for arrays and inline tables (and table headers)
+// nested more than max deep, outside strings and comments, before the
+// decoder sees them; ok is false with the line where the nesting passes
+// limit. It does not check the syntax: the decoder does, once the nesting
+// is known to be small.
+func tooDeep(data []byte, limit int) (line int, ok bool) {
+	line, depth := 1, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line++
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			i-- // the newline counts the line
+		case '"', '\'':
+			multi := i+2 < len(data) && data[i+1] == c && data[i+2] == c
+			if multi {
+				i += 2
+			}
+			for i++; i < len(data); i++ {
+				if data[i] == '\n' {
+					line++
+					if !multi {
+						break // an open single-line string: the decoder says so
+					}
+				}
+				if c == '"' && data[i] == '\\' {
+					if i+1 < len(data) && data[i+1] == '\n' {
+						line++
+					}
+					i++
+					continue
+				}
+				if data[i] == c && (!multi || i+2 < len(data) && data[i+1] == c && data[i+2] == c) {
+					if multi {
+						i += 2
+						// """ may end with up to two more quotes, which belong to the string.
+						for i+1 < len(data) && data[i+1] == c {
+							i++
+						}
+					}
+					break
+				}
+			}
+		case '[', '{':
+			if depth++; depth > limit {
+				return line, false
+			}
+		case ']', '}':
+			depth = max(0, depth-1)
+		}
+	}
+	return 0, true
+}
+
+// quoteID is an automation's id for an error: as it is when it is a valid
+// id, quoted (control and bidi characters escaped) when not.
+func quoteID(id string) string {
+	if idPattern().MatchString(id) {
+		return id
+	}
+	return strconv.Quote(id)
+}
+
+// quoteKey is a TOML key for an error: bare pieces as they are, the
+// others quoted with every unprintable character escaped (toml.Key's own
+// String leaves format characters such as U+202E raw).
+func quoteKey(k toml.Key) string {
+	ps := make([]string, len(k))
+	for i, p := range k {
+		ps[i] = p
+		if !bareKey(p) {
+			ps[i] = strconv.Quote(p)
+		}
+	}
+	return strings.Join(ps, ".")
+}
+
+func bareKey(s string) bool {
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// escapeHidden spells every character text.Line would hide (controls,
+// format characters: ESC, U+202E) and every invalid byte of s as a Go
+// escape, so an error that quotes a file's content cannot drive a
+// terminal; the newlines between problems stay.
+func escapeHidden(s string) string {
+	clean := true
+	for _, r := range s {
+		if r != '\n' && (r == utf8.RuneError || text.Hidden(r)) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r != '\n' && text.Hidden(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // problem is one thing wrong with a definition: the field and what.

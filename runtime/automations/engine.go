@@ -137,6 +137,12 @@ type Engine struct {
 	last   map[EventName]*Envelope
 
 	stmts map[string]*sql.Stmt // hotStatements, prepared
+
+	// queue holds the lifecycle events Record and Requested derived until
+	// the store has them (see queue.go).
+	queue *eventQueue
+	// recovered is Recovered's note.
+	recovered string
 }
 
 // defSet is the definitions of one load of automations.toml.
@@ -149,7 +155,9 @@ type defSet struct {
 
 // Open opens the store in o.Home, recovers from a crash (runs that were
 // running are marked outcome_unknown, never re-sent; unresolved events
-// are dispatched again), and loads automations.toml.
+// are dispatched again), and loads automations.toml. A store that is not
+// a database, or a damaged one, is moved aside for a fresh store, which
+// Recovered tells.
 func Open(ctx context.Context, o Options) (*Engine, error) {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -175,7 +183,40 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err := os.MkdirAll(o.Home, 0o700); err != nil {
 		return nil, err
 	}
-	db, err := openStore(ctx, filepath.Join(o.Home, StoreFile))
+	path := filepath.Join(o.Home, StoreFile)
+	var e *Engine
+	var err error
+	if foreign(path) {
+		err = fmt.Errorf("%s: %w", path, errNotSQLite)
+	} else {
+		e, err = openEngine(ctx, o, path)
+	}
+	if err != nil && (errors.Is(err, errNotSQLite) || unreadable(err)) {
+		// Nothing of the file can be used: keep it for whoever wants to
+		// look, and go on with a fresh one rather than with no
+		// automations at all.
+		cause := err
+		to, merr := moveAside(path, o.Now())
+		if merr != nil {
+			return nil, fmt.Errorf("the automations store %s is unreadable (%v), and %w: move it away by hand", path, cause, merr)
+		}
+		if e, err = openEngine(ctx, o, path); err == nil {
+			e.recovered = fmt.Sprintf("%s was unreadable (%v): moved to %s; the runs and trust before then are there: trust your automations again (clawd automations list)",
+				StoreFile, cause, to)
+			o.Log.Warn("automations store unreadable: started a fresh one", "err", cause, "moved_to", to)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the automations store: %w (automations are off until it opens: check the file's owner, its permissions and the disk's free space)", err)
+	}
+	e.Reload()
+	return e, nil
+}
+
+// openEngine opens the store at path and the engine on it, recovered from
+// a crash.
+func openEngine(ctx context.Context, o Options, path string) (*Engine, error) {
+	db, err := openStore(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +226,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		wakeWork:     make(chan struct{}, 1),
 		slots:        make(chan struct{}, o.Workers),
 		last:         map[EventName]*Envelope{},
+		queue:        newEventQueue(),
 	}
 	e.turns.sessions = map[string]*turnState{}
 	if err := e.prepare(ctx); err != nil {
@@ -201,9 +243,14 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		return nil, err
 	}
 	e.paused.Store(p == "true")
-	e.Reload()
 	return e, nil
 }
+
+// Recovered is the note of a store found unreadable when the engine
+// opened, and moved aside for a fresh one ("" when it was fine): the
+// runtime shows it, since the runs and the trust given before are gone
+// from the new one.
+func (e *Engine) Recovered() string { return e.recovered }
 
 // recover is the start-up after a crash: a run left running may have
 // done its action already, so it is marked outcome_unknown and never sent
@@ -222,14 +269,18 @@ func (e *Engine) recover(ctx context.Context) error {
 	})
 }
 
-// Close stops using the store; Run must have returned.
-func (e *Engine) Close() error { return e.db.Close() }
+// Close writes the events still queued (saying what is lost when it
+// cannot) and stops using the store; Run must have returned.
+func (e *Engine) Close() error {
+	e.closeQueue()
+	return e.db.Close()
+}
 
 // Reload reads automations.toml again. A file with problems leaves no
 // definition in force: the error says what to fix, and Definitions shows
 // it.
 func (e *Engine) Reload() error {
-	data, err := os.ReadFile(e.file)
+	data, err := ReadFile(e.file)
 	var list []Definition
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -270,11 +321,10 @@ func (e *Engine) wake(c chan struct{}) {
 }
 
 // Observe writes a lifecycle event to the outbox (once per event id) when
-// a definition listens to it, and wakes the dispatcher.
+// a definition listens to it, and wakes the dispatcher; it waits for the
+// store, where Record and Requested hand their events to the queue.
 func (e *Engine) Observe(ctx context.Context, env *Envelope) error {
-	e.lastMu.Lock()
-	e.last[env.EventName] = env
-	e.lastMu.Unlock()
+	e.remember(env)
 	if !e.Listens(env.EventName) {
 		return nil
 	}
@@ -282,19 +332,27 @@ func (e *Engine) Observe(ctx context.Context, env *Envelope) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.db.ExecContext(ctx, `INSERT OR IGNORE INTO events(id, name, session_id, envelope, state, created_at)
-		VALUES(?, ?, ?, ?, 'pending', ?)`, env.EventID, env.EventName, env.Session.ID, string(b), ms(e.o.Now()))
-	if err != nil {
-		return fmt.Errorf("write event %s: %w", env.EventID, err)
+	if err := e.writeEvents(ctx, []queued{{id: env.EventID, name: env.EventName, session: env.Session.ID,
+		envelope: b, at: ms(e.o.Now())}}); err != nil {
+		return err
 	}
 	e.wake(e.wakeDispatch)
 	return nil
 }
 
-// Run runs the dispatcher, the worker and the clean-up until ctx ends,
-// then waits for the actions under way.
+// remember keeps env as the latest of its event, for a preview: only in
+// memory.
+func (e *Engine) remember(env *Envelope) {
+	e.lastMu.Lock()
+	e.last[env.EventName] = env
+	e.lastMu.Unlock()
+}
+
+// Run runs the writer of queued events, the dispatcher, the worker and
+// the clean-up until ctx ends, then waits for the actions under way.
 func (e *Engine) Run(ctx context.Context) {
 	var wg sync.WaitGroup
+	wg.Go(func() { e.writeLoop(ctx) })
 	wg.Go(func() { e.loop(ctx, e.wakeDispatch, e.DispatchOnce) })
 	wg.Go(func() { e.workLoop(ctx) })
 	wg.Go(func() {

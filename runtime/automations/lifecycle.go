@@ -45,7 +45,9 @@ const maxTrackedSessions = 4096
 
 func sessionKey(agent, id string) string { return agent + "\x00" + id }
 
-// Record derives the lifecycle events of f and observes them.
+// Record derives the lifecycle events of f and queues those a definition
+// listens to for the store (see queue.go): it runs on the hook's path and
+// never waits for the store.
 func (e *Engine) Record(ctx context.Context, f Fact) {
 	ev := f.Event
 	if ev.SubagentID != "" {
@@ -101,24 +103,12 @@ func (e *Engine) Record(ctx context.Context, f Fact) {
 	}
 	e.turns.mu.Unlock()
 	for _, name := range names {
-		if !e.Listens(name) {
-			e.noteLast(name, f, turn)
-			continue
-		}
 		env := e.envelope(name, f, turn)
-		if err := e.Observe(ctx, env); err != nil {
-			e.o.Log.Warn("automations: event not written", "event", name, "session", ev.SessionID, "err", err)
+		e.remember(env)
+		if e.Listens(name) {
+			e.enqueue(env)
 		}
 	}
-}
-
-// noteLast keeps an event nobody listens to for previews, cheaply: only
-// its envelope, in memory.
-func (e *Engine) noteLast(name EventName, f Fact, turn turnState) {
-	env := e.envelope(name, f, turn)
-	e.lastMu.Lock()
-	e.last[name] = env
-	e.lastMu.Unlock()
 }
 
 // envelope builds the envelope of lifecycle event name for f.
@@ -167,8 +157,8 @@ func agentRef(id string) *AgentRef {
 	return &AgentRef{ID: id, Name: id}
 }
 
-// Requested observes a permission request or question the runtime shows
-// the person.
+// Requested queues the event of a permission request or question the
+// runtime shows the person, as Record does.
 func (e *Engine) Requested(ctx context.Context, p client.PermissionView) {
 	name := PermissionRequest
 	if p.Kind == client.KindQuestion {
@@ -206,13 +196,8 @@ func (e *Engine) Requested(ctx context.Context, p client.PermissionView) {
 	} else {
 		env.Payload["kind"] = p.Kind
 	}
-	if !e.Listens(name) {
-		e.lastMu.Lock()
-		e.last[name] = env
-		e.lastMu.Unlock()
-		return
-	}
-	if err := e.Observe(ctx, env); err != nil {
-		e.o.Log.Warn("automations: event not written", "event", name, "session", p.SessionID, "err", err)
+	e.remember(env)
+	if e.Listens(name) {
+		e.enqueue(env)
 	}
 }

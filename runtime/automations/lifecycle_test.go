@@ -23,9 +23,13 @@ func allEvents() string {
 	return b.String()
 }
 
-// outbox lists the events written, oldest first.
+// outbox lists the events written, oldest first, once the queue is
+// flushed.
 func outbox(t *testing.T, e *Engine) []Envelope {
 	t.Helper()
+	if err := e.flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := e.db.Query(`SELECT envelope FROM events ORDER BY created_at, rowid`)
 	if err != nil {
 		t.Fatal(err)

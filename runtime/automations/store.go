@@ -4,7 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 
 	"github.com/clawdhq/clawd/internal/sqlitedb"
 )
@@ -72,6 +77,72 @@ CREATE TABLE IF NOT EXISTS settings (
 // openStore opens (creating) the store at path.
 func openStore(ctx context.Context, path string) (*sql.DB, error) {
 	return sqlitedb.Open(ctx, path, schema, false)
+}
+
+// unreadable reports whether err says the store's file is not a SQLite
+// database, or a damaged one: the cases where nothing of it can be used
+// and a fresh store is the way on. Other failures (permissions, a full
+// disk, another process holding it) are not the file's fault and leave it
+// where it is.
+func unreadable(err error) bool {
+	return errors.Is(err, sqlite3.NOTADB) || errors.Is(err, sqlite3.CORRUPT)
+}
+
+// errNotSQLite is a store file that does not start as a SQLite database.
+var errNotSQLite = errors.New("not a SQLite database")
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// foreign reports whether path is a regular file with content that is not
+// a SQLite database. It is looked at before SQLite opens the file: SQLite
+// would take a -wal beside it for an empty journal and delete it on
+// close, and that journal is part of what a person may want to recover.
+func foreign(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return false // missing, empty (a new store), or sqlitedb's to refuse
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) != sqliteHeader
+}
+
+// moveAside renames the store at path, with its journal files, to
+// path.corrupt-<UTC time> (and -2, -3... if that is taken), private to
+// its owner, and returns the new name. The journal keeps its suffix after
+// the new name, where SQLite looks for it, so the old file can still be
+// opened as it was.
+func moveAside(path string, now time.Time) (string, error) {
+	base := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
+	to := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(to); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if i > 100 {
+			return "", fmt.Errorf("move %s aside: %s and 99 more names are taken", path, base)
+		}
+		to = fmt.Sprintf("%s-%d", base, i)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		err := os.Rename(path+suffix, to+suffix)
+		if errors.Is(err, os.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("move %s aside: %w", path+suffix, err)
+		}
+		if err := os.Chmod(to+suffix, 0o600); err != nil {
+			return "", fmt.Errorf("move %s aside: %w", path+suffix, err)
+		}
+	}
+	return to, nil
 }
 
 // ms is a time as the store keeps it: Unix milliseconds.
