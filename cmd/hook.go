@@ -399,9 +399,12 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 // client.PostEventBlocking); a blocking event's delivery must end at the
 // agent's SIGTERM.
 func postEvent(ctx context.Context, home string, ev agents.Event, interruptible bool) error {
-	// AppendJSON writes what json.Marshal would, without the reflection
-	// that costs a fresh process ~0.17 ms on its first call.
-	body, err := ev.AppendJSON(make([]byte, 0, 512))
+	// AppendJSON writes what encoding/json would, without the reflection
+	// that costs a fresh process ~0.17 ms on its first call; Within cuts
+	// the turn's answer so that the event fits the runtime's body cap,
+	// which would otherwise refuse the whole event, and the session would
+	// never leave its turn.
+	body, _, err := ev.AppendJSONWithin(make([]byte, 0, 512), agents.MaxEventBody)
 	if err != nil {
 		return err
 	}
