@@ -174,7 +174,12 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		askPermission(ctx, e, a, ev, payload, truncated, log)
 		return
 	}
-	if err := postEvent(ctx, home, ev, false); err != nil {
+	switch err := postEvent(ctx, home, ev, false); {
+	case errors.Is(err, agents.ErrEventTooLarge):
+		// Only paths and ids full of escaped bytes get here: the answer
+		// is cut to fit.
+		log().Warn("event too large for the runtime; dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
+	case err != nil:
 		log().Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
 	}
 	noDecision(ev.HookEvent)

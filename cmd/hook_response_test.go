@@ -140,3 +140,25 @@ func TestHookStopAnswerFitsTheRuntime(t *testing.T) {
 		})
 	}
 }
+
+// TestHookEventTooLarge: an event whose paths alone, every byte escaped,
+// are over the runtime's cap is dropped with a log line that says so, not
+// that the runtime is unreachable.
+func TestHookEventTooLarge(t *testing.T) {
+	home := t.TempDir()
+	s := runtime.New(runtime.Config{Home: home, Version: "test"})
+	rec := &postRecorder{h: s.SocketHandler()}
+	serveOnSocket(t, home, rec)
+	path := "/" + strings.Repeat("\x01", agents.MaxPathLen)
+	stop := setField(t, setField(t, fixture(t, "Stop.json"), "cwd", path), "transcript_path", path)
+	e, _, _ := testEnv(t, home, stop, map[string]string{"CLAUDE_PROJECT_DIR": path})
+	if code := run(context.Background(), e, []string{"clawd", "hook", "claude"}); code != 0 {
+		t.Fatalf("hook exit %d", code)
+	}
+	if l := hookLog(t, home); !strings.Contains(l, "event too large for the runtime; dropped") || !strings.Contains(l, "event=Stop") {
+		t.Errorf("hook.log = %q, want the event too large", l)
+	}
+	if len(rec.bodies) != 0 {
+		t.Errorf("the runtime got %d events, want none", len(rec.bodies))
+	}
+}
