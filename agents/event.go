@@ -230,6 +230,13 @@ const (
 	MaxWordLen  = 64
 	MaxTitleLen = 40
 	MaxBatchIDs = 256
-	// MaxResponseLen caps Event.Response.
+	// MaxResponseLen caps Event.Response as the agent wrote it. The hook
+	// cuts it further, so that the whole event fits MaxEventBody (see
+	// Event.AppendJSONWithin). Decoding never makes JSON text longer, so
+	// whatever fits MaxEventBody is within it.
 	MaxResponseLen = 64 << 10
+	// MaxEventBody caps an event's JSON on the way to the runtime: the
+	// most the runtime reads of a posted event, and what the hook fits
+	// each event into.
+	MaxEventBody = 64 << 10
 )

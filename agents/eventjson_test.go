@@ -3,6 +3,7 @@ package agents
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,23 +12,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
-// checkAppendJSON fails t unless e.AppendJSON gives json.Marshal's bytes,
-// or json.Marshal's error.
+// checkAppendJSON fails t unless e.AppendJSON gives the bytes of a
+// json.Encoder without HTML escaping (marshalJSON), or its error.
 func checkAppendJSON(t testing.TB, name string, e Event) {
 	t.Helper()
-	want, wantErr := json.Marshal(&e)
+	want, wantErr := marshalJSON(&e)
 	got, err := e.AppendJSON(nil)
 	switch {
 	case wantErr != nil:
 		if err == nil || err.Error() != wantErr.Error() {
-			t.Errorf("%s: AppendJSON() error = %v, want %v (json.Marshal)", name, err, wantErr)
+			t.Errorf("%s: AppendJSON() error = %v, want %v (json.Encoder)", name, err, wantErr)
 		}
 	case err != nil:
 		t.Errorf("%s: AppendJSON() error = %v, want %s", name, err, want)
 	case !bytes.Equal(got, want):
-		t.Errorf("%s: AppendJSON() =\n%s\nwant (json.Marshal)\n%s", name, got, want)
+		t.Errorf("%s: AppendJSON() =\n%s\nwant (json.Encoder)\n%s", name, got, want)
 	}
 }
 
@@ -79,7 +81,7 @@ func TestAppendJSON(t *testing.T) {
 		{"offset 23:59", Event{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 23*3600+59*60))}},
 		{"offset -23:59", Event{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", -(23*3600+59*60)))}},
 		{"offset -1s", Event{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", -1))}},
-		// json.Marshal fails on these; AppendJSON must fail the same way.
+		// encoding/json fails on these; AppendJSON must fail the same way.
 		{"year -1", Event{Time: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}},
 		{"year 10000", Event{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
 		{"offset 24:00", Event{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600))}},
@@ -92,7 +94,7 @@ func TestAppendJSON(t *testing.T) {
 
 func TestAppendJSONAppends(t *testing.T) {
 	e := Event{Agent: "claude", Kind: KindTurnEnd, SessionID: "s", Time: now}
-	want, _ := json.Marshal(&e)
+	want, _ := marshalJSON(&e)
 	got, err := e.AppendJSON([]byte("prefix"))
 	if err != nil || string(got) != "prefix"+string(want) {
 		t.Errorf("AppendJSON(prefix) = %q, %v, want %q", got, err, "prefix"+string(want))
@@ -102,6 +104,170 @@ func TestAppendJSONAppends(t *testing.T) {
 	got, err = e.AppendJSON([]byte("prefix"))
 	if err == nil || string(got) != "prefix" {
 		t.Errorf("AppendJSON(prefix) with year 10000 = %q, %v, want %q and an error", got, err, "prefix")
+	}
+}
+
+func TestAppendJSONWithinTooLarge(t *testing.T) {
+	e := Event{Agent: "claude", Kind: KindTurnEnd, SessionID: "s", Time: now, Cwd: strings.Repeat("/d", 200), Response: "text"}
+	out, cut, err := e.AppendJSONWithin([]byte("prefix"), 300)
+	if !errors.Is(err, ErrEventTooLarge) || string(out) != "prefix" || cut {
+		t.Errorf("AppendJSONWithin(300) with a 400-byte cwd = %q, %v, %v; want the prefix alone and ErrEventTooLarge", out, cut, err)
+	}
+	// Room for the rest, none for a byte of text: the key is left out.
+	rest := e
+	rest.Response = ""
+	b, _ := rest.AppendJSON(nil)
+	out, cut, err = e.AppendJSONWithin(nil, len(b)+len(`,"response":""`))
+	if err != nil || !cut || !bytes.Equal(out, b) {
+		t.Errorf("AppendJSONWithin with no room for text = %s, %v, %v; want %s", out, cut, err, b)
+	}
+}
+
+func FuzzAppendJSONWithin(f *testing.F) {
+	f.Add("done", "/p", 200)
+	f.Add(strings.Repeat("\x01<\xff\u2028é", 100), "/home/\x00", 300)
+	f.Add(strings.Repeat("🦀", 100), "", 150)
+	f.Fuzz(func(t *testing.T, response, cwd string, max int) {
+		e := Event{Agent: "claude", Kind: KindTurnEnd, SessionID: "s", Time: now, Cwd: cwd, Response: response}
+		rest := e
+		rest.Response = ""
+		b, _ := rest.AppendJSON(nil)
+		if max < len(b) || max > 1<<20 {
+			return // too small even without text: TestAppendJSONWithinTooLarge
+		}
+		checkWithin(t, "fuzzed", e, max)
+	})
+}
+
+// TestAppendJSONStringIsMarshal: the fingerprints of Codex's and
+// Copilot's commands hash appendJSONString, which stays json.Marshal's
+// HTML-escaped string, so that they do not change with AppendJSON's.
+func TestAppendJSONStringIsMarshal(t *testing.T) {
+	for _, s := range []string{"", "echo hi > out.txt", "a<b&&c", "q\"b\\\x00\x1f\x7f\u2028 é\xff\xe2\x80"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("appendJSONString(%q) = %s, want %s (json.Marshal)", s, got, want)
+		}
+	}
+}
+
+// TestAppendJSONKeepsMarkup: <, > and & go out as they are, one byte
+// each; json.Marshal's \u003c would make an answer full of code six times
+// as long.
+func TestAppendJSONKeepsMarkup(t *testing.T) {
+	e := Event{Agent: "claude", Kind: KindTurnEnd, SessionID: "s", Time: now, Response: "if a < b && c > d {}"}
+	got, err := e.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(got, []byte(`"response":"if a < b && c > d {}"`)) {
+		t.Errorf("AppendJSON() = %s, want the response's <, > and & unescaped", got)
+	}
+}
+
+// consumed returns how many bytes of orig decoded reads as, rune by rune,
+// where encoding/json turned each invalid byte into U+FFFD; false when
+// decoded is no such prefix of orig.
+func consumed(orig, decoded string) (int, bool) {
+	i, j := 0, 0
+	for j < len(decoded) {
+		if i == len(orig) {
+			return 0, false
+		}
+		r, n := utf8.DecodeRuneInString(orig[i:])
+		d, m := utf8.DecodeRuneInString(decoded[j:])
+		if r != d {
+			return 0, false
+		}
+		i, j = i+n, j+m
+	}
+	return i, true
+}
+
+// checkWithin checks e.AppendJSONWithin(dst, max): what dst held stays,
+// the body is at most max bytes and is AppendJSON of e with its response
+// cut to a prefix that ends on a rune boundary, and one rune more would
+// not have fitted. It returns the body's response.
+func checkWithin(t *testing.T, name string, e Event, max int) (response string, cut bool) {
+	t.Helper()
+	dst := []byte("prefix")
+	out, cut, err := e.AppendJSONWithin(dst, max)
+	if err != nil {
+		t.Fatalf("%s: AppendJSONWithin(%d) error: %v", name, max, err)
+	}
+	if !bytes.HasPrefix(out, dst) {
+		t.Fatalf("%s: AppendJSONWithin dropped what dst held: %.20q", name, out)
+	}
+	body := out[len(dst):]
+	if len(body) > max {
+		t.Errorf("%s: AppendJSONWithin(%d) = %d bytes, over the cap", name, max, len(body))
+	}
+	var got Event
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("%s: the body does not decode: %v", name, err)
+	}
+	k, ok := consumed(e.Response, got.Response)
+	if !ok {
+		t.Fatalf("%s: the response sent (%d bytes) is not a prefix of the agent's (%d bytes)", name, len(got.Response), len(e.Response))
+	}
+	if cut != (k < len(e.Response)) {
+		t.Errorf("%s: cut = %v, but %d of %d bytes were sent", name, cut, k, len(e.Response))
+	}
+	sent := e
+	sent.Response = e.Response[:k]
+	if want, _ := sent.AppendJSON(nil); !bytes.Equal(body, want) {
+		t.Errorf("%s: AppendJSONWithin = %.200s...\nwant AppendJSON of the cut event %.200s...", name, body, want)
+	}
+	if cut {
+		_, n := utf8.DecodeRuneInString(e.Response[k:])
+		more := e
+		more.Response = e.Response[:k+n]
+		if b, _ := more.AppendJSON(nil); len(b) <= max {
+			t.Errorf("%s: cut at %d bytes, but %d (one rune more) encode in %d <= %d", name, k, k+n, len(b), max)
+		}
+	}
+	return got.Response, cut
+}
+
+func TestAppendJSONWithin(t *testing.T) {
+	base := Event{Agent: "claude", Kind: KindTurnEnd, SessionID: "s-1", Time: now, HookEvent: "Stop",
+		Cwd: "/home/user/project", Transcript: "/home/user/.claude/projects/p/s-1.jsonl"}
+	huge := base
+	huge.Cwd = strings.Repeat("\x01", MaxPathLen) // 6 bytes each in JSON
+	code := strings.Repeat("func f(a, b int) bool {\n\tif a < b && b > 0 {\n\t\treturn \"<ok>\"\n\t}\n}\n", 40<<10/60)
+	tests := []struct {
+		name     string
+		e        Event
+		response string
+		whole    bool // the response fits as it is
+	}{
+		{"short", base, "done", true},
+		{"40 KB of code", base, code, true},
+		{"11,000 <", base, strings.Repeat("<", 11000), true},
+		{"64 KiB of text", base, strings.Repeat("a", MaxResponseLen), false},
+		{"64 KiB of control bytes", base, strings.Repeat("\x01", MaxResponseLen), false},
+		{"64 KiB of quotes", base, strings.Repeat(`"`, MaxResponseLen), false},
+		{"64 KiB of invalid UTF-8", base, strings.Repeat("\xff", MaxResponseLen), false},
+		{"U+2028", base, strings.Repeat("\u2028", MaxResponseLen/3), false},
+		{"4-byte runes", base, strings.Repeat("🦀", MaxResponseLen/4), false},
+		{"mixed runes", base, strings.Repeat("é\x02🦀a\u2029\"", MaxResponseLen/14), false},
+		{"control bytes, huge cwd", huge, strings.Repeat("\x1f", MaxResponseLen), false},
+		{"text, huge cwd", huge, code, false},
+	}
+	for _, tt := range tests {
+		e := tt.e
+		e.Response = tt.response
+		got, cut := checkWithin(t, tt.name, e, MaxEventBody)
+		if cut == tt.whole {
+			t.Errorf("%s: cut = %v, want %v", tt.name, cut, !tt.whole)
+		}
+		if !utf8.ValidString(got) || got == "" {
+			t.Errorf("%s: response of %d bytes, valid UTF-8 %v: want a non-empty valid text", tt.name, len(got), utf8.ValidString(got))
+		}
+		e.Response = got
+		if err := e.Validate(); err != nil {
+			t.Errorf("%s: the runtime would refuse it: %v", tt.name, err)
+		}
 	}
 }
 
@@ -146,7 +312,7 @@ func TestAppendJSONCoversEveryField(t *testing.T) {
 			t.Fatalf("fillEvent left Event.%s zero", reflect.TypeFor[Event]().Field(i).Name)
 		}
 	}
-	want, err := json.Marshal(&e)
+	want, err := marshalJSON(&e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +328,10 @@ func TestAppendJSONCoversEveryField(t *testing.T) {
 		return slices.Sorted(maps.Keys(m))
 	}
 	if k, wk := keys(got), keys(want); !slices.Equal(k, wk) {
-		t.Fatalf("AppendJSON() keys = %v\nwant (json.Marshal) %v\nAppendJSON must handle every field of Event", k, wk)
+		t.Fatalf("AppendJSON() keys = %v\nwant (json.Encoder) %v\nAppendJSON must handle every field of Event", k, wk)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("AppendJSON() =\n%s\nwant (json.Marshal)\n%s", got, want)
+		t.Fatalf("AppendJSON() =\n%s\nwant (json.Encoder)\n%s", got, want)
 	}
 }
 
@@ -220,11 +386,27 @@ func BenchmarkMarshal(b *testing.B) {
 	var n int
 	b.ReportAllocs()
 	for b.Loop() {
-		buf, err := json.Marshal(&e)
+		buf, err := marshalJSON(&e)
 		if err != nil {
 			b.Fatal(err)
 		}
 		n = len(buf)
 	}
 	b.SetBytes(int64(n))
+}
+
+// BenchmarkAppendJSONWithin is the hook's worst case: a 64 KiB answer of
+// control bytes, encoded, found too long, and cut.
+func BenchmarkAppendJSONWithin(b *testing.B) {
+	e := benchEvent(b)
+	e.Response = strings.Repeat("\x01", MaxResponseLen)
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, _, err = e.AppendJSONWithin(buf[:0], MaxEventBody); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(buf)))
 }

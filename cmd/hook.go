@@ -174,7 +174,12 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		askPermission(ctx, e, a, ev, payload, truncated, log)
 		return
 	}
-	if err := postEvent(ctx, home, ev, false); err != nil {
+	switch err := postEvent(ctx, home, ev, false); {
+	case errors.Is(err, agents.ErrEventTooLarge):
+		// Only paths and ids full of escaped bytes get here: the answer
+		// is cut to fit.
+		log().Warn("event too large for the runtime; dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
+	case err != nil:
 		log().Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
 	}
 	noDecision(ev.HookEvent)
@@ -399,9 +404,12 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 // client.PostEventBlocking); a blocking event's delivery must end at the
 // agent's SIGTERM.
 func postEvent(ctx context.Context, home string, ev agents.Event, interruptible bool) error {
-	// AppendJSON writes what json.Marshal would, without the reflection
-	// that costs a fresh process ~0.17 ms on its first call.
-	body, err := ev.AppendJSON(make([]byte, 0, 512))
+	// AppendJSON writes what encoding/json would, without the reflection
+	// that costs a fresh process ~0.17 ms on its first call; Within cuts
+	// the turn's answer so that the event fits the runtime's body cap,
+	// which would otherwise refuse the whole event, and the session would
+	// never leave its turn.
+	body, _, err := ev.AppendJSONWithin(make([]byte, 0, 512), agents.MaxEventBody)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/clawdhq/clawd/internal/atomicfile"
 )
@@ -141,6 +142,10 @@ func rewriteFile(agent, path string, opts Options, beforeCheck func(string), edi
 // in order, and when one fails those already written are put back; last,
 // backups whose restore is exact are removed.
 func write(ts []*target, rs []*Result, beforeCheck func(string)) error {
+	cutoff := staleBefore()
+	for _, t := range ts {
+		t.removeStale(cutoff)
+	}
 	for _, t := range ts {
 		if err := t.writable(); err != nil {
 			return err
@@ -174,6 +179,21 @@ func write(ts []*target, rs []*Result, beforeCheck func(string)) error {
 		t.dropBackup(rs[i])
 	}
 	return nil
+}
+
+// staleBefore is the cutoff of the temporary files removeStale removes:
+// what last changed before it was left by a clawd that died mid-write.
+// Tests move it.
+var staleBefore = func() time.Time { return time.Now().Add(-atomicfile.StaleAfter) }
+
+// removeStale removes the temporary files that an install or uninstall
+// killed mid-write left next to the file and its backup (400 kills left
+// 18), clawd's own and only those that are stale: see
+// atomicfile.RemoveStale. It is best effort: they are litter, not a
+// reason to refuse the change.
+func (t *target) removeStale(cutoff time.Time) {
+	atomicfile.RemoveStale(t.real, cutoff)
+	atomicfile.RemoveStale(t.path+BackupSuffix, cutoff)
 }
 
 // target is one of the files an installer edits, through steps that let

@@ -14,10 +14,11 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
-// Body caps. An event is small: ids, paths and a title. The original app's
-// POST /state body is smaller still.
+// Body caps. An event is ids, paths, a title and at most a turn's answer,
+// which the hook cuts to fit agents.MaxEventBody. The original app's POST
+// /state body is smaller still.
 const (
-	maxEventBody = 64 << 10
+	maxEventBody = agents.MaxEventBody
 	maxStateBody = 8 << 10
 )
 

@@ -82,7 +82,7 @@ func writeTemp(path string, data []byte, perm os.FileMode, keepMode bool) (name 
 			perm = fi.Mode().Perm()
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return "", fmt.Errorf("create temp file next to %s: %w", path, err)
 	}

@@ -85,6 +85,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/boundedfile"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/tomlpos"
@@ -382,23 +383,39 @@ type notificationsFile struct {
 	SoundCooldown *string `toml:"sound_cooldown"`
 }
 
+// MaxFileSize caps what Load reads of config.toml: the whole schema is a
+// few dozen lines.
+const MaxFileSize = 1 << 20
+
 // Load reads config.toml from the clawd home. A missing file gives
-// Default(). Every problem in the file is reported, each as
-// "<path>:<line>: <what>" (without the line when it cannot be told).
+// Default(). Every problem in the file is reported (the first
+// maxProblems of them), each as "<path>:<line>: <what>" (without the line
+// when it cannot be told). Whatever the path names, Load returns at once:
+// a FIFO, a device or a folder is refused unread, so is a file over
+// MaxFileSize (see boundedfile).
 func Load(home string) (Config, error) {
 	path := Path(home)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := boundedfile.Read(path, MaxFileSize)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return Default(), nil
-	}
-	if err != nil {
+	case errors.Is(err, boundedfile.ErrNotRegular):
+		return Config{}, fmt.Errorf("config: %w: clawd reads its settings only from a plain file; replace it with one, or remove it to use the defaults", err)
+	case errors.Is(err, boundedfile.ErrTooLarge):
+		return Config{}, fmt.Errorf("config: %w: clawd's settings are a few lines; shorten it, or remove it to use the defaults", err)
+	case err != nil:
 		return Config{}, fmt.Errorf("read config: %w", err)
 	}
 	return Parse(path, data)
 }
 
-// Parse parses the contents of a config file; path names it in errors.
+// Parse parses the contents of a config file; path names it in errors. A
+// document nested deeper than maxDepth is refused before the TOML parser
+// sees it.
 func Parse(path string, data []byte) (Config, error) {
+	if line := tooDeep(data, maxDepth); line > 0 {
+		return Config{}, fmt.Errorf("%s:%d: nested more than %d deep (tables, arrays and dotted keys inside each other): no setting of clawd's goes deeper than four (agents.<id>.permission_modes.<kind>); remove the nesting", path, line, maxDepth)
+	}
 	var f file
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
@@ -662,18 +679,25 @@ func (p *problems) add(k toml.Key, format string, args ...any) {
 	p.list = append(p.list, problem{line: p.line(k), msg: fmt.Sprintf(format, args...)})
 }
 
+// maxProblems is how many of a file's problems its error lists: a file of
+// 16,000 unknown keys would otherwise make a 3 MB message.
+const maxProblems = 20
+
 func (p *problems) err() error {
 	if len(p.list) == 0 {
 		return nil
 	}
 	slices.SortStableFunc(p.list, func(a, b problem) int { return a.line - b.line })
-	errs := make([]error, len(p.list))
-	for i, pr := range p.list {
+	errs := make([]error, 0, min(len(p.list), maxProblems)+1)
+	for _, pr := range p.list[:min(len(p.list), maxProblems)] {
 		if pr.line > 0 {
-			errs[i] = fmt.Errorf("%s:%d: %s", p.path, pr.line, pr.msg)
+			errs = append(errs, fmt.Errorf("%s:%d: %s", p.path, pr.line, pr.msg))
 		} else {
-			errs[i] = fmt.Errorf("%s: %s", p.path, pr.msg)
+			errs = append(errs, fmt.Errorf("%s: %s", p.path, pr.msg))
 		}
+	}
+	if more := len(p.list) - maxProblems; more > 0 {
+		errs = append(errs, fmt.Errorf("%s: and %d more problems", p.path, more))
 	}
 	return errors.Join(errs...)
 }
