@@ -166,6 +166,10 @@ type Result struct {
 	// Stale is set by Tick when the session went stale: silent for
 	// SessionStale while its agent still runs (it is kept, idle).
 	Stale bool
+	// Late is set when the event was a late hook of a turn that had
+	// ended: it may have named the session (then Ignored is not set),
+	// and changed nothing else.
+	Late bool
 }
 
 // Options tunes a Machine. Zero values take the defaults of DefaultOptions.
@@ -261,6 +265,12 @@ type Machine struct {
 
 	shown      State
 	shownSince time.Time
+
+	// ended keeps the ledger of turns of the last maxEnded sessions that
+	// went (ended, died, went stale or were evicted), oldest first in
+	// endedOrder.
+	ended      map[Key]turns
+	endedOrder []Key
 }
 
 // New returns an empty machine.
@@ -268,6 +278,7 @@ func New(opts Options) *Machine {
 	return &Machine{
 		opts:     opts.withDefaults(),
 		sessions: make(map[Key]*session),
+		ended:    make(map[Key]turns),
 		shown:    Sleeping,
 	}
 }
@@ -291,10 +302,28 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		if ends {
 			return m.ignored(k, nil, now)
 		}
+		// A late hook of a turn of a session that ended does not bring
+		// it back: "late hooks never change liveness" (seed 000 §1.2).
+		// A session that ended is gone for the person; a slow
+		// PostToolBatch must not make it reappear, thinking, for the
+		// five minutes until the working-stale rule. A hook of a new
+		// turn, or any hook without a turn id, still revives it (a
+		// resumed session).
+		past, hadPast := m.ended[k]
+		if probe := past; hadPast && probe.late(&e, nil) {
+			return m.ignored(k, nil, now)
+		}
 		if s, res.Evicted = m.create(k, now); s == nil {
 			// Every tracked session waits for the person: no room.
 			return m.ignored(k, nil, now)
 		}
+		if hadPast {
+			s.turns = past
+			m.forgetEnded(k)
+		}
+	}
+	if s.late(&e) {
+		return m.late(s, &e, now)
 	}
 
 	s.touch(&e, now)
@@ -307,9 +336,11 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.base = Idle
 			s.clearPending()
 			s.subagents = s.subagents[:0]
+			s.turns.retire("")
 		}
 	case agents.KindSessionEnd:
 		removed = true
+		s.turns.retire("")
 		if e.Reason == "clear" && !s.snap.Headless {
 			m.flashUntil = now.Add(m.opts.AutoReturn[Sweeping])
 		}
@@ -379,6 +410,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			// running any more.
 			s.base = Idle
 			s.clearPending()
+			s.endTurn(&e)
 		default:
 			if e.SubagentID != "" {
 				s.addSubagent(e.SubagentID)
@@ -394,10 +426,15 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.removePending(id)
 		}
 		s.removePending(notifyPermission)
-		if e.SubagentID != "" {
+		switch {
+		case e.TurnID != "" && (s.turns.noInfer || !s.turns.isOpen()):
+			// Whose results these are is unclear (an id the open turn
+			// did not announce), or no turn is open for them: the
+			// phase stays (see session.late).
+		case e.SubagentID != "":
 			s.addSubagent(e.SubagentID)
 			s.base = Juggling
-		} else {
+		default:
 			// The batch's results go back to the model.
 			s.base = s.busy(Thinking)
 		}
@@ -413,6 +450,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			// flash (the original's bug #400).
 			s.base = Idle
 			s.clearPending()
+			s.endTurn(&e)
 		case agents.NoticeQuestion:
 			if !s.hasQuestion() {
 				s.addPending(notifyElicitation)
@@ -442,6 +480,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 	case agents.KindTurnEnd:
 		s.clearPending()
+		s.endTurn(&e)
 		if e.Reason == agents.ReasonInterrupt {
 			// The person cut the turn short (Codex's Interrupt): nothing
 			// runs any more, and that is not "done" news. The same as
@@ -459,6 +498,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 	case agents.KindTurnFailure:
 		s.clearPending()
+		s.endTurn(&e)
 		s.base = Idle
 		s.flash(Error, now, m.opts.AutoReturn[Error])
 	case agents.KindCompactStart:
@@ -486,6 +526,16 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		m.remove(s)
 		res.Removed = true
 	}
+	before := m.shown
+	m.updateDisplay(now)
+	res.Display, res.DisplayChanged = m.shown, m.shown != before
+	return res
+}
+
+// late reports a late hook of a turn that ended (see session.late): it
+// may have named the session, and changed nothing else.
+func (m *Machine) late(s *session, e *agents.Event, now time.Time) Result {
+	res := Result{Late: true, Ignored: !s.annotate(e), Session: s.snapshot(now)}
 	before := m.shown
 	m.updateDisplay(now)
 	res.Display, res.DisplayChanged = m.shown, m.shown != before
@@ -579,12 +629,38 @@ func keyLess(a, b Key) bool {
 }
 
 func (m *Machine) remove(s *session) {
+	if s.turns.known() {
+		m.keepEnded(s.key(), s.turns)
+	}
 	last := len(m.list) - 1
 	m.list[s.idx] = m.list[last]
 	m.list[s.idx].idx = s.idx
 	m.list[last] = nil
 	m.list = m.list[:last]
 	delete(m.sessions, s.key())
+}
+
+// maxEnded bounds the sessions whose turns Machine.ended keeps.
+const maxEnded = 64
+
+// keepEnded keeps the ledger of turns of session k, which is going, so
+// that the late hooks of its turns do not bring it back.
+func (m *Machine) keepEnded(k Key, l turns) {
+	if _, ok := m.ended[k]; !ok {
+		if len(m.endedOrder) == maxEnded {
+			delete(m.ended, m.endedOrder[0])
+			m.endedOrder = append(m.endedOrder[:0], m.endedOrder[1:]...)
+		}
+		m.endedOrder = append(m.endedOrder, k)
+	}
+	m.ended[k] = l
+}
+
+func (m *Machine) forgetEnded(k Key) {
+	delete(m.ended, k)
+	if i := slices.Index(m.endedOrder, k); i >= 0 {
+		m.endedOrder = slices.Delete(m.endedOrder, i, i+1)
+	}
 }
 
 // target is what the display should show at now, ignoring minimum display
