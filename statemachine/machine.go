@@ -31,23 +31,25 @@ const (
 	// Notification is a one-shot for an agent notification that needs no
 	// answer.
 	Notification State = "notification"
+	// Error is a one-shot after a failed tool or turn.
+	Error State = "error"
 	// Waiting is not in the original app: a session blocked on the person
 	// (a permission request or a question) stays Waiting until the request
 	// is answered, withdrawn or the turn ends. The original only flashed a
 	// 2.5 s "notification", which loses the one fact clawd exists to show.
 	Waiting State = "waiting"
-	// Error is a one-shot after a failed tool or turn.
-	Error State = "error"
 )
 
 // Priority is the state's display priority: when sessions disagree, the
 // display shows the one with the highest. Unknown states rank with
-// Sleeping.
+// Sleeping. Waiting ranks above Error, unlike the original's error on
+// top: while requests wait, a failure elsewhere (or a tool that failed
+// beside the one asking) must not hide that the person is needed.
 func (s State) Priority() int {
 	switch s {
-	case Error:
-		return 9
 	case Waiting:
+		return 9
+	case Error:
 		return 8
 	case Notification:
 		return 7
@@ -105,6 +107,18 @@ func ParseState(s string) (State, bool) {
 	return st, st.Valid()
 }
 
+// Outcome is how a session's last turn ended.
+type Outcome string
+
+// Outcomes. A session keeps its last one until its next prompt.
+const (
+	OutcomeDone   Outcome = "done"
+	OutcomeFailed Outcome = "failed"
+)
+
+// MaxFailReason caps Session.FailReason, in characters.
+const MaxFailReason = 200
+
 // Key identifies a session: agent plus the agent's session id, so ids never
 // collide across agents.
 type Key struct {
@@ -130,6 +144,20 @@ type Session struct {
 	Tool       string // tool running or last run
 	Subagents  int    // running subagents
 	Pending    int    // open permission requests and questions
+	// Questions counts the Pending entries that are questions (Claude's
+	// AskUserQuestion, an MCP elicitation) rather than permission
+	// requests.
+	Questions int
+	// Outcome is how the last turn ended, kept past the one-shot that
+	// showed it until the next prompt (or a new start of the session):
+	// OutcomeDone at OutcomeAt, or OutcomeFailed at OutcomeAt because of
+	// FailReason, the agent's own words for it (Event.ErrorText, else an
+	// ErrorKind that says more than "failed"), one safe line of at most
+	// MaxFailReason characters (internal/text), or "" when the agent gave
+	// none. Empty while the turn after it runs, or before any turn ended.
+	Outcome    Outcome
+	OutcomeAt  time.Time
+	FailReason string
 	// Turns counts the prompts the session took since clawd tracks it
 	// (its subagents' own turns not included).
 	Turns     int
@@ -328,6 +356,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 
 	s.touch(&e, now)
 	removed := false
+	baseBefore := s.base
 	switch e.Kind {
 	case agents.KindSessionStart:
 		// A SessionStart with source compact arrives in the middle of a
@@ -337,6 +366,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.clearPending()
 			s.subagents = s.subagents[:0]
 			s.turns.retire("")
+			s.setOutcome("", time.Time{}, "")
 		}
 	case agents.KindSessionEnd:
 		removed = true
@@ -356,6 +386,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 		s.clearPending()
 		s.endDone()
+		s.setOutcome("", time.Time{}, "")
 		s.base = s.busy(Thinking)
 		if e.Kind == agents.KindPromptSubmit {
 			s.snap.Turns++
@@ -396,7 +427,11 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		// A concrete request supersedes the stand-in a permission_prompt
 		// notification opened for a dialog clawd had not heard of.
 		s.removePending(notifyPermission)
-		s.addPending(res.PendingKey)
+		if e.Kind == agents.KindQuestion {
+			s.addQuestion(res.PendingKey)
+		} else {
+			s.addPending(res.PendingKey)
+		}
 	case agents.KindPermissionDenied, agents.KindPermissionGranted:
 		// The agent reports how its own dialog was answered: the
 		// request is settled either way, and the turn goes on.
@@ -495,12 +530,14 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.subagents = s.subagents[:0]
 			s.base = Idle
 			s.flash(Attention, now, m.opts.AutoReturn[Attention])
+			s.setOutcome(OutcomeDone, now, "")
 		}
 	case agents.KindTurnFailure:
 		s.clearPending()
 		s.endTurn(&e)
 		s.base = Idle
 		s.flash(Error, now, m.opts.AutoReturn[Error])
+		s.setOutcome(OutcomeFailed, now, FailReason(&e))
 	case agents.KindCompactStart:
 		s.compactUntil = now.Add(m.opts.CompactTimeout)
 	case agents.KindCompactEnd:
@@ -521,6 +558,12 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 	}
 
+	if isBusy(s.base) && !isBusy(baseBefore) {
+		// The session works again, whether a prompt said so or not
+		// (an agent without prompt hooks, a script's POST /state): the
+		// last turn's outcome is no longer what it is doing.
+		s.setOutcome("", time.Time{}, "")
+	}
 	res.Session = s.snapshot(now)
 	if removed {
 		m.remove(s)
@@ -682,10 +725,11 @@ func (m *Machine) target(now time.Time) State {
 }
 
 // updateDisplay moves the shown state to the target once the shown one
-// has had its minimum display time.
+// has had its minimum display time; Waiting is shown at once: the person
+// is needed now, and no one-shot's animation holds that back.
 func (m *Machine) updateDisplay(now time.Time) {
 	t := m.target(now)
-	if t == m.shown || now.Sub(m.shownSince) < m.opts.MinDisplay[m.shown] {
+	if t == m.shown || t != Waiting && now.Sub(m.shownSince) < m.opts.MinDisplay[m.shown] {
 		return
 	}
 	m.shown, m.shownSince = t, now
@@ -838,7 +882,7 @@ func (m *Machine) NextWake() time.Time {
 			at(s.snap.UpdatedAt.Add(m.opts.SessionStale))
 		}
 	}
-	if m.target(m.now) != m.shown {
+	if t := m.target(m.now); t != m.shown && t != Waiting {
 		at(m.shownSince.Add(m.opts.MinDisplay[m.shown]))
 	}
 	return w

@@ -100,8 +100,16 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 		if id == "" {
 			id = "-"
 		}
-		fmt.Fprintf(&b, "%+7.1fs  %-20s %-19s %-3s  %-20s pending=%d  display=%s\n",
+		fmt.Fprintf(&b, "%+7.1fs  %-20s %-19s %-3s  %-20s pending=%d  display=%s",
 			now.Sub(replayStart).Seconds(), hook, kind, id, state, s.Pending, display)
+		// The last turn's outcome, while the session keeps it.
+		switch {
+		case s.Outcome == OutcomeFailed:
+			fmt.Fprintf(&b, "  failed %q", s.FailReason)
+		case s.Outcome != "":
+			fmt.Fprintf(&b, "  %s", s.Outcome)
+		}
+		b.WriteByte('\n')
 	}
 	// tickBefore runs the Ticks due before end. A wake at the very time of
 	// the next event is left to that event's Apply, which moves the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 // recentCalls bounds the per-session memory of tool calls used to tie a
@@ -112,8 +113,11 @@ type session struct {
 	compactUntil time.Time
 
 	// pending holds the keys of open permission requests and questions;
-	// there are rarely more than a few, so a slice beats a map.
+	// there are rarely more than a few, so a slice beats a map. asks are
+	// those of pending that a question opened, where the key does not say
+	// so itself (see isQuestion).
 	pending   []string
+	asks      []string
 	subagents []string
 
 	calls    [recentCalls]call
@@ -153,6 +157,7 @@ func (s *session) peek(now time.Time) Session {
 	snap.State = s.state(now)
 	snap.BaseState = s.base
 	snap.Pending = len(s.pending)
+	snap.Questions = s.questions()
 	snap.Subagents = len(s.subagents)
 	snap.Titles = s.titles
 	return snap
@@ -307,6 +312,27 @@ func (s *session) busy(st State) State {
 	return st
 }
 
+// setOutcome records how the last turn ended (see Session.Outcome); the
+// zero values clear it.
+func (s *session) setOutcome(o Outcome, at time.Time, reason string) {
+	s.snap.Outcome, s.snap.OutcomeAt, s.snap.FailReason = o, at, reason
+}
+
+// FailReason is why the turn of the failure e failed, as Session.FailReason
+// keeps it: the agent's own words, else its ErrorKind unless that says no
+// more than "failed" ("error", "unknown").
+func FailReason(e *agents.Event) string {
+	r := e.ErrorText
+	if r == "" {
+		switch k := strings.ToLower(strings.TrimSpace(e.ErrorKind)); k {
+		case "", "error", "unknown":
+		default:
+			r = e.ErrorKind
+		}
+	}
+	return text.Line(r, MaxFailReason)
+}
+
 func (s *session) flash(st State, now time.Time, d time.Duration) {
 	s.oneShot, s.oneShotUntil = st, now.Add(d)
 }
@@ -452,19 +478,46 @@ func (s *session) removePending(key string) {
 }
 
 func (s *session) removePendingIf(drop func(string) bool) {
-	out := s.pending[:0]
-	for _, k := range s.pending {
+	s.pending = dropIf(s.pending, drop)
+	s.asks = dropIf(s.asks, drop)
+}
+
+// dropIf removes the keys drop picks from keys, in place.
+func dropIf(keys []string, drop func(string) bool) []string {
+	out := keys[:0]
+	for _, k := range keys {
 		if !drop(k) {
 			out = append(out, k)
 		}
 	}
-	clear(s.pending[len(out):])
-	s.pending = out
+	clear(keys[len(out):])
+	return out
 }
 
 func (s *session) clearPending() {
 	clear(s.pending)
 	s.pending = s.pending[:0]
+	clear(s.asks)
+	s.asks = s.asks[:0]
+}
+
+// addQuestion adds the pending entry of a question.
+func (s *session) addQuestion(key string) {
+	s.addPending(key)
+	if !isQuestion(key) && !slices.Contains(s.asks, key) {
+		s.asks = append(s.asks, key)
+	}
+}
+
+// questions counts the pending entries that are questions.
+func (s *session) questions() int {
+	n := len(s.asks)
+	for _, k := range s.pending {
+		if isQuestion(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // isQuestion tells the entries of MCP questions (elicitations) apart from
