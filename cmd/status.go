@@ -19,7 +19,6 @@ import (
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/present"
 )
 
@@ -182,7 +181,7 @@ func age(p i18n.Printer, now, t time.Time) string {
 	if d < 5*time.Second {
 		return p.T("status.just_now")
 	}
-	return tray.Age(p, d)
+	return present.Age(p, d)
 }
 
 // isTerminal reports whether w is a character device (a terminal).
