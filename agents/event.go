@@ -231,11 +231,10 @@ type Event struct {
 const (
 	MaxIDLen    = 256
 	MaxPathLen  = 4096
+	MaxErrorLen = 512
 	MaxWordLen  = 64
 	MaxTitleLen = 40
 	MaxBatchIDs = 256
-	// MaxErrorLen caps Event.ErrorText.
-	MaxErrorLen = 512
 	// MaxResponseLen caps Event.Response.
 	MaxResponseLen = 64 << 10
 )
