@@ -245,6 +245,7 @@ func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, trunca
 		})
 	case KindTurnFailure:
 		e.ErrorKind = str("error", MaxWordLen)
+		e.ErrorText = stopFailureText(p)
 	case KindCwdChange:
 		if c := str("new_cwd", MaxPathLen); c != "" {
 			e.Cwd = c

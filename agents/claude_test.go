@@ -180,7 +180,8 @@ func TestDecodeClaudeFields(t *testing.T) {
 		{"Notification.idle_prompt.json", Event{Kind: KindNotification, NotificationType: "idle_prompt", Notice: NoticeIdle}},
 		{"Notification.elicitation_dialog.json", Event{Kind: KindNotification, NotificationType: "elicitation_dialog", Notice: NoticeQuestion}},
 		{"Notification.elicitation_response.json", Event{Kind: KindNotification, NotificationType: "elicitation_response", Notice: NoticeAnswered}},
-		{"StopFailure.json", Event{Kind: KindTurnFailure, ErrorKind: "unknown"}},
+		{"StopFailure.json", Event{Kind: KindTurnFailure, ErrorKind: "unknown",
+			ErrorText: "API Error: 400 fake invalid request for StopFailure"}},
 		{"Stop.json", Event{Kind: KindTurnEnd}},
 		{"UserPromptSubmit.json", Event{Kind: KindPromptSubmit, Title: "CAPTURE_ALL please", TitleSource: TitleFromPrompt}},
 		{"UserPromptSubmit.slash-command.json", Event{Kind: KindPromptSubmit, Title: "/greet world", TitleSource: TitleFromPrompt}},
@@ -650,7 +651,12 @@ func TestDecodeClaudeKeepsContentOut(t *testing.T) {
 		if e.Response != "" && (e.Kind != KindTurnEnd || e.Response != payloadField(p, "last_assistant_message")) {
 			t.Errorf("%s carries Response %q", e.HookEvent, e.Response)
 		}
-		e.Title, e.Response = "", ""
+		// A failed turn's reason is the one error text an event carries on
+		// purpose: the person sees why the turn failed.
+		if e.ErrorText != "" && (e.Kind != KindTurnFailure || !strings.HasPrefix(e.ErrorText, "API Error")) {
+			t.Errorf("%s carries ErrorText %q", e.HookEvent, e.ErrorText)
+		}
+		e.Title, e.Response, e.ErrorText = "", "", ""
 		out := marshal(t, e)
 		var m map[string]any
 		if err := json.Unmarshal(p, &m); err != nil {

@@ -313,10 +313,25 @@ func decodeCopilotOpts(b []byte, hookEvent string, env Env, now time.Time, trunc
 		e.Notice = cmp.Or(copilotNotices[e.NotificationType], NoticeOther)
 	case "errorOccurred":
 		e.ErrorKind = str("errorContext", MaxWordLen)
+		e.ErrorText = copilotErrorText(get("error").Get("message"))
 	case "sessionEnd":
 		e.Reason = str("reason", MaxWordLen)
 	}
 	return e, nil
+}
+
+// copilotErrorText is why a Copilot turn failed: its error's message, or
+// the message inside it when that is an upstream's JSON error body
+// ({"message": "...", "type": ...}), as Copilot passes it on.
+func copilotErrorText(m gjson.Result) string {
+	if m.Type != gjson.String {
+		return ""
+	}
+	s := strings.TrimSpace(m.String())
+	if inner := gjson.Get(s, "message"); inner.Type == gjson.String && gjson.Valid(s) {
+		s = strings.TrimSpace(inner.String())
+	}
+	return clip(s, MaxErrorLen)
 }
 
 // copilotTruthy reads a boolean environment variable the way Copilot

@@ -120,7 +120,8 @@ func TestDecodeCopilotFields(t *testing.T) {
 		{tui, 5, Event{Kind: KindToolEnd, SessionID: tuiID, ToolName: "bash"}},
 		{tui, 6, Event{Kind: KindTurnEnd, SessionID: tuiID}},
 		{tui, 7, Event{Kind: KindSessionEnd, SessionID: tuiID, Reason: "user_exit"}},
-		{"prompt-api-error-400", 2, Event{Kind: KindTurnFailure, SessionID: errID, ErrorKind: "model_call"}},
+		{"prompt-api-error-400", 2, Event{Kind: KindTurnFailure, SessionID: errID, ErrorKind: "model_call",
+			ErrorText: "fake upstream error for hook testing"}},
 		{"prompt-api-error-400", 3, Event{Kind: KindSessionEnd, SessionID: errID, Reason: "error"}},
 	}
 	for _, tt := range tests {
@@ -428,7 +429,7 @@ func TestDecodeCopilotTruncated(t *testing.T) {
 
 // TestDecodeCopilotKeepsContentOut checks that no decoded event carries
 // prompts (other than the derived title), tool input or output, or error
-// texts.
+// texts other than a failed turn's reason.
 func TestDecodeCopilotKeepsContentOut(t *testing.T) {
 	native, _ := copilotRuns(t)
 	checked := 0
@@ -438,7 +439,12 @@ func TestDecodeCopilotKeepsContentOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.Title = ""
+			// A failed turn's reason is the one error text an event
+			// carries on purpose: the person sees why the turn failed.
+			if e.ErrorText != "" && e.Kind != KindTurnFailure {
+				t.Errorf("%s carries ErrorText %q", e.HookEvent, e.ErrorText)
+			}
+			e.Title, e.ErrorText = "", ""
 			out := marshal(t, e)
 			var m map[string]any
 			if err := json.Unmarshal(r.Stdin, &m); err != nil {

@@ -183,6 +183,10 @@ type Event struct {
 	Notice           Notice `json:"notice,omitempty"`
 	// ErrorKind classifies a failed turn (rate_limit, overloaded, ...).
 	ErrorKind string `json:"error_kind,omitempty"`
+	// ErrorText is the agent's own words for why a turn failed, as it
+	// showed them to the person ("API Error: 429 …"), cut to MaxErrorLen:
+	// an error of the agent or its API, never the model's answer.
+	ErrorText string `json:"error_text,omitempty"`
 	// Action is how a question was answered (accept, decline, cancel).
 	Action string `json:"action,omitempty"`
 	// State is the explicit display state of a KindState event.
@@ -227,6 +231,7 @@ type Event struct {
 const (
 	MaxIDLen    = 256
 	MaxPathLen  = 4096
+	MaxErrorLen = 512
 	MaxWordLen  = 64
 	MaxTitleLen = 40
 	MaxBatchIDs = 256

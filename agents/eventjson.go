@@ -75,6 +75,7 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 	dst = appendStringField(dst, `,"notification_type":`, e.NotificationType)
 	dst = appendStringField(dst, `,"notice":`, string(e.Notice))
 	dst = appendStringField(dst, `,"error_kind":`, e.ErrorKind)
+	dst = appendStringField(dst, `,"error_text":`, e.ErrorText)
 	dst = appendStringField(dst, `,"action":`, e.Action)
 	dst = appendStringField(dst, `,"state":`, e.State)
 	dst = appendStringField(dst, `,"permission_mode":`, e.PermissionMode)

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -90,4 +91,21 @@ func (p payload) common(agent string, kinds map[string]Kind, hookEvent, fallback
 		PermissionMode: p.str("permission_mode", MaxWordLen),
 		Truncated:      truncated,
 	}, nil
+}
+
+// stopFailureText is why a turn failed in the words of a Claude-style
+// StopFailure payload (Claude Code, Qwen Code): error_details where it
+// has them, else its last_assistant_message when that is the agent's own
+// report of an API failure ("API Error: 400 …", which Claude Code shows
+// as the turn's last message). Any other last message may be the model's
+// partial answer (max_output_tokens), which no Event carries.
+func stopFailureText(p payload) string {
+	if d := strings.TrimSpace(p.str("error_details", MaxErrorLen)); d != "" {
+		return d
+	}
+	m := strings.TrimSpace(p.str("last_assistant_message", MaxErrorLen))
+	if strings.HasPrefix(strings.TrimPrefix(m, "["), "API Error") {
+		return m
+	}
+	return ""
 }

@@ -266,6 +266,7 @@ func decodeQwenOpts(b []byte, hookEvent string, env Env, now time.Time, truncate
 		})
 	case KindTurnFailure:
 		e.ErrorKind = str("error", MaxWordLen)
+		e.ErrorText = stopFailureText(p)
 	}
 	return e, nil
 }

@@ -109,7 +109,7 @@ func TestDecodeQwenFields(t *testing.T) {
 		{"headless-yolo-tool-failure", 5, Event{Kind: KindToolFailure, SessionID: "8951f04b-7344-4870-acb6-4a96d4ebae65",
 			ToolName: "read_file", ToolUseID: "toolu_1796009001207_na4ohhmsl"}},
 		{"interactive-api-error-400", 3, Event{Kind: KindTurnFailure, SessionID: "ca72298d-afbc-4740-a22e-c51aca1fc6d6",
-			ErrorKind: "invalid_request"}},
+			ErrorKind: "invalid_request", ErrorText: "400 fake upstream error for hook testing"}},
 		{allow, 3, Event{Kind: KindPermissionRequest, SessionID: tuiID, ToolName: "run_shell_command"}},
 		{"interactive-default-permission-dialog", 4, Event{Kind: KindNotification, SessionID: "8a3edfce-e083-4dd7-948c-4a144aa59b1d",
 			NotificationType: "permission_prompt", Notice: NoticeDialog}},
@@ -538,7 +538,12 @@ func TestDecodeQwenKeepsContentOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.Title = ""
+			// A failed turn's reason is the one error text an event
+			// carries on purpose: the person sees why the turn failed.
+			if e.ErrorText != "" && (e.Kind != KindTurnFailure || e.ErrorText != payloadField(r.Stdin, "error_details")) {
+				t.Errorf("%s carries ErrorText %q", e.HookEvent, e.ErrorText)
+			}
+			e.Title, e.ErrorText = "", ""
 			out := marshal(t, e)
 			var m map[string]any
 			if err := json.Unmarshal(r.Stdin, &m); err != nil {

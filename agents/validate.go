@@ -47,6 +47,7 @@ func (e *Event) Validate() error {
 		{"reason", e.Reason, MaxWordLen},
 		{"notification_type", e.NotificationType, MaxWordLen},
 		{"error_kind", e.ErrorKind, MaxWordLen},
+		{"error_text", e.ErrorText, MaxErrorLen},
 		{"action", e.Action, MaxWordLen},
 		{"state", e.State, MaxWordLen},
 		{"permission_mode", e.PermissionMode, MaxWordLen},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,7 +20,6 @@ import (
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray"
 	"github.com/clawdhq/clawd/tray/present"
 )
 
@@ -114,12 +114,17 @@ func printJSON(w io.Writer, v any, indent bool) error {
 	return err
 }
 
+// statusWidth bounds the STATE column: a failure's reason is cut there.
+const statusWidth = 60
+
 // renderStatus prints the sessions as a table for people, in their
-// language; the states in it are words, --json keeps the state ids.
+// language, most urgent first as the tray lists them (present.Status);
+// the states in it are words ("done 3m ago", "failed: API Error: 429 …"),
+// --json keeps the ids and the times.
 func renderStatus(e *env, snap client.Snapshot) {
 	w, now, home, p := e.stdout, e.now(), e.getenv("HOME"), e.printer()
 	display := text.Line(snap.DisplayState, 0)
-	fmt.Fprintln(w, e.t("status.display", present.StateLabel(p, client.SessionView{State: display})))
+	fmt.Fprintln(w, e.t("status.display", present.DisplayLabel(p, display)))
 	// The hooks the runtime repaired or gave up on: the sessions of such
 	// an agent may be missing below.
 	for _, in := range snap.Integrations {
@@ -145,10 +150,12 @@ func renderStatus(e *env, snap client.Snapshot) {
 		fmt.Fprintln(w, e.t("status.none"))
 		return
 	}
+	sessions := slices.Clone(snap.Sessions)
+	present.Sort(sessions)
 	tw := newTable(w)
 	tw.Row(e.t("status.header"))
-	for _, s := range snap.Sessions {
-		state := present.StateLabel(p, s)
+	for _, s := range sessions {
+		state := text.Line(present.StatusLabel(p, s, now), statusWidth)
 		if s.Headless {
 			state += p.T("tray.headless")
 		}
@@ -190,7 +197,7 @@ func age(p i18n.Printer, now, t time.Time) string {
 	if d < 5*time.Second {
 		return p.T("status.just_now")
 	}
-	return tray.Age(p, d)
+	return present.Age(p, d)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

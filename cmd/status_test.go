@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -187,5 +189,87 @@ func TestStatusIntegrations(t *testing.T) {
 		if out.String() != want {
 			t.Errorf("LANG=%s renderStatus =\n%s\nwant\n%s", lang, out, want)
 		}
+	}
+}
+
+// TestStatusOutcomes draws the table of sessions in every status, most
+// urgent first, with the outcomes of finished turns ("done 3m ago",
+// "failed: <reason>"), against testdata/status.golden.txt and, in
+// Chinese, testdata/status.zh-CN.golden.txt.
+func TestStatusOutcomes(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := func(id, state, base string, ago time.Duration, mod ...func(*client.SessionView)) client.SessionView {
+		v := client.SessionView{Agent: "claude", SessionID: id, State: state, BaseState: base, Title: id,
+			Cwd: "/home/ann/" + id, UpdatedAt: now.Add(-ago)}
+		for _, f := range mod {
+			f(&v)
+		}
+		return v
+	}
+	failed := func(reason string, ago time.Duration) func(*client.SessionView) {
+		return func(v *client.SessionView) { v.Outcome, v.OutcomeAt, v.FailReason = "failed", now.Add(-ago), reason }
+	}
+	done := func(ago time.Duration) func(*client.SessionView) {
+		return func(v *client.SessionView) { v.Outcome, v.OutcomeAt = "done", now.Add(-ago) }
+	}
+	// The runtime lists sessions by their state now; status lists them
+	// as the tray does, whatever order they come in.
+	snap := client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+		s("idle", "idle", "idle", time.Hour),
+		s("finished", "idle", "idle", 3*time.Minute, done(3*time.Minute)),
+		s("thinking", "thinking", "thinking", time.Second),
+		s("bash", "working", "working", 10*time.Second, func(v *client.SessionView) { v.Tool = "Bash" }),
+		s("ratelimit", "idle", "idle", 2*time.Minute, failed("API Error: 429 "+
+			`{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization"}}`,
+			2*time.Minute)),
+		s("hostile", "error", "idle", 0, failed("bad\x1b[2J\u202e\nthing", 0)),
+		s("ask", "waiting", "working", 0, func(v *client.SessionView) { v.Pending, v.Questions = 1, 1 }),
+		s("three", "waiting", "working", 30*time.Second, func(v *client.SessionView) { v.Pending = 3 }),
+	}}
+	for _, tt := range []struct{ lang, golden string }{
+		{"C.UTF-8", "status.golden.txt"},
+		{"zh_CN.UTF-8", "status.zh-CN.golden.txt"},
+	} {
+		e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": tt.lang, "HOME": "/home/ann"})
+		e.now = func() time.Time { return now }
+		renderStatus(e, snap)
+		golden.Check(t, filepath.Join("testdata", tt.golden), out.Bytes())
+		if strings.ContainsAny(out.String(), "\x1b\u202e") {
+			t.Errorf("LANG=%s: the table holds an escape or a bidi override:\n%s", tt.lang, out)
+		}
+	}
+}
+
+// TestStatusFailure: a turn that failed, as Claude Code reports it, reads
+// as failed with the agent's reason in clawd status, and --json carries
+// the outcome, its time and the reason.
+func TestStatusFailure(t *testing.T) {
+	home := t.TempDir()
+	startRuntime(t, home)
+	feed(t, home, "StopFailure.json")
+
+	e, out, _ := testEnv(t, home, nil, nil)
+	if code := run(context.Background(), e, []string{"clawd", "status"}); code != 0 {
+		t.Fatalf("status = %d", code)
+	}
+	if want := "failed: API Error: 400 fake invalid request for StopFailure"; !strings.Contains(out.String(), want) {
+		t.Errorf("status output lacks %q:\n%s", want, out)
+	}
+
+	e, out, _ = testEnv(t, home, nil, nil)
+	if code := run(context.Background(), e, []string{"clawd", "status", "--json"}); code != 0 {
+		t.Fatalf("status --json = %d", code)
+	}
+	var snap client.Snapshot
+	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
+		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
+	}
+	if len(snap.Sessions) != 1 {
+		t.Fatalf("status --json = %s, want one session", out)
+	}
+	if s := snap.Sessions[0]; s.Outcome != "failed" || s.OutcomeAt.IsZero() ||
+		s.FailReason != "API Error: 400 fake invalid request for StopFailure" {
+		t.Errorf("status --json session: outcome %q at %v reason %q, want failed, a time, the agent's reason\n%s",
+			s.Outcome, s.OutcomeAt, s.FailReason, out)
 	}
 }

@@ -257,6 +257,32 @@ func TestDashboardPage(t *testing.T) {
 			t.Errorf("filtered by session %s the events include %s", sidB, s)
 		}
 	}
+
+	// Outcomes stay in the rows: Claude Code's own StopFailure, through a
+	// real hook, reads as failed with the agent's reason; a finished turn
+	// as done, counted in the page; both past their one-shots' seconds,
+	// until the next prompt.
+	if r := w.clawd(ctx, claudePayload(t, "StopFailure.json", sidA, dirA), "hook", "claude"); r.code != 0 {
+		t.Fatalf("clawd hook claude StopFailure: %s", r)
+	}
+	srv.Ingest(agents.Event{Agent: "codex", Kind: agents.KindTurnEnd, SessionID: "c1", Cwd: dirB, AgentPID: 1, Time: time.Now()})
+	rowA := `document.querySelector('#session-list li[data-key="claude/` + sidA + `"] .state')`
+	rowC := `document.querySelector('#session-list li[data-key="codex/c1"] .state')`
+	waitPage(t, tab, "A failed with its reason", rowA+`.textContent === "failed: API Error: 400 fake invalid request for StopFailure"`, 10*time.Second)
+	waitPage(t, tab, "c1 done", rowC+`.textContent === "done just now"`, 10*time.Second)
+	// Failed outranks thinking (the remote session's) and done.
+	keys := pageEval[[]string](t, tab, `[...document.querySelectorAll("#session-list li")].map((li) => li.dataset.key)`)
+	if a, r, c := slices.Index(keys, "claude/"+sidA), slices.Index(keys, "claude/box:r1"), slices.Index(keys, "codex/c1"); a < 0 || a > r || r > c {
+		t.Errorf("the rows are %v, want the failed session, then the thinking one, then the done one", keys)
+	}
+	// The one-shots run out (the page hears of it in a view): the rows
+	// still say so, and the page counts the finished turn's age.
+	oneShotsOver := `((v) => ["` + sidA + `", "c1"].every((id) => v.sessions.find((s) => s.session_id === id).state === "idle"))(view)`
+	waitPage(t, tab, "the one-shots over", oneShotsOver, 15*time.Second)
+	waitPage(t, tab, "c1 done seconds ago", `/^done \d+s ago$/.test(`+rowC+`.textContent)`, 15*time.Second)
+	if got := pageEval[string](t, tab, rowA+`.textContent`); got != "failed: API Error: 400 fake invalid request for StopFailure" {
+		t.Errorf("A's row reads %q after its one-shot, want the failure and its reason", got)
+	}
 }
 
 // requestCard is a request's card in the page, found by its id.

@@ -202,7 +202,7 @@ var pages = sync.OnceValue(func() *template.Template {
 // pageData is what a page's template reads: the runtime's language (its
 // Lang for <html lang>, T for the text), the messages app.js formats
 // (the dashboard's, the tray tooltip's for the summary line, the ages,
-// the doctor's statuses),
+// the states' for a finished turn's row, the doctor's statuses),
 // as JSON for a <meta> the page reads, since the CSP runs no inline
 // script; and the login's secret for login.html.
 type pageData struct {
@@ -224,7 +224,7 @@ func (s *Server) servePage(w http.ResponseWriter, code int, name string, extra f
 func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
 	d := pageData{Printer: p}
 	if name == "index.html" {
-		b, _ := json.Marshal(p.Sections("dashboard", "tooltip", "age", "doctor.status", "recap.span"))
+		b, _ := json.Marshal(p.Sections("dashboard", "tooltip", "age", "state", "doctor.status", "recap.span"))
 		d.Messages = string(b)
 	}
 	if extra != nil {

@@ -545,6 +545,19 @@ func TestDashboardStream(t *testing.T) {
 		sessions[0].Title != "fix[2J the bug" {
 		t.Errorf("sessions in the view: %+v, want s9 working (Bash) with the working icon", sessions)
 	}
+	// A failed turn's row keeps the agent's reason, as one inert line,
+	// and sorts above the work in progress.
+	d.s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindTurnFailure, SessionID: "s8", Cwd: "/w/y", Time: time.Now(),
+		ErrorKind: "rate_limit", ErrorText: "API Error: 429\x1b[2J\u202e too\nmany"})
+	view = next("a view with s8 failed", func(typ string, m map[string]json.RawMessage) bool {
+		return typ == "view" && strings.Contains(string(m["sessions"]), `"session_id":"s8"`)
+	})
+	sessions = nil
+	json.Unmarshal(view["sessions"], &sessions)
+	if len(sessions) != 2 || sessions[0].SessionID != "s8" || sessions[0].Label != "failed: API Error: 429[2J too many" ||
+		sessions[0].Icon != "error" || sessions[0].Urgency != 2 || sessions[0].Outcome != "failed" || sessions[0].OutcomeAt.IsZero() {
+		t.Errorf("sessions in the view: %+v, want s8 first, failed with its reason in one line, then s9", sessions)
+	}
 }
 
 // dashRemotes are remote links as the remote package would keep them.

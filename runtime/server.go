@@ -814,7 +814,11 @@ func (s *Server) snapshotLocked() client.Snapshot {
 			Tool:        ss.Tool,
 			Subagents:   ss.Subagents,
 			Pending:     ss.Pending,
+			Questions:   ss.Questions,
 			LastEvent:   string(ss.LastKind),
+			Outcome:     string(ss.Outcome),
+			OutcomeAt:   ss.OutcomeAt,
+			FailReason:  ss.FailReason,
 			StartedAt:   ss.StartedAt,
 			UpdatedAt:   ss.UpdatedAt,
 		})

@@ -31,23 +31,25 @@ const (
 	// Notification is a one-shot for an agent notification that needs no
 	// answer.
 	Notification State = "notification"
+	// Error is a one-shot after a failed tool or turn.
+	Error State = "error"
 	// Waiting is not in the original app: a session blocked on the person
 	// (a permission request or a question) stays Waiting until the request
 	// is answered, withdrawn or the turn ends. The original only flashed a
 	// 2.5 s "notification", which loses the one fact clawd exists to show.
 	Waiting State = "waiting"
-	// Error is a one-shot after a failed tool or turn.
-	Error State = "error"
 )
 
 // Priority is the state's display priority: when sessions disagree, the
 // display shows the one with the highest. Unknown states rank with
-// Sleeping.
+// Sleeping. Waiting ranks above Error, unlike the original's error on
+// top: while requests wait, a failure elsewhere (or a tool that failed
+// beside the one asking) must not hide that the person is needed.
 func (s State) Priority() int {
 	switch s {
-	case Error:
-		return 9
 	case Waiting:
+		return 9
+	case Error:
 		return 8
 	case Notification:
 		return 7
@@ -105,6 +107,18 @@ func ParseState(s string) (State, bool) {
 	return st, st.Valid()
 }
 
+// Outcome is how a session's last turn ended.
+type Outcome string
+
+// Outcomes. A session keeps its last one until its next prompt.
+const (
+	OutcomeDone   Outcome = "done"
+	OutcomeFailed Outcome = "failed"
+)
+
+// MaxFailReason caps Session.FailReason, in characters.
+const MaxFailReason = 200
+
 // Key identifies a session: agent plus the agent's session id, so ids never
 // collide across agents.
 type Key struct {
@@ -130,6 +144,20 @@ type Session struct {
 	Tool       string // tool running or last run
 	Subagents  int    // running subagents
 	Pending    int    // open permission requests and questions
+	// Questions counts the Pending entries that are questions (Claude's
+	// AskUserQuestion, an MCP elicitation) rather than permission
+	// requests.
+	Questions int
+	// Outcome is how the last turn ended, kept past the one-shot that
+	// showed it until the next prompt (or a new start of the session):
+	// OutcomeDone at OutcomeAt, or OutcomeFailed at OutcomeAt because of
+	// FailReason, the agent's own words for it (Event.ErrorText, else an
+	// ErrorKind that says more than "failed"), one safe line of at most
+	// MaxFailReason characters (internal/text), or "" when the agent gave
+	// none. Empty while the turn after it runs, or before any turn ended.
+	Outcome    Outcome
+	OutcomeAt  time.Time
+	FailReason string
 	// Turns counts the prompts the session took since clawd tracks it
 	// (its subagents' own turns not included).
 	Turns     int
@@ -166,6 +194,10 @@ type Result struct {
 	// Stale is set by Tick when the session went stale: silent for
 	// SessionStale while its agent still runs (it is kept, idle).
 	Stale bool
+	// Late is set when the event was a late hook of a turn that had
+	// ended: it may have named the session (then Ignored is not set),
+	// and changed nothing else.
+	Late bool
 }
 
 // Options tunes a Machine. Zero values take the defaults of DefaultOptions.
@@ -261,6 +293,12 @@ type Machine struct {
 
 	shown      State
 	shownSince time.Time
+
+	// ended keeps the ledger of turns of the last maxEnded sessions that
+	// went (ended, died, went stale or were evicted), oldest first in
+	// endedOrder.
+	ended      map[Key]turns
+	endedOrder []Key
 }
 
 // New returns an empty machine.
@@ -268,6 +306,7 @@ func New(opts Options) *Machine {
 	return &Machine{
 		opts:     opts.withDefaults(),
 		sessions: make(map[Key]*session),
+		ended:    make(map[Key]turns),
 		shown:    Sleeping,
 	}
 }
@@ -291,14 +330,33 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		if ends {
 			return m.ignored(k, nil, now)
 		}
+		// A late hook of a turn of a session that ended does not bring
+		// it back: "late hooks never change liveness" (seed 000 §1.2).
+		// A session that ended is gone for the person; a slow
+		// PostToolBatch must not make it reappear, thinking, for the
+		// five minutes until the working-stale rule. A hook of a new
+		// turn, or any hook without a turn id, still revives it (a
+		// resumed session).
+		past, hadPast := m.ended[k]
+		if probe := past; hadPast && probe.late(&e, nil) {
+			return m.ignored(k, nil, now)
+		}
 		if s, res.Evicted = m.create(k, now); s == nil {
 			// Every tracked session waits for the person: no room.
 			return m.ignored(k, nil, now)
 		}
+		if hadPast {
+			s.turns = past
+			m.forgetEnded(k)
+		}
+	}
+	if s.late(&e) {
+		return m.late(s, &e, now)
 	}
 
 	s.touch(&e, now)
 	removed := false
+	baseBefore := s.base
 	switch e.Kind {
 	case agents.KindSessionStart:
 		// A SessionStart with source compact arrives in the middle of a
@@ -307,9 +365,12 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.base = Idle
 			s.clearPending()
 			s.subagents = s.subagents[:0]
+			s.turns.retire("")
+			s.setOutcome("", time.Time{}, "")
 		}
 	case agents.KindSessionEnd:
 		removed = true
+		s.turns.retire("")
 		if e.Reason == "clear" && !s.snap.Headless {
 			m.flashUntil = now.Add(m.opts.AutoReturn[Sweeping])
 		}
@@ -325,6 +386,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 		s.clearPending()
 		s.endDone()
+		s.setOutcome("", time.Time{}, "")
 		s.base = s.busy(Thinking)
 		if e.Kind == agents.KindPromptSubmit {
 			s.snap.Turns++
@@ -365,7 +427,11 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		// A concrete request supersedes the stand-in a permission_prompt
 		// notification opened for a dialog clawd had not heard of.
 		s.removePending(notifyPermission)
-		s.addPending(res.PendingKey)
+		if e.Kind == agents.KindQuestion {
+			s.addQuestion(res.PendingKey)
+		} else {
+			s.addPending(res.PendingKey)
+		}
 	case agents.KindPermissionDenied, agents.KindPermissionGranted:
 		// The agent reports how its own dialog was answered: the
 		// request is settled either way, and the turn goes on.
@@ -379,6 +445,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			// running any more.
 			s.base = Idle
 			s.clearPending()
+			s.endTurn(&e)
 		default:
 			if e.SubagentID != "" {
 				s.addSubagent(e.SubagentID)
@@ -394,10 +461,15 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.removePending(id)
 		}
 		s.removePending(notifyPermission)
-		if e.SubagentID != "" {
+		switch {
+		case e.TurnID != "" && (s.turns.noInfer || !s.turns.isOpen()):
+			// Whose results these are is unclear (an id the open turn
+			// did not announce), or no turn is open for them: the
+			// phase stays (see session.late).
+		case e.SubagentID != "":
 			s.addSubagent(e.SubagentID)
 			s.base = Juggling
-		} else {
+		default:
 			// The batch's results go back to the model.
 			s.base = s.busy(Thinking)
 		}
@@ -413,6 +485,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			// flash (the original's bug #400).
 			s.base = Idle
 			s.clearPending()
+			s.endTurn(&e)
 		case agents.NoticeQuestion:
 			if !s.hasQuestion() {
 				s.addPending(notifyElicitation)
@@ -442,6 +515,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 	case agents.KindTurnEnd:
 		s.clearPending()
+		s.endTurn(&e)
 		if e.Reason == agents.ReasonInterrupt {
 			// The person cut the turn short (Codex's Interrupt): nothing
 			// runs any more, and that is not "done" news. The same as
@@ -456,11 +530,14 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 			s.subagents = s.subagents[:0]
 			s.base = Idle
 			s.flash(Attention, now, m.opts.AutoReturn[Attention])
+			s.setOutcome(OutcomeDone, now, "")
 		}
 	case agents.KindTurnFailure:
 		s.clearPending()
+		s.endTurn(&e)
 		s.base = Idle
 		s.flash(Error, now, m.opts.AutoReturn[Error])
+		s.setOutcome(OutcomeFailed, now, FailReason(&e))
 	case agents.KindCompactStart:
 		s.compactUntil = now.Add(m.opts.CompactTimeout)
 	case agents.KindCompactEnd:
@@ -481,11 +558,27 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		}
 	}
 
+	if isBusy(s.base) && !isBusy(baseBefore) {
+		// The session works again, whether a prompt said so or not
+		// (an agent without prompt hooks, a script's POST /state): the
+		// last turn's outcome is no longer what it is doing.
+		s.setOutcome("", time.Time{}, "")
+	}
 	res.Session = s.snapshot(now)
 	if removed {
 		m.remove(s)
 		res.Removed = true
 	}
+	before := m.shown
+	m.updateDisplay(now)
+	res.Display, res.DisplayChanged = m.shown, m.shown != before
+	return res
+}
+
+// late reports a late hook of a turn that ended (see session.late): it
+// may have named the session, and changed nothing else.
+func (m *Machine) late(s *session, e *agents.Event, now time.Time) Result {
+	res := Result{Late: true, Ignored: !s.annotate(e), Session: s.snapshot(now)}
 	before := m.shown
 	m.updateDisplay(now)
 	res.Display, res.DisplayChanged = m.shown, m.shown != before
@@ -579,12 +672,38 @@ func keyLess(a, b Key) bool {
 }
 
 func (m *Machine) remove(s *session) {
+	if s.turns.known() {
+		m.keepEnded(s.key(), s.turns)
+	}
 	last := len(m.list) - 1
 	m.list[s.idx] = m.list[last]
 	m.list[s.idx].idx = s.idx
 	m.list[last] = nil
 	m.list = m.list[:last]
 	delete(m.sessions, s.key())
+}
+
+// maxEnded bounds the sessions whose turns Machine.ended keeps.
+const maxEnded = 64
+
+// keepEnded keeps the ledger of turns of session k, which is going, so
+// that the late hooks of its turns do not bring it back.
+func (m *Machine) keepEnded(k Key, l turns) {
+	if _, ok := m.ended[k]; !ok {
+		if len(m.endedOrder) == maxEnded {
+			delete(m.ended, m.endedOrder[0])
+			m.endedOrder = append(m.endedOrder[:0], m.endedOrder[1:]...)
+		}
+		m.endedOrder = append(m.endedOrder, k)
+	}
+	m.ended[k] = l
+}
+
+func (m *Machine) forgetEnded(k Key) {
+	delete(m.ended, k)
+	if i := slices.Index(m.endedOrder, k); i >= 0 {
+		m.endedOrder = slices.Delete(m.endedOrder, i, i+1)
+	}
 }
 
 // target is what the display should show at now, ignoring minimum display
@@ -606,10 +725,11 @@ func (m *Machine) target(now time.Time) State {
 }
 
 // updateDisplay moves the shown state to the target once the shown one
-// has had its minimum display time.
+// has had its minimum display time; Waiting is shown at once: the person
+// is needed now, and no one-shot's animation holds that back.
 func (m *Machine) updateDisplay(now time.Time) {
 	t := m.target(now)
-	if t == m.shown || now.Sub(m.shownSince) < m.opts.MinDisplay[m.shown] {
+	if t == m.shown || t != Waiting && now.Sub(m.shownSince) < m.opts.MinDisplay[m.shown] {
 		return
 	}
 	m.shown, m.shownSince = t, now
@@ -762,7 +882,7 @@ func (m *Machine) NextWake() time.Time {
 			at(s.snap.UpdatedAt.Add(m.opts.SessionStale))
 		}
 	}
-	if m.target(m.now) != m.shown {
+	if t := m.target(m.now); t != m.shown && t != Waiting {
 		at(m.shownSince.Add(m.opts.MinDisplay[m.shown]))
 	}
 	return w

@@ -583,13 +583,9 @@ func TestStale(t *testing.T) {
 		m := New(Options{})
 		m.Apply(ev(agents.KindToolStart, tool("Bash", "t1", "h1")), t0)
 		m.Apply(ev(agents.KindToolStart, tool("Bash", "t2", "h2"), inSession("s2")), t0)
-		m.Apply(ev(agents.KindPermissionRequest, tool("Bash", "", "h2"), inSession("s2")), t0)
-		// working holds the display for its 1 s before waiting shows.
-		if w := m.NextWake(); !w.Equal(t0.Add(sec)) {
-			t.Errorf("NextWake() = %v, want +1s", w.Sub(t0))
-		}
-		if res := m.Tick(t0.Add(sec), nil); len(res) != 1 || res[0].Display != Waiting {
-			t.Errorf("Tick(+1s) = %+v, want a display-only result, waiting", res)
+		// Waiting does not wait for working's minimum display time.
+		if r := m.Apply(ev(agents.KindPermissionRequest, tool("Bash", "", "h2"), inSession("s2")), t0); r.Display != Waiting {
+			t.Errorf("Apply(permission.request) display = %v, want waiting at once", r.Display)
 		}
 		if w := m.NextWake(); !w.Equal(t0.Add(5 * time.Minute)) {
 			t.Errorf("NextWake() = %v, want +5m", w.Sub(t0))
@@ -855,7 +851,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestStates(t *testing.T) {
-	order := []State{Sleeping, Idle, Thinking, Working, Juggling, Attention, Sweeping, Notification, Waiting, Error}
+	order := []State{Sleeping, Idle, Thinking, Working, Juggling, Attention, Sweeping, Notification, Error, Waiting}
 	for i := 1; i < len(order); i++ {
 		if order[i].Priority() < order[i-1].Priority() {
 			t.Errorf("%v.Priority() = %d < %v.Priority() = %d", order[i], order[i].Priority(), order[i-1], order[i-1].Priority())

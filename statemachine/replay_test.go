@@ -16,7 +16,7 @@ import (
 )
 
 // replayStart is the fixed time of a replay's first event; events follow
-// one second apart.
+// one second apart, unless a call says to wait longer (recorded.Wait).
 var replayStart = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 // replayEnv is the environment Claude Code gives its hooks: headless for
@@ -36,6 +36,10 @@ type recorded struct {
 	Event string            `json:"event"`
 	Stdin json.RawMessage   `json:"stdin"`
 	Env   map[string]string `json:"env"`
+	// Wait is how many seconds the call comes after the one before, when
+	// not one: the runs of testdata/late space their late calls out so the
+	// one-shots before them have run out.
+	Wait float64 `json:"wait"`
 }
 
 func readSequence(t *testing.T, path string) []recorded {
@@ -96,8 +100,16 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 		if id == "" {
 			id = "-"
 		}
-		fmt.Fprintf(&b, "%+7.1fs  %-20s %-19s %-3s  %-20s pending=%d  display=%s\n",
+		fmt.Fprintf(&b, "%+7.1fs  %-20s %-19s %-3s  %-20s pending=%d  display=%s",
 			now.Sub(replayStart).Seconds(), hook, kind, id, state, s.Pending, display)
+		// The last turn's outcome, while the session keeps it.
+		switch {
+		case s.Outcome == OutcomeFailed:
+			fmt.Fprintf(&b, "  failed %q", s.FailReason)
+		case s.Outcome != "":
+			fmt.Fprintf(&b, "  %s", s.Outcome)
+		}
+		b.WriteByte('\n')
 	}
 	// tickBefore runs the Ticks due before end. A wake at the very time of
 	// the next event is left to that event's Apply, which moves the
@@ -118,8 +130,14 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 		}
 		t.Fatalf("NextWake did not settle before %v", end)
 	}
+	now := replayStart
 	for i, r := range seq {
-		now := replayStart.Add(time.Duration(i) * time.Second)
+		switch {
+		case r.Wait > 0:
+			now = now.Add(time.Duration(r.Wait * float64(time.Second)))
+		case i > 0:
+			now = now.Add(time.Second)
+		}
 		tickBefore(now)
 		at = now
 		callEnv := env
@@ -134,6 +152,10 @@ func replayAgent(t *testing.T, seq []recorded, a *agents.Agent, env agents.Env) 
 			t.Fatalf("event %d decoded as %s, recorded as %s", i, e.HookEvent, r.Event)
 		}
 		res := m.Apply(e, now)
+		if res.Late {
+			line(now, r.Event+" (late)", e.Kind, res.Session, false, false, res.Display)
+			continue
+		}
 		if res.Ignored {
 			line(now, r.Event+" (ignored)", e.Kind, res.Session, false, false, res.Display)
 			continue
@@ -275,4 +297,26 @@ func attendedEnv(env map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// TestReplayLate replays the runs of testdata/late: recorded Claude Code
+// hook calls, in the order of a recorded run, with some of a turn's calls
+// played again after the turn ended, as a slow hook process delivers
+// them (each line's note says what was moved or changed). They replay as
+// attended sessions, so the display column means something.
+func TestReplayLate(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "late", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no late-event runs found")
+	}
+	for _, path := range files {
+		run := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		seq := readSequence(t, path)
+		t.Run(run, func(t *testing.T) {
+			checkGolden(t, run, path, replay(t, seq, true))
+		})
+	}
 }

@@ -1,10 +1,13 @@
 package statemachine
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 // recentCalls bounds the per-session memory of tool calls used to tie a
@@ -20,6 +23,75 @@ const (
 	hashPrefix        = "hash:"
 	questionPrefix    = "q:"
 )
+
+// recentTurns bounds the per-session ledger of turn ids (see turns).
+const recentTurns = 16
+
+// turnID is a turn id a session saw: open while its turn runs, retired
+// once the turn ended.
+type turnID struct {
+	id   string
+	open bool
+}
+
+// turns is a session's ledger of the agent's own turn ids (Claude's
+// prompt_id, Codex's turn_id: agents.Event.TurnID), the last recentTurns
+// of them. The hooks of one turn run as separate processes, so a turn's
+// PostToolUse or PostToolBatch may reach clawd after its Stop, even after
+// the next prompt: the ledger tells such a late hook from news (see
+// session.late).
+type turns struct {
+	ids  [recentTurns]turnID
+	next int
+	// noInfer is set while the open turn has seen an id no prompt
+	// announced: whose results a batch sent back to the model is then
+	// anyone's guess, so a batch does not move the phase.
+	noInfer bool
+}
+
+func (l *turns) find(id string) *turnID {
+	for i := range l.ids {
+		if l.ids[i].id == id {
+			return &l.ids[i]
+		}
+	}
+	return nil
+}
+
+// isOpen reports whether a turn is open.
+func (l *turns) isOpen() bool {
+	for _, t := range l.ids {
+		if t.open {
+			return true
+		}
+	}
+	return false
+}
+
+// add records id, open or retired, in place of the oldest entry.
+func (l *turns) add(id string, open bool) {
+	if t := l.find(id); t != nil {
+		t.open = open
+		return
+	}
+	l.ids[l.next] = turnID{id: id, open: open}
+	l.next = (l.next + 1) % recentTurns
+}
+
+// retire ends the open turn, and id with it when it is not empty: every
+// id the turn saw is retired.
+func (l *turns) retire(id string) {
+	for i := range l.ids {
+		l.ids[i].open = false
+	}
+	if id != "" {
+		l.add(id, false)
+	}
+	l.noInfer = false
+}
+
+// known reports whether the ledger has seen any turn.
+func (l *turns) known() bool { return l.ids[0].id != "" }
 
 type call struct {
 	id, hash string
@@ -41,12 +113,17 @@ type session struct {
 	compactUntil time.Time
 
 	// pending holds the keys of open permission requests and questions;
-	// there are rarely more than a few, so a slice beats a map.
+	// there are rarely more than a few, so a slice beats a map. asks are
+	// those of pending that a question opened, where the key does not say
+	// so itself (see isQuestion).
 	pending   []string
+	asks      []string
 	subagents []string
 
 	calls    [recentCalls]call
 	nextCall int
+
+	turns turns
 
 	// staleDone is set once the session-stale rule kept this session
 	// because its agent still runs; any event clears it.
@@ -80,6 +157,7 @@ func (s *session) peek(now time.Time) Session {
 	snap.State = s.state(now)
 	snap.BaseState = s.base
 	snap.Pending = len(s.pending)
+	snap.Questions = s.questions()
 	snap.Subagents = len(s.subagents)
 	snap.Titles = s.titles
 	return snap
@@ -111,14 +189,108 @@ func (s *session) touch(e *agents.Event, now time.Time) {
 	}
 	s.snap.Headless = e.Headless
 	if e.Title != "" {
-		src := e.TitleSource
-		if src == "" {
-			// A title whose source the sender did not say (a script's
-			// POST /state) ranks lowest, as a prompt's.
-			src = agents.TitleFromPrompt
-		}
-		s.retitle(e.Title, src)
+		s.retitle(e.Title, titleSource(e))
 	}
+}
+
+// titleSource is where e's title came from. A title whose source the
+// sender did not say (a script's POST /state) ranks lowest, as a
+// prompt's.
+func titleSource(e *agents.Event) agents.TitleSource {
+	return cmp.Or(e.TitleSource, agents.TitleFromPrompt)
+}
+
+// late reports whether e is a late hook of a turn that already ended, and
+// keeps the ledger of turns (seed 000 §1.2, the original's PostToolBatch
+// arbitration):
+//
+//   - a prompt opens its turn (and reopens an id an agent uses again)
+//     and retires the one before, whose Stop may never come (Esc while
+//     the model thinks fires no hook);
+//   - a hook of a retired turn is late: it may name the session (see
+//     annotate), never change its phase, its liveness or its requests;
+//   - an id never seen while a turn is open joins that turn, and turns
+//     off the batch's inference for it (turns.noInfer): the open turn
+//     is not retired, and the new id's own Stop ends it as any Stop;
+//   - a tool hook of an id never seen, with no turn open, opens a
+//     (queued) turn without a prompt; a batch does not (see Apply).
+//
+// Never late: events without a turn id; the session's start and end,
+// which are the session's, not a turn's; permission requests and
+// questions, whose hook blocks the agent until it hears back, so they
+// are news whatever turn they name; and the hooks of a subagent still
+// running, which carry the prompt that launched it after that prompt's
+// Stop (background agents).
+func (s *session) late(e *agents.Event) bool { return s.turns.late(e, s.subagents) }
+
+// late is session.late for a session whose running subagents are
+// subagents.
+func (l *turns) late(e *agents.Event, subagents []string) bool {
+	id := e.TurnID
+	if id == "" || e.SubagentID != "" && slices.Contains(subagents, e.SubagentID) {
+		return false
+	}
+	switch e.Kind {
+	case agents.KindSessionStart, agents.KindSessionEnd, agents.KindPermissionRequest, agents.KindQuestion:
+		return false
+	}
+	main := e.SubagentID == ""
+	t := l.find(id)
+	switch {
+	case main && (e.Kind == agents.KindPromptSubmit || e.Kind == agents.KindPromptExpansion):
+		if t == nil || !t.open {
+			l.retire("")
+			l.add(id, true)
+		}
+		return false
+	case t != nil:
+		return !t.open
+	case l.isOpen():
+		l.add(id, true)
+		l.noInfer = true
+	case main && opensTurn(e.Kind):
+		l.add(id, true)
+	}
+	return false
+}
+
+// endTurn ends the session's open turn, the agent's own (a subagent's
+// Stop or failure ends only the subagent's): its ids, and e's, are
+// retired.
+func (s *session) endTurn(e *agents.Event) {
+	if e.SubagentID == "" {
+		s.turns.retire(e.TurnID)
+	}
+}
+
+// opensTurn reports whether a hook of kind k, of a turn never seen, opens
+// one when none is open: the calls of a prompt whose submit clawd missed.
+func opensTurn(k agents.Kind) bool {
+	switch k {
+	case agents.KindToolStart, agents.KindToolEnd, agents.KindToolFailure,
+		agents.KindPermissionDenied, agents.KindPermissionGranted:
+		return true
+	}
+	return false
+}
+
+// annotate takes from a late hook what it may still say about the
+// session and reports whether anything changed: its title, and its
+// folders where the session has none yet (a late hook's folder is older
+// than what the session knows: the turn after may have changed it). It is
+// no activity: the session's age, last event and staleness stay.
+func (s *session) annotate(e *agents.Event) bool {
+	changed := false
+	if e.Cwd != "" && s.snap.Cwd == "" {
+		s.snap.Cwd, changed = e.Cwd, true
+	}
+	if e.ProjectDir != "" && s.snap.ProjectDir == "" {
+		s.snap.ProjectDir, changed = e.ProjectDir, true
+	}
+	if e.Title != "" && s.retitle(e.Title, titleSource(e)) {
+		changed = true
+	}
+	return changed
 }
 
 // retitle records a title from src (see agents.Titles for which wins) and
@@ -138,6 +310,27 @@ func (s *session) busy(st State) State {
 		return Juggling
 	}
 	return st
+}
+
+// setOutcome records how the last turn ended (see Session.Outcome); the
+// zero values clear it.
+func (s *session) setOutcome(o Outcome, at time.Time, reason string) {
+	s.snap.Outcome, s.snap.OutcomeAt, s.snap.FailReason = o, at, reason
+}
+
+// FailReason is why the turn of the failure e failed, as Session.FailReason
+// keeps it: the agent's own words, else its ErrorKind unless that says no
+// more than "failed" ("error", "unknown").
+func FailReason(e *agents.Event) string {
+	r := e.ErrorText
+	if r == "" {
+		switch k := strings.ToLower(strings.TrimSpace(e.ErrorKind)); k {
+		case "", "error", "unknown":
+		default:
+			r = e.ErrorKind
+		}
+	}
+	return text.Line(r, MaxFailReason)
 }
 
 func (s *session) flash(st State, now time.Time, d time.Duration) {
@@ -285,19 +478,46 @@ func (s *session) removePending(key string) {
 }
 
 func (s *session) removePendingIf(drop func(string) bool) {
-	out := s.pending[:0]
-	for _, k := range s.pending {
+	s.pending = dropIf(s.pending, drop)
+	s.asks = dropIf(s.asks, drop)
+}
+
+// dropIf removes the keys drop picks from keys, in place.
+func dropIf(keys []string, drop func(string) bool) []string {
+	out := keys[:0]
+	for _, k := range keys {
 		if !drop(k) {
 			out = append(out, k)
 		}
 	}
-	clear(s.pending[len(out):])
-	s.pending = out
+	clear(keys[len(out):])
+	return out
 }
 
 func (s *session) clearPending() {
 	clear(s.pending)
 	s.pending = s.pending[:0]
+	clear(s.asks)
+	s.asks = s.asks[:0]
+}
+
+// addQuestion adds the pending entry of a question.
+func (s *session) addQuestion(key string) {
+	s.addPending(key)
+	if !isQuestion(key) && !slices.Contains(s.asks, key) {
+		s.asks = append(s.asks, key)
+	}
+}
+
+// questions counts the pending entries that are questions.
+func (s *session) questions() int {
+	n := len(s.asks)
+	for _, k := range s.pending {
+		if isQuestion(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // isQuestion tells the entries of MCP questions (elicitations) apart from

@@ -20,7 +20,8 @@ func checkGolden(t *testing.T, name, got string) {
 }
 
 // busyView is a menu with every kind of line: requests of each kind,
-// sessions in many states, notifications paused.
+// sessions in many states and with the outcomes of their last turns,
+// notifications paused.
 func busyView(p i18n.Printer) View {
 	return View{Now: t0, Printer: p, View: client.View{
 		NotificationsPausedUntil: time.Date(2026, 11, 30, 13, 0, 0, 0, time.Local),
@@ -31,8 +32,14 @@ func busyView(p i18n.Printer) View {
 			sess("claude", "wait", "waiting", 2*time.Minute, func(s *client.SessionView) { s.Pending = 1 }),
 			sess("gemini", "boom", "error", 3*time.Second),
 			sess("claude", "sub", "juggling", time.Minute, func(s *client.SessionView) { s.Subagents = 2 }),
-			sess("claude", "q", "waiting", 0, func(s *client.SessionView) { s.Pending = 1; s.Title = "选颜色" }),
+			sess("claude", "q", "waiting", 0, func(s *client.SessionView) { s.Pending, s.Questions, s.Title = 1, 1, "选颜色" }),
 			sess("opencode", "old", "sleeping", 72*time.Hour),
+			sess("claude", "fin", "idle", 3*time.Minute, func(s *client.SessionView) {
+				s.BaseState, s.Outcome, s.OutcomeAt = "idle", "done", t0.Add(-3*time.Minute)
+			}),
+			sess("qwen", "api", "idle", time.Minute, func(s *client.SessionView) {
+				s.BaseState, s.Outcome, s.OutcomeAt, s.FailReason = "idle", "failed", t0.Add(-time.Minute), "API Error: 429 请求过多"
+			}),
 		}},
 		Permissions: []client.PermissionView{
 			perm("p1", "claude", "wait", client.KindPermission, func(p *client.PermissionView) {

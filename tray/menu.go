@@ -259,33 +259,19 @@ func sessionLabel(p i18n.Printer, s client.SessionView, now time.Time) string {
 	if p := present.Place(s.Title, s.Cwd); p != "" {
 		label += " · " + p
 	}
-	label += " — " + present.StateLabel(p, s)
-	if age := Age(p, now.Sub(s.UpdatedAt)); age != "" {
-		label += " · " + age
+	label += " — " + present.StatusLabel(p, s, now)
+	// A finished turn's label says when already ("done 3m ago").
+	if present.SessionStatus(s) != present.Done || s.OutcomeAt.IsZero() {
+		label += " · " + present.Age(p, now.Sub(s.UpdatedAt))
 	}
 	return clip(label)
-}
-
-// Age is a short duration for a menu: "now", "45s", "12m", "3h", "2d".
-func Age(p i18n.Printer, d time.Duration) string {
-	switch {
-	case d < 5*time.Second:
-		return p.T("age.now")
-	case d < time.Minute:
-		return p.T("age.seconds", int(d/time.Second))
-	case d < time.Hour:
-		return p.T("age.minutes", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return p.T("age.hours", int(d/time.Hour))
-	}
-	return p.T("age.days", int(d/(24*time.Hour)))
 }
 
 // clip is a menu label: one line by internal/text's policy, at most
 // maxLabel characters.
 func clip(s string) string { return text.Line(s, maxLabel) }
 
-// Tooltip is the one-line summary: "2 working, 1 needs you".
+// Tooltip is the one-line summary: "1 needs you, 2 working".
 func Tooltip(v View) string {
 	var needs, questions, failed, working, done, idle int
 	asks := map[[2]string]bool{}
@@ -298,20 +284,20 @@ func Tooltip(v View) string {
 		if s.Headless && s.Pending == 0 {
 			continue
 		}
-		switch present.Urgency(s) {
-		case 0:
-			if asks[[2]string{s.Agent, s.SessionID}] {
+		switch st := present.SessionStatus(s); st {
+		case present.NeedsYou, present.Asks:
+			if st == present.Asks || asks[[2]string{s.Agent, s.SessionID}] {
 				questions++
 			} else {
 				needs++
 			}
-		case 1:
+		case present.Failed:
 			failed++
-		case 2:
-			done++
-		case 3:
+		case present.Working, present.Thinking:
 			working++
-		case 4:
+		case present.Done:
+			done++
+		case present.Idle:
 			idle++
 		}
 	}
@@ -322,10 +308,11 @@ func Tooltip(v View) string {
 			parts = append(parts, p.N(key, n))
 		}
 	}
-	add(working, "tooltip.working")
+	// Most urgent first, in the order sessions are listed (present.Status).
 	add(needs, "tooltip.needs_you")
 	add(questions, "tooltip.questions")
 	add(failed, "tooltip.failed")
+	add(working, "tooltip.working")
 	add(done, "tooltip.done")
 	add(idle, "tooltip.idle")
 	s := strings.Join(parts, p.T("tooltip.sep"))

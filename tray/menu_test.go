@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/icons"
 )
@@ -92,7 +91,7 @@ func TestBuild(t *testing.T) {
 		}}},
 		icon: icons.NeedsYou,
 		want: []string{
-			"clawd: 2 working, 1 needs you, 1 failed, 1 idle (off)",
+			"clawd: 1 needs you, 1 failed, 2 working, 1 idle (off)",
 			"-",
 			"Needs you (1) (off)",
 			"Claude Code · Bash: npm test — wait",
@@ -108,6 +107,50 @@ func TestBuild(t *testing.T) {
 			"Claude Code · sub — juggling 2 subagents · 1m",
 			"Claude Code (headless) · ci — working · now",
 			"Claude Code · idle1 — idle · 3h",
+			"-",
+			"[ ] Do Not Disturb",
+			"Pause notifications for 1 h",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}, {
+		// Three requests wait while another session's turn failed: the
+		// icon says needs you; each session says what it is, the
+		// outcomes of finished turns included, most urgent first.
+		name: "outcomes stay, in priority order",
+		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "idle", "idle", time.Hour, func(s *client.SessionView) { s.BaseState = "idle" }),
+			sess("claude", "done", "idle", 3*time.Minute, func(s *client.SessionView) {
+				s.BaseState, s.Outcome, s.OutcomeAt = "idle", "done", t0.Add(-3*time.Minute)
+			}),
+			sess("claude", "fresh", "attention", 0, func(s *client.SessionView) {
+				s.BaseState, s.Outcome, s.OutcomeAt = "idle", "done", t0
+			}),
+			sess("claude", "think", "thinking", 0, func(s *client.SessionView) { s.BaseState = "thinking" }),
+			sess("claude", "work", "working", 0, func(s *client.SessionView) { s.BaseState, s.Tool = "working", "Bash" }),
+			sess("claude", "boom", "idle", 2*time.Minute, func(s *client.SessionView) {
+				s.BaseState, s.Outcome, s.OutcomeAt = "idle", "failed", t0.Add(-2*time.Minute)
+				s.FailReason = "API Error: 429 rate limited"
+			}),
+			sess("claude", "ask", "waiting", 0, func(s *client.SessionView) { s.BaseState, s.Pending, s.Questions = "working", 1, 1 }),
+			sess("claude", "wait", "waiting", time.Minute, func(s *client.SessionView) {
+				s.BaseState, s.Pending, s.Outcome, s.OutcomeAt = "working", 3, "failed", t0.Add(-time.Hour)
+			}),
+		}}}},
+		icon: icons.NeedsYou,
+		want: []string{
+			"clawd: 1 needs you, 1 question, 1 failed, 2 working, 2 done, 1 idle (off)",
+			"-",
+			"Sessions (8) (off)",
+			"Claude Code · wait — needs you · 1m",
+			"Claude Code · ask — has a question · now",
+			"Claude Code · boom — failed: API Error: 429 rate limited · 2m",
+			"Claude Code · work — working (Bash) · now",
+			"Claude Code · think — thinking · now",
+			"Claude Code · fresh — done just now",
+			"Claude Code · done — done 3m ago",
+			"Claude Code · idle — idle · 1h",
 			"-",
 			"[ ] Do Not Disturb",
 			"Pause notifications for 1 h",
@@ -338,21 +381,6 @@ func TestIconFor(t *testing.T) {
 	}
 }
 
-func TestAge(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "now"}, {4 * time.Second, "now"}, {45 * time.Second, "45s"}, {90 * time.Second, "1m"},
-		{59 * time.Minute, "59m"}, {3 * time.Hour, "3h"}, {47 * time.Hour, "47h"}, {72 * time.Hour, "3d"},
-	}
-	for _, tt := range tests {
-		if got := Age(i18n.Printer{}, tt.d); got != tt.want {
-			t.Errorf("Age(%v) = %q, want %q", tt.d, got, tt.want)
-		}
-	}
-}
-
 // TestBuildLabelsInert: a session's title, folder, tool and a request's
 // summary, suggestions and options reach the menu as one line each,
 // without control or format characters.
@@ -361,6 +389,7 @@ func TestBuildLabelsInert(t *testing.T) {
 	v := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
 		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.Title, s.Tool, s.Pending = evil, evil, 1 }),
 		sess("codex", "s2", "working", 0, func(s *client.SessionView) { s.Cwd, s.Tool = "/tmp/"+evil, evil }),
+		sess("codex", "s3", "idle", 0, func(s *client.SessionView) { s.Outcome, s.FailReason = "failed", evil }),
 	}},
 		Permissions: []client.PermissionView{
 			perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) {
@@ -383,7 +412,7 @@ func TestBuildLabelsInert(t *testing.T) {
 	}
 	m := Build(v)
 	walk(m.Items)
-	if !strings.Contains(strings.Join(outline(m.Items, 0), "\n"), "evil[2J line") {
+	if o := strings.Join(outline(m.Items, 0), "\n"); !strings.Contains(o, "evil[2J line") || !strings.Contains(o, "failed: evil[2J line") {
 		t.Errorf("the labels lost the text around what was dropped:\n%s", strings.Join(outline(m.Items, 0), "\n"))
 	}
 }

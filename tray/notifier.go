@@ -11,6 +11,7 @@ import (
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/notify"
 	"github.com/clawdhq/clawd/tray/present"
 )
@@ -165,6 +166,7 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 	case c.Event != nil:
 		e := c.Event
 		var kind notify.Kind
+		var detail string
 		switch e.Kind {
 		case agents.KindTurnEnd:
 			if e.Reason == agents.ReasonInterrupt {
@@ -173,13 +175,14 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 			}
 			kind = notify.Done
 		case agents.KindTurnFailure:
-			kind = notify.Failure
+			// Why, in the agent's words, as the session keeps it.
+			kind, detail = notify.Failure, statemachine.FailReason(&e.Event)
 		default:
 			return notify.Occurrence{}, false
 		}
 		return notify.Occurrence{
 			Kind: kind, Agent: e.Agent, AgentName: present.AgentName(e.Agent), SessionID: e.SessionID,
-			Title: e.Title, Cwd: e.Cwd, Detail: e.ErrorKind, Headless: e.Headless,
+			Title: e.Title, Cwd: e.Cwd, Detail: detail, Headless: e.Headless,
 			Subagent: e.SubagentID != "",
 		}, true
 	}

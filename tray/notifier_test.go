@@ -208,10 +208,12 @@ func TestNotifierTurnsEventsIntoNotes(t *testing.T) {
 	if n := notes[0]; n.Kind != notify.Done || !strings.Contains(n.Summary, "Claude Code") || !strings.Contains(n.Body, "fix the login") {
 		t.Errorf("note for a finished turn = %+v, want Done naming Claude Code and the session title", n)
 	}
-	srv.Ingest(ev(agents.KindTurnFailure, "s1", func(e *agents.Event) { e.ErrorKind = "rate_limit" }))
+	srv.Ingest(ev(agents.KindTurnFailure, "s1", func(e *agents.Event) {
+		e.ErrorKind, e.ErrorText = "rate_limit", "API Error: 429 rate limited"
+	}))
 	notes = rec.wait(t, 2)
-	if n := notes[1]; n.Kind != notify.Failure || !strings.Contains(n.Body, "rate_limit") {
-		t.Errorf("note for a failed turn = %+v, want Failure with the error kind", n)
+	if n := notes[1]; n.Kind != notify.Failure || !strings.Contains(n.Body, "API Error: 429 rate limited") {
+		t.Errorf("note for a failed turn = %+v, want Failure with the agent's reason", n)
 	}
 
 	// Headless sessions and subagents stay quiet; so does everything

@@ -20,13 +20,24 @@ type SessionView struct {
 	AgentPID    int    `json:"agent_pid,omitempty"`
 	// Host is the remote machine the session runs on (its profile, or
 	// "wsl:<distro>"); empty for this machine's.
-	Host      string    `json:"host,omitempty"`
-	Tool      string    `json:"tool,omitempty"`
-	Subagents int       `json:"subagents,omitempty"`
-	Pending   int       `json:"pending,omitempty"`
-	LastEvent string    `json:"last_event,omitempty"`
-	StartedAt time.Time `json:"started_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Host      string `json:"host,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Subagents int    `json:"subagents,omitempty"`
+	Pending   int    `json:"pending,omitempty"`
+	// Questions counts the Pending requests that are questions (an
+	// AskUserQuestion, an MCP elicitation), not permission requests.
+	Questions int    `json:"questions,omitempty"`
+	LastEvent string `json:"last_event,omitempty"`
+	// Outcome is how the session's last turn ended, "done" or "failed"
+	// (statemachine.Outcome), kept until its next prompt; empty while a
+	// turn runs. OutcomeAt is when; FailReason is why it failed, in the
+	// agent's own words as one safe line (internal/text), or empty when
+	// the agent did not say.
+	Outcome    string    `json:"outcome,omitempty"`
+	OutcomeAt  time.Time `json:"outcome_at,omitzero"`
+	FailReason string    `json:"fail_reason,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // Snapshot is GET /api/v1/sessions and `clawd status --json`.

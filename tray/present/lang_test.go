@@ -3,24 +3,39 @@ package present
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
-// TestStateLabels checks every state the state machine has reads as
-// words in every language, not as its id or a missing key.
+// TestStateLabels checks every state the state machine has, and every
+// status a session has, reads as words in every language, not as its id
+// or a missing key.
 func TestStateLabels(t *testing.T) {
+	words := func(l i18n.Lang, what, got, id string) {
+		t.Helper()
+		if strings.HasPrefix(got, "state.") || strings.Contains(got, "%!") || (l != i18n.English && got == id) || got == "" {
+			t.Errorf("%s in %s = %q, want words", what, l, got)
+		}
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, l := range i18n.Langs() {
 		p := i18n.For(l)
 		for _, st := range []statemachine.State{statemachine.Sleeping, statemachine.Idle, statemachine.Thinking,
 			statemachine.Working, statemachine.Juggling, statemachine.Carrying, statemachine.Attention,
 			statemachine.Sweeping, statemachine.Notification, statemachine.Waiting, statemachine.Error} {
-			got := StateLabel(p, client.SessionView{State: string(st)})
-			if strings.HasPrefix(got, "state.") || (l != i18n.English && got == string(st)) || got == "" {
-				t.Errorf("StateLabel(%s, %s) = %q, want words", l, st, got)
-			}
+			words(l, "DisplayLabel("+string(st)+")", DisplayLabel(p, string(st)), string(st))
+			words(l, "StateLabel("+string(st)+")", StateLabel(p, client.SessionView{State: string(st)}), string(st))
+		}
+		for _, s := range []client.SessionView{
+			{State: "waiting", BaseState: "working", Pending: 1, Questions: 1},
+			{State: "idle", BaseState: "idle", Outcome: "failed", FailReason: "API Error: 429"},
+			{State: "idle", BaseState: "idle", Outcome: "done", OutcomeAt: now.Add(-3 * time.Minute)},
+			{State: "idle", BaseState: "idle", Outcome: "done", OutcomeAt: now},
+		} {
+			words(l, "StatusLabel("+s.Outcome+")", StatusLabel(p, s, now), s.Outcome)
 		}
 	}
 }

@@ -10,36 +10,72 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/icons"
 )
 
-// Urgency orders sessions: whatever waits for the person first (0), then
-// failures (1) and news (2), then work in progress (3), then the idle (4)
-// and the rest (5).
-func Urgency(s client.SessionView) int {
-	if s.Pending > 0 {
-		return 0
+// Status is what a session is, in the order the tray, `clawd status` and
+// the dashboard list sessions: most urgent first. It is the session's
+// situation, not what the icon animates: a one-shot "done" or "failed"
+// lasts seconds, the outcome it announced lasts until the next prompt.
+type Status int
+
+// The statuses, most urgent first.
+const (
+	NeedsYou Status = iota // a permission request waits for the person
+	Asks                   // only questions wait for the person
+	Failed                 // the last turn failed
+	Working                // a tool, subagents or a compaction run
+	Thinking               // the model works on a prompt
+	Done                   // the last turn finished
+	Idle                   // open, nothing running, no outcome yet
+	Ended                  // gone, or a state clawd does not know
+)
+
+// SessionStatus is s's Status. What runs now comes before how the last
+// turn ended; a view of a bare state (no BaseState: the display's, or an
+// older runtime's session) reads that state.
+func SessionStatus(s client.SessionView) Status {
+	st := statemachine.State(s.State)
+	if s.Pending > 0 || st == statemachine.Waiting {
+		if s.Questions > 0 && s.Questions >= s.Pending {
+			return Asks
+		}
+		return NeedsYou
 	}
-	switch statemachine.State(s.State) {
-	case statemachine.Waiting:
-		return 0
+	base := statemachine.State(cmp.Or(s.BaseState, s.State))
+	switch {
+	case st == statemachine.Sweeping || st == statemachine.Carrying:
+		return Working // compacting, or creating a worktree
+	case base == statemachine.Working || base == statemachine.Juggling:
+		return Working
+	case base == statemachine.Thinking:
+		return Thinking
+	case s.Outcome == string(statemachine.OutcomeFailed):
+		return Failed
+	case s.Outcome == string(statemachine.OutcomeDone):
+		return Done
+	}
+	switch base {
 	case statemachine.Error:
-		return 1
-	case statemachine.Notification, statemachine.Attention:
-		return 2
-	case statemachine.Juggling, statemachine.Working, statemachine.Thinking,
-		statemachine.Sweeping, statemachine.Carrying:
-		return 3
-	case statemachine.Idle:
-		return 4
+		return Failed
+	case statemachine.Attention:
+		return Done
+	case statemachine.Idle, statemachine.Notification:
+		return Idle
 	}
-	return 5
+	return Ended
 }
+
+// Urgency is SessionStatus as a number, 0 most urgent, for the
+// dashboard's page (which names the numbers in app.js).
+func Urgency(s client.SessionView) int { return int(SessionStatus(s)) }
 
 // Sort orders sessions most urgent first; among equals the headless ones
 // after their peers, then the most recently updated first.
@@ -65,28 +101,96 @@ func boolOrder(a, b bool) int {
 	return -1
 }
 
-// StateLabel says what a session does, in words, in p's language:
-// "working (Bash)", "needs you".
+// StateLabel says what a session is (its Status), in words, in p's
+// language: "needs you", "failed: API Error: 429 …", "working (Bash)",
+// "done". StatusLabel adds when the last turn finished.
 func StateLabel(p i18n.Printer, s client.SessionView) string {
-	if s.Pending > 0 {
+	switch SessionStatus(s) {
+	case NeedsYou:
 		return p.T("state.waiting")
-	}
-	switch st := statemachine.State(s.State); st {
-	case statemachine.Working, statemachine.Carrying:
-		if s.Tool != "" {
-			return p.T("state.working_tool", s.Tool)
+	case Asks:
+		return p.T("state.question")
+	case Failed:
+		if r := text.Line(s.FailReason, statemachine.MaxFailReason); r != "" {
+			return p.T("state.failed_reason", r)
 		}
-		return p.T("state.working")
+		return p.T("state.error")
+	case Working:
+		st := statemachine.State(s.State)
+		if st != statemachine.Sweeping && st != statemachine.Carrying && s.BaseState != "" {
+			st = statemachine.State(s.BaseState)
+		}
+		return workLabel(p, st, s)
+	case Thinking:
+		return p.T("state.thinking")
+	case Done:
+		return p.T("state.attention")
+	case Idle:
+		return p.T("state.idle")
+	}
+	return DisplayLabel(p, s.State)
+}
+
+// StatusLabel is StateLabel with the age of a finished turn, counted to
+// now: "done 3m ago".
+func StatusLabel(p i18n.Printer, s client.SessionView, now time.Time) string {
+	if SessionStatus(s) != Done || s.OutcomeAt.IsZero() {
+		return StateLabel(p, s)
+	}
+	if d := now.Sub(s.OutcomeAt); d >= nowFor {
+		return p.T("state.done_ago", Age(p, d))
+	}
+	return p.T("state.done_now")
+}
+
+// DisplayLabel says a state in words: what the icon shows, "done" for
+// the few seconds of its one-shot, "needs you", "has news".
+func DisplayLabel(p i18n.Printer, state string) string {
+	switch st := statemachine.State(state); st {
+	case statemachine.Working, statemachine.Carrying, statemachine.Juggling:
+		return workLabel(p, st, client.SessionView{})
+	case statemachine.Waiting, statemachine.Error, statemachine.Attention, statemachine.Notification,
+		statemachine.Thinking, statemachine.Sweeping, statemachine.Idle, statemachine.Sleeping:
+		return p.T("state." + string(st))
+	}
+	return state
+}
+
+// workLabel says what runs: "working (Bash)", "juggling 2 subagents",
+// "compacting".
+func workLabel(p i18n.Printer, st statemachine.State, s client.SessionView) string {
+	switch st {
 	case statemachine.Juggling:
 		if s.Subagents > 0 {
 			return p.N("state.juggling_n", s.Subagents)
 		}
 		return p.T("state.juggling")
-	case statemachine.Waiting, statemachine.Error, statemachine.Attention, statemachine.Notification,
-		statemachine.Thinking, statemachine.Sweeping, statemachine.Idle, statemachine.Sleeping:
-		return p.T("state." + string(st))
+	case statemachine.Sweeping:
+		return p.T("state.sweeping")
 	}
-	return s.State
+	if s.Tool != "" {
+		return p.T("state.working_tool", s.Tool)
+	}
+	return p.T("state.working")
+}
+
+// nowFor is how long an event counts as just now.
+const nowFor = 5 * time.Second
+
+// Age is a short duration for a menu or a table: "now", "45s", "12m",
+// "3h", "2d".
+func Age(p i18n.Printer, d time.Duration) string {
+	switch {
+	case d < nowFor:
+		return p.T("age.now")
+	case d < time.Minute:
+		return p.T("age.seconds", int(d/time.Second))
+	case d < time.Hour:
+		return p.T("age.minutes", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return p.T("age.hours", int(d/time.Hour))
+	}
+	return p.T("age.days", int(d/(24*time.Hour)))
 }
 
 // LinkState is a remote link's state as a word in p's language: "up",
@@ -122,14 +226,20 @@ func StateIcon(state string) (n icons.Name, ok bool) {
 	return "", false
 }
 
-// SessionIcon is the tray's icon for one session: a question when what
-// it waits for is one (asks), else its state's.
+// SessionIcon is the icon of one session's row: a question when what it
+// waits for is one (asks, or the session says so), the outcome of its
+// last turn while nothing runs, else its state's.
 func SessionIcon(s client.SessionView, asks bool) icons.Name {
-	if s.Pending > 0 || statemachine.State(s.State) == statemachine.Waiting {
-		if asks {
+	switch SessionStatus(s) {
+	case NeedsYou, Asks:
+		if asks || SessionStatus(s) == Asks {
 			return icons.Question
 		}
 		return icons.NeedsYou
+	case Failed:
+		return icons.Error
+	case Done:
+		return icons.Done
 	}
 	if n, ok := StateIcon(s.State); ok {
 		return n

@@ -2,7 +2,9 @@ package present
 
 import (
 	"testing"
+	"time"
 
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/icons"
 )
@@ -42,6 +44,85 @@ func TestSessionIcon(t *testing.T) {
 	for _, tt := range tests {
 		if got := SessionIcon(tt.s, tt.asks); got != tt.want {
 			t.Errorf("SessionIcon(%s, pending %d, asks %v) = %s, want %s", tt.s.State, tt.s.Pending, tt.asks, got, tt.want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "now"}, {4 * time.Second, "now"}, {45 * time.Second, "45s"}, {90 * time.Second, "1m"},
+		{59 * time.Minute, "59m"}, {3 * time.Hour, "3h"}, {47 * time.Hour, "47h"}, {72 * time.Hour, "3d"},
+	}
+	for _, tt := range tests {
+		if got := Age(i18n.Printer{}, tt.d); got != tt.want {
+			t.Errorf("Age(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+// TestSessionStatus: what a session is, in the order the tray, `clawd
+// status` and the dashboard list sessions. What runs now comes before the
+// last turn's outcome; the outcome outlasts the one-shot that showed it.
+func TestSessionStatus(t *testing.T) {
+	tests := []struct {
+		s    client.SessionView
+		want Status
+	}{
+		{client.SessionView{State: "waiting", BaseState: "working", Pending: 3}, NeedsYou},
+		{client.SessionView{State: "waiting", BaseState: "working", Pending: 2, Questions: 1}, NeedsYou},
+		{client.SessionView{State: "waiting", BaseState: "working", Pending: 1, Questions: 1}, Asks},
+		{client.SessionView{State: "waiting", BaseState: "idle", Pending: 1, Outcome: "failed"}, NeedsYou},
+		{client.SessionView{State: "error", BaseState: "idle", Outcome: "failed"}, Failed},
+		{client.SessionView{State: "idle", BaseState: "idle", Outcome: "failed"}, Failed},
+		{client.SessionView{State: "error", BaseState: "working"}, Working}, // a tool failed, the turn goes on
+		{client.SessionView{State: "juggling", BaseState: "juggling"}, Working},
+		{client.SessionView{State: "sweeping", BaseState: "idle", Outcome: "done"}, Working},
+		{client.SessionView{State: "thinking", BaseState: "thinking"}, Thinking},
+		{client.SessionView{State: "attention", BaseState: "idle", Outcome: "done"}, Done},
+		{client.SessionView{State: "idle", BaseState: "idle", Outcome: "done"}, Done},
+		{client.SessionView{State: "notification", BaseState: "idle"}, Idle},
+		{client.SessionView{State: "idle", BaseState: "idle"}, Idle},
+		{client.SessionView{State: "sleeping", BaseState: "sleeping"}, Ended},
+		// Bare states: the display's, an older runtime's sessions.
+		{client.SessionView{State: "error"}, Failed},
+		{client.SessionView{State: "attention"}, Done},
+		{client.SessionView{State: "something-new"}, Ended},
+	}
+	for _, tt := range tests {
+		if got := SessionStatus(tt.s); got != tt.want {
+			t.Errorf("SessionStatus(%s/%s pending %d questions %d outcome %q) = %d, want %d",
+				tt.s.State, tt.s.BaseState, tt.s.Pending, tt.s.Questions, tt.s.Outcome, got, tt.want)
+		}
+	}
+}
+
+// TestStatusLabel: the outcome of the last turn in words, with its age
+// or its reason, one line.
+func TestStatusLabel(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	p := i18n.Printer{}
+	tests := []struct {
+		s    client.SessionView
+		want string
+	}{
+		{client.SessionView{State: "idle", BaseState: "idle", Outcome: "done", OutcomeAt: now.Add(-3 * time.Minute)}, "done 3m ago"},
+		{client.SessionView{State: "attention", BaseState: "idle", Outcome: "done", OutcomeAt: now.Add(-time.Second)}, "done just now"},
+		{client.SessionView{State: "idle", BaseState: "idle", Outcome: "failed", FailReason: "API Error: 429 {\"type\":\"error\"}"},
+			"failed: API Error: 429 {\"type\":\"error\"}"},
+		{client.SessionView{State: "idle", BaseState: "idle", Outcome: "failed", FailReason: "bad\x1b[2J\u202e\nthing"}, "failed: bad[2J thing"},
+		{client.SessionView{State: "idle", BaseState: "idle", Outcome: "failed"}, "failed"},
+		{client.SessionView{State: "waiting", BaseState: "working", Pending: 1, Questions: 1}, "has a question"},
+		{client.SessionView{State: "waiting", BaseState: "idle", Pending: 3, Outcome: "failed", FailReason: "x"}, "needs you"},
+		{client.SessionView{State: "error", BaseState: "working", Tool: "Bash"}, "working (Bash)"},
+		{client.SessionView{State: "sweeping", BaseState: "idle"}, "compacting"},
+		{client.SessionView{State: "juggling", BaseState: "juggling", Subagents: 2}, "juggling 2 subagents"},
+	}
+	for _, tt := range tests {
+		if got := StatusLabel(p, tt.s, now); got != tt.want {
+			t.Errorf("StatusLabel(%+v) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
 }

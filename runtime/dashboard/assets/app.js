@@ -179,19 +179,29 @@ function render(v) {
   showSections(v.features);
 }
 
+// status names the runtime's session urgencies (present.Status): most
+// urgent first, the order the rows come in.
+const status = {needsYou: 0, asks: 1, failed: 2, working: 3, thinking: 4, done: 5, idle: 6};
+
+// renderSummary counts the sessions as the tray's tooltip does, most
+// urgent first.
 function renderSummary(v) {
-  const c = {needs: v.permissions.length, working: 0, done: 0, failed: 0, idle: 0};
+  const asks = new Set(v.permissions.filter((p) => p.kind === "question").map((p) => p.agent + "/" + p.session_id));
+  const c = {needs: 0, questions: 0, failed: 0, working: 0, done: 0, idle: 0};
   for (const s of v.sessions) {
     if (s.headless && !s.pending) continue;
-    if (s.urgency === 1) c.failed++;
-    else if (s.urgency === 2) c.done++;
-    else if (s.urgency === 3) c.working++;
-    else if (s.urgency === 4) c.idle++;
+    if (s.urgency === status.asks || (s.urgency === status.needsYou && asks.has(s.agent + "/" + s.session_id))) c.questions++;
+    else if (s.urgency === status.needsYou) c.needs++;
+    else if (s.urgency === status.failed) c.failed++;
+    else if (s.urgency === status.working || s.urgency === status.thinking) c.working++;
+    else if (s.urgency === status.done) c.done++;
+    else if (s.urgency === status.idle) c.idle++;
   }
   const parts = [];
-  if (c.working) parts.push(t("tooltip.working", c.working));
   if (c.needs) parts.push(t("tooltip.needs_you", c.needs));
+  if (c.questions) parts.push(n("tooltip.questions", c.questions));
   if (c.failed) parts.push(t("tooltip.failed", c.failed));
+  if (c.working) parts.push(t("tooltip.working", c.working));
   if (c.done) parts.push(t("tooltip.done", c.done));
   if (c.idle) parts.push(t("tooltip.idle", c.idle));
   let s = parts.join(t("tooltip.sep")) || t("tooltip.none");
@@ -364,6 +374,9 @@ function updateSession(li, s) {
   b.dataset.agent = s.agent;
   b.dataset.id = s.session_id;
   b.dataset.updated = s.updated_at;
+  // A finished turn's row says how long ago (see stateText).
+  b.dataset.label = s.label;
+  b.dataset.done = s.urgency === status.done && s.outcome_at ? s.outcome_at : "";
   b.className = "session u" + s.urgency;
   const img = b.querySelector("img");
   const src = "/ui/icons/" + s.icon + ".png";
@@ -375,7 +388,7 @@ function updateSession(li, s) {
   b.title = s.host ? t("dashboard.runs_on", s.host) : t("dashboard.bring_front");
   setText(b.querySelector(".agent"), s.agent_name + (s.headless ? t("dashboard.headless") : "") + (s.host ? " @" + s.host : ""));
   setText(b.querySelector(".title"), place(s.title, s.cwd) || s.session_id);
-  setText(b.querySelector(".state"), s.label + (s.subagents && s.state !== "juggling" ? n("dashboard.subagents", s.subagents) : ""));
+  setText(b.querySelector(".state"), stateText(b) + (s.subagents && s.state !== "juggling" ? n("dashboard.subagents", s.subagents) : ""));
   setText(b.querySelector(".folder"), s.cwd || "");
   setText(b.querySelector(".age"), age(s.updated_at));
 }
@@ -388,8 +401,19 @@ async function focusSession(agent, id) {
   }
 }
 
+// stateText is a row's status in words: the runtime's label ("failed:
+// API Error: 429 …", "working (Bash)"), and for a finished turn "done 3m
+// ago", counted here so it moves on between views.
+function stateText(b) {
+  if (!b.dataset.done) return b.dataset.label;
+  return seconds(b.dataset.done) < 5 ? t("state.done_now") : t("state.done_ago", age(b.dataset.done));
+}
+
 setInterval(() => {
-  for (const b of document.querySelectorAll("#session-list .session")) setText(b.querySelector(".age"), age(b.dataset.updated));
+  for (const b of document.querySelectorAll("#session-list .session")) {
+    setText(b.querySelector(".age"), age(b.dataset.updated));
+    if (b.dataset.done) setText(b.querySelector(".state"), stateText(b));
+  }
 }, 5000);
 
 // ---- events
