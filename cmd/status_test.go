@@ -192,6 +192,24 @@ func TestStatusIntegrations(t *testing.T) {
 	}
 }
 
+// TestStatusProblems: what is wrong with the runtime itself takes a line
+// each, its text made safe for the terminal, with what to do.
+func TestStatusProblems(t *testing.T) {
+	snap := client.Snapshot{DisplayState: "idle", Problems: []client.Problem{
+		{ID: "dashboard", Text: "the dashboard is unavailable: ports 23333-23337 are all held", Fix: "clawd doctor names who holds them"},
+		{ID: "history", Text: "the history cannot be written\x1b[31m (disk full)"},
+	}}
+	e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": "C.UTF-8"})
+	renderStatus(e, snap)
+	want := "display: idle\n" +
+		"! the dashboard is unavailable: ports 23333-23337 are all held (clawd doctor names who holds them)\n" +
+		"! the history cannot be written[31m (disk full)\n" +
+		"no sessions\n"
+	if out.String() != want {
+		t.Errorf("renderStatus =\n%q\nwant\n%q", out, want)
+	}
+}
+
 // TestStatusOutcomes draws the table of sessions in every status, most
 // urgent first, with the outcomes of finished turns ("done 3m ago",
 // "failed: <reason>"), against testdata/status.golden.txt and, in

@@ -107,10 +107,12 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		add("reachable", OK, i18n.M("doctor.finding.answers", h.Version, h.PID, sock), none)
 	}
 	var links []client.RemoteLink
+	var problems []client.Problem
 	if rt.client != nil {
 		if snap, err := rt.client.Sessions(dctx); err == nil {
 			rt.integrations = snap.Integrations
 			links = snap.Remotes
+			problems = snap.Problems
 		}
 	}
 
@@ -165,8 +167,25 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		add("ports", OK, i18n.M("doctor.finding.ports_ok", portRange(o.Ports)), none)
 	}
 	rt.checks = append(rt.checks, linkChecks(links)...)
+	// What the runtime says is wrong with itself (the history or the
+	// automations that cannot be written, a store moved aside), in the
+	// runtime's words; a missing port is runtime.port's already.
+	for _, p := range problems {
+		if p.ID == runtimeProblemDashboard {
+			continue
+		}
+		fix := none
+		if p.Fix != "" {
+			fix = i18n.M("doctor.fixes.runtime_problem", p.Fix)
+		}
+		add(p.ID, Warn, i18n.M("doctor.finding.runtime_problem", p.Text), fix)
+	}
 	return rt
 }
+
+// runtimeProblemDashboard is runtime.ProblemDashboard (the runtime
+// package is not linked here for one string).
+const runtimeProblemDashboard = "dashboard"
 
 // linkChecks reports the runtime's links to remote machines (clawd
 // remote add): a link that is not up leaves that machine's agents

@@ -14,6 +14,7 @@ import (
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/internal/intrudertest"
 	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -167,6 +168,23 @@ func TestRuntimeChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		want(t, runtimeChecks(t, home, closedPort(t)), "runtime.port", Warn, "the runtime has no TCP port")
+	})
+
+	t.Run("automations store unreadable", func(t *testing.T) {
+		// The runtime moved a damaged automations.db aside: doctor says
+		// so, as the runtime words it.
+		home := filepath.Join(t.TempDir(), ".clawd")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, automations.StoreFile), []byte("not a database, not at all: garbage"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		startRuntimeWith(t, runtime.Config{Home: home, Version: "test",
+			OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
+				return automations.Open(ctx, automations.Options{Home: home})
+			}})
+		want(t, runtimeChecks(t, home), "runtime.automations.store", Warn, "automations.db was unreadable")
 	})
 
 	t.Run("left over", func(t *testing.T) {

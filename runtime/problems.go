@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -42,17 +43,48 @@ func (s *Server) clearProblem(id string) {
 	}
 }
 
-// problemList is the problems in id order, nil without any.
+// problemList is the problems in id order, nil without any: those
+// reported, and the automations' as their engine says them now.
 func (s *Server) problemList() []client.Problem {
+	out := s.automationProblems()
 	s.problems.mu.Lock()
-	defer s.problems.mu.Unlock()
-	if len(s.problems.m) == 0 {
-		return nil
-	}
-	out := make([]client.Problem, 0, len(s.problems.m))
 	for _, p := range s.problems.m {
 		out = append(out, p)
 	}
+	s.problems.mu.Unlock()
+	if len(out) == 0 {
+		return nil
+	}
 	slices.SortFunc(out, func(a, b client.Problem) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// automationProblems are what keeps the person's automations from
+// running as written: the engine that did not open, a store found
+// unreadable and moved aside, events waiting for a store that cannot be
+// written, an automations.toml that is not used.
+func (s *Server) automationProblems() []client.Problem {
+	p := s.cfg.Printer
+	var out []client.Problem
+	if why := s.autoOff.Load(); why != nil {
+		out = append(out, client.Problem{ID: "automations", Text: p.T("problem.automations_off", text.Line(*why, 300)),
+			Fix: p.T("problem.automations_off_fix")})
+	}
+	e := s.auto.Load()
+	if e == nil {
+		return out
+	}
+	if r := e.Recovered(); r != "" {
+		out = append(out, client.Problem{ID: "automations.store", Text: text.Line(r, 400)})
+	}
+	if b := e.Backlog(); b.WriteError != "" {
+		out = append(out, client.Problem{ID: "automations.queue",
+			Text: p.N("problem.automations_waiting", b.Queued, text.Line(b.WriteError, 200)), Fix: p.T("problem.history_fix")})
+	}
+	if err := e.LoadError(); err != nil {
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		out = append(out, client.Problem{ID: "automations.file", Text: p.T("problem.automations_file", text.Line(first, 300)),
+			Fix: p.T("problem.automations_file_fix")})
+	}
 	return out
 }

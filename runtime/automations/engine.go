@@ -1112,6 +1112,10 @@ const (
 	BindingDisabled    = "disabled"
 )
 
+// LoadError is why automations.toml is not used (nil when it is, or when
+// there is none): its definitions stay off until the file is fixed.
+func (e *Engine) LoadError() error { return e.defs.Load().err }
+
 // Definitions lists the definitions in force with their hashes and
 // bindings, and the file's problems when it could not be used.
 func (e *Engine) Definitions(ctx context.Context) ([]DefinitionView, error) {
