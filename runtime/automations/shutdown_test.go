@@ -98,3 +98,49 @@ policy = { timeout = "120s", concurrency = "parallel" }
 		}
 	}
 }
+
+// TestShutdownCancelsHangingWebhook: a webhook whose receiver never
+// answers (under a 2-minute timeout) holds nothing up when the runtime
+// stops: Run returns at once and the run is outcome_unknown.
+func TestShutdownCancelsHangingWebhook(t *testing.T) {
+	ctx := context.Background()
+	clock := newFakeClock()
+	rec := newReceiver(t)
+	rec.hold = make(chan struct{})
+	defer close(rec.hold)
+	arrived := make(chan struct{}, 1)
+	rec.answerFor = func(b body, n int) int {
+		arrived <- struct{}{}
+		return 200
+	}
+	e := testEngine(t, clock, webhookDef("hang", rec.URL, `policy = { timeout = "120s" }
+`))
+	trust(t, e, "hang")
+	if err := e.Observe(ctx, completed("s1", "t1", clock.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DispatchOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(runCtx)
+	}()
+	select {
+	case <-arrived:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the webhook never arrived")
+	}
+	stop()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return within 10 s of the stop: it waits for the hanging webhook")
+	}
+	rs := runsOf(t, e)
+	if len(rs) != 1 || rs[0].State != StateOutcomeUnknown || rs[0].ErrorCode != CodeShutdown {
+		t.Fatalf("runs after the stop = %+v, want one outcome_unknown with %s", rs, CodeShutdown)
+	}
+}
