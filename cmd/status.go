@@ -141,8 +141,8 @@ func renderStatus(e *env, snap client.Snapshot) {
 	// What is wrong with the runtime itself: what the person is missing.
 	for _, pr := range snap.Problems {
 		line := text.Line(pr.Text, 0)
-		if pr.Fix != "" {
-			line = e.t("status.problem_fix", line, text.Line(pr.Fix, 0))
+		if pr.Remedy != "" {
+			line = e.t("status.problem_fix", line, text.Line(pr.Remedy, 0))
 		}
 		fmt.Fprintln(w, e.t("status.problem", line))
 	}

@@ -196,7 +196,7 @@ func TestStatusIntegrations(t *testing.T) {
 // each, its text made safe for the terminal, with what to do.
 func TestStatusProblems(t *testing.T) {
 	snap := client.Snapshot{DisplayState: "idle", Problems: []client.Problem{
-		{ID: "dashboard", Text: "the dashboard is unavailable: ports 23333-23337 are all held", Fix: "clawd doctor names who holds them"},
+		{ID: "dashboard", Text: "the dashboard is unavailable: ports 23333-23337 are all held", Remedy: "clawd doctor names who holds them"},
 		{ID: "history", Text: "the history cannot be written\x1b[31m (disk full)"},
 	}}
 	e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": "C.UTF-8"})

@@ -175,8 +175,8 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 			continue
 		}
 		fix := none
-		if p.Fix != "" {
-			fix = i18n.M("doctor.fixes.runtime_problem", p.Fix)
+		if p.Remedy != "" {
+			fix = i18n.M("doctor.fixes.runtime_problem", p.Remedy)
 		}
 		add(p.ID, Warn, i18n.M("doctor.finding.runtime_problem", p.Text), fix)
 	}

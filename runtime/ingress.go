@@ -143,7 +143,14 @@ func (s *Server) IngressHandler(in *Ingress) http.Handler {
 		writeJSON(w, http.StatusOK, client.RemoteTest{Nonce: t.Nonce, Profile: in.Label, Version: s.cfg.Version})
 	}))
 	mux.HandleFunc("/", notFound)
-	return identify(othersOut(guardHost(func(h string) bool { return loopbackHostPort(h, in.Port) }, s.bodyDeadline(mux))))
+	h := guardHost(func(h string) bool { return loopbackHostPort(h, in.Port) }, s.bodyDeadline(mux))
+	if in.Distro == "" {
+		// An SSH profile's hooks come through this user's own ssh;
+		// a WSL distro's come from its own user, whom the token and
+		// the generation are for.
+		h = othersOut(h)
+	}
+	return identify(h)
 }
 
 // hello answers a hook's nonce with its Proof, for the current generation

@@ -336,9 +336,9 @@ func (s *Server) historyFailing(err error, waiting int) {
 	}
 	p := s.cfg.Printer
 	s.setProblem(client.Problem{
-		ID:   ProblemHistory,
-		Text: p.N("problem.history", waiting, err.Error()),
-		Fix:  p.T("problem.history_fix"),
+		ID:     ProblemHistory,
+		Text:   p.N("problem.history", waiting, err.Error()),
+		Remedy: p.T("problem.history_fix"),
 	})
 }
 

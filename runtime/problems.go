@@ -68,7 +68,7 @@ func (s *Server) automationProblems() []client.Problem {
 	var out []client.Problem
 	if why := s.autoOff.Load(); why != nil {
 		out = append(out, client.Problem{ID: "automations", Text: p.T("problem.automations_off", text.Line(*why, 300)),
-			Fix: p.T("problem.automations_off_fix")})
+			Remedy: p.T("problem.automations_off_fix")})
 	}
 	e := s.auto.Load()
 	if e == nil {
@@ -79,12 +79,12 @@ func (s *Server) automationProblems() []client.Problem {
 	}
 	if b := e.Backlog(); b.WriteError != "" {
 		out = append(out, client.Problem{ID: "automations.queue",
-			Text: p.N("problem.automations_waiting", b.Queued, text.Line(b.WriteError, 200)), Fix: p.T("problem.history_fix")})
+			Text: p.N("problem.automations_waiting", b.Queued, text.Line(b.WriteError, 200)), Remedy: p.T("problem.history_fix")})
 	}
 	if err := e.LoadError(); err != nil {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		out = append(out, client.Problem{ID: "automations.file", Text: p.T("problem.automations_file", text.Line(first, 300)),
-			Fix: p.T("problem.automations_file_fix")})
+			Remedy: p.T("problem.automations_file_fix")})
 	}
 	return out
 }

@@ -518,7 +518,7 @@ func (s *Server) dashboardProblem(port int, err error) client.Problem {
 	if port >= 0 {
 		what = p.T("problem.port_failed", port, err)
 	}
-	return client.Problem{ID: ProblemDashboard, Text: p.T("problem.dashboard", what), Fix: p.T("problem.dashboard_fix")}
+	return client.Problem{ID: ProblemDashboard, Text: p.T("problem.dashboard", what), Remedy: p.T("problem.dashboard_fix")}
 }
 
 // portSpan is client.Ports as "23333-23337".

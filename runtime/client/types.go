@@ -63,8 +63,8 @@ type Problem struct {
 	ID string `json:"id"`
 	// Text says what is wrong and what it means, in one line.
 	Text string `json:"text"`
-	// Fix is what to do, when there is something.
-	Fix string `json:"fix,omitempty"`
+	// Remedy is what to do, when there is something.
+	Remedy string `json:"fix,omitempty"`
 }
 
 // EventRecord is one line of the event stream: the normalized event plus
