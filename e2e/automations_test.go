@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -237,12 +236,7 @@ policy = { timeout = "60s", retry = "safe" }
 	serve := w.startServe()
 	w.mustClawd(ctx, "automations", "trust", "slow", "--yes")
 	// A prompt, as a hook reports it.
-	hook := exec.CommandContext(ctx, clawdBin, "hook", "claude")
-	hook.Env = w.clawdEnv()
-	hook.Stdin = strings.NewReader(`{"session_id":"s-crash","hook_event_name":"UserPromptSubmit","cwd":"` + w.project + `","prompt":"go","prompt_id":"p-crash"}`)
-	if out, err := hook.CombinedOutput(); err != nil {
-		t.Fatalf("hook: %v %s", err, out)
-	}
+	w.hookJSON(ctx, `{"session_id":"s-crash","hook_event_name":"UserPromptSubmit","cwd":"`+w.project+`","prompt":"go","prompt_id":"p-crash"}`)
 	select {
 	case <-rec.got:
 	case <-ctx.Done():

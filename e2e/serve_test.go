@@ -118,12 +118,7 @@ func TestServeWithPortsSquatted(t *testing.T) {
 		// between the intruder's start and ours.
 		t.Logf("a port of the range was free after all: %d", s.info.Port)
 	}
-	hook := exec.CommandContext(ctx, clawdBin, "hook", "claude")
-	hook.Env = w.clawdEnv()
-	hook.Stdin = strings.NewReader(`{"session_id":"s-squat","hook_event_name":"UserPromptSubmit","cwd":"` + w.project + `","prompt":"go"}`)
-	if out, err := hook.CombinedOutput(); err != nil {
-		t.Fatalf("hook: %v %s", err, out)
-	}
+	w.hookJSON(ctx, `{"session_id":"s-squat","hook_event_name":"UserPromptSubmit","cwd":"`+w.project+`","prompt":"go"}`)
 	if s.info.Port == 0 {
 		st := w.mustClawd(ctx, "status")
 		if !strings.Contains(st.stdout, "the dashboard is unavailable") || !strings.Contains(st.stdout, "s-squat") && !strings.Contains(st.stdout, "go") {
@@ -175,12 +170,7 @@ policy = { timeout = "60s" }
 	}
 	serve := w.startServe()
 	w.mustClawd(ctx, "automations", "trust", "slow", "--yes")
-	hook := exec.CommandContext(ctx, clawdBin, "hook", "claude")
-	hook.Env = w.clawdEnv()
-	hook.Stdin = strings.NewReader(`{"session_id":"s-term","hook_event_name":"UserPromptSubmit","cwd":"` + w.project + `","prompt":"go","prompt_id":"p-term"}`)
-	if out, err := hook.CombinedOutput(); err != nil {
-		t.Fatalf("hook: %v %s", err, out)
-	}
+	w.hookJSON(ctx, `{"session_id":"s-term","hook_event_name":"UserPromptSubmit","cwd":"`+w.project+`","prompt":"go","prompt_id":"p-term"}`)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(started); err == nil {
 			break
