@@ -21,8 +21,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultSideText answers requests that carry no tools (session titles,
@@ -73,11 +75,17 @@ type ToolUse struct {
 	Input any // marshalled to JSON; nil means {}
 }
 
-// APIError is an HTTP error reply.
+// APIError is an HTTP error reply. Without RetryAfter it carries
+// x-should-retry: false, so the client gives up at once.
 type APIError struct {
 	Status  int    // default 400
 	Type    string // default invalid_request_error
 	Message string
+	// RetryAfter, when positive, is sent the way the real API answers a
+	// rate-limited request: retry-after in whole seconds (rounded up),
+	// x-should-retry: true, and the anthropic-ratelimit-requests-* headers
+	// of a spent limit that resets then.
+	RetryAfter time.Duration
 }
 
 // Text returns a step that answers text and ends the turn.
@@ -94,6 +102,15 @@ func Tools(uses ...ToolUse) Step { return Step{ToolUses: uses} }
 // Fail returns a step that answers an HTTP error.
 func Fail(status int, typ, message string) Step {
 	return Step{Error: &APIError{Status: status, Type: typ, Message: message}}
+}
+
+// RateLimited returns a step that answers as the real API does when a
+// rate limit is hit: HTTP 429, a rate_limit_error with message, and
+// retry-after (see APIError.RetryAfter). The client's retries get the
+// same answer: they resend the same step.
+func RateLimited(message string, retryAfter time.Duration) Step {
+	return Step{Error: &APIError{Status: http.StatusTooManyRequests, Type: "rate_limit_error",
+		Message: message, RetryAfter: retryAfter}}
 }
 
 // Block is a content block of a reply.
@@ -307,7 +324,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	s.record(rec)
 
 	if rec.Error != nil {
-		w.Header().Set("x-should-retry", "false")
+		retryHeaders(w.Header(), rec.Error.RetryAfter, time.Now())
 		writeError(w, rec.Error)
 		return
 	}
@@ -446,6 +463,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("request-id", "req_fake")
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// retryHeaders sets what an error reply says about retrying: nothing to
+// wait for without retryAfter (x-should-retry: false), else the real
+// API's rate-limit headers for a limit of 50 requests spent until
+// now+retryAfter.
+func retryHeaders(h http.Header, retryAfter time.Duration, now time.Time) {
+	if retryAfter <= 0 {
+		h.Set("x-should-retry", "false")
+		return
+	}
+	secs := int((retryAfter + time.Second - 1) / time.Second)
+	h.Set("x-should-retry", "true")
+	h.Set("retry-after", strconv.Itoa(secs))
+	h.Set("anthropic-ratelimit-requests-limit", "50")
+	h.Set("anthropic-ratelimit-requests-remaining", "0")
+	h.Set("anthropic-ratelimit-requests-reset", now.Add(time.Duration(secs)*time.Second).UTC().Format(time.RFC3339))
 }
 
 func writeError(w http.ResponseWriter, e *APIError) {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sseEvent is one server-sent event.
@@ -388,4 +390,95 @@ func TestBeforeReply(t *testing.T) {
 	if len(seen) != 2 || seen[0] != 0 || seen[1] != 1 {
 		t.Errorf("BeforeReply saw steps %v, want [0 1]", seen)
 	}
+}
+
+// TestFailureRateLimited checks the 429 a rate-limited request gets: the
+// real API's error body and retry headers, to every retry of the request
+// (a retry resends the same step), also when it asked for a stream.
+func TestFailureRateLimited(t *testing.T) {
+	const msg = "Number of requests has exceeded your per-minute rate limit"
+	s := New(Script{Conversations: []Conversation{
+		{Match: "LIMITED", Steps: []Step{RateLimited(msg, 1500*time.Millisecond)}},
+	}})
+	s.Start()
+	defer s.Close()
+
+	for i, stream := range []bool{true, false, true} {
+		before := time.Now().UTC().Truncate(time.Second)
+		resp := post(t, s.URL()+"/v1/messages?beta=true", conversation("please LIMITED", 0, true, stream))
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"type":"error","error":{"message":"` + msg + `","type":"rate_limit_error"}}`
+		if resp.StatusCode != http.StatusTooManyRequests || !jsonSame(t, string(body), want) {
+			t.Errorf("request %d: %d %s, want 429 %s", i, resp.StatusCode, body, want)
+		}
+		h := resp.Header
+		if ct := h.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("request %d: Content-Type %q, want application/json", i, ct)
+		}
+		// 1.5 s is sent as 2: retry-after counts whole seconds.
+		if h.Get("retry-after") != "2" || h.Get("x-should-retry") != "true" ||
+			h.Get("anthropic-ratelimit-requests-limit") != "50" || h.Get("anthropic-ratelimit-requests-remaining") != "0" {
+			t.Errorf("request %d: retry headers %v, want retry-after 2, x-should-retry true and a spent limit of 50", i, h)
+		}
+		reset, err := time.Parse(time.RFC3339, h.Get("anthropic-ratelimit-requests-reset"))
+		if err != nil || reset.Before(before.Add(2*time.Second)) || reset.After(time.Now().Add(3*time.Second)) {
+			t.Errorf("request %d: anthropic-ratelimit-requests-reset %q (%v), want about 2 s from now", i, h.Get("anthropic-ratelimit-requests-reset"), err)
+		}
+	}
+	reqs := s.MessageRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("recorded %d message requests, want 3", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Status != 429 || r.Error == nil || r.Error.Type != "rate_limit_error" || r.Error.Message != msg ||
+			r.Error.RetryAfter != 1500*time.Millisecond || r.Conversation != "LIMITED" {
+			t.Errorf("recorded request %d: status %d, error %+v, conversation %q", i, r.Status, r.Error, r.Conversation)
+		}
+	}
+}
+
+// TestFailureRetryHeaders checks the retry headers on their own: none to
+// wait for without a delay, else whole seconds rounded up and the reset
+// that many seconds after now.
+func TestFailureRetryHeaders(t *testing.T) {
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	tests := []struct {
+		after time.Duration
+		want  http.Header
+	}{
+		{0, http.Header{"X-Should-Retry": {"false"}}},
+		{-time.Second, http.Header{"X-Should-Retry": {"false"}}},
+		{time.Second, http.Header{"X-Should-Retry": {"true"}, "Retry-After": {"1"},
+			"Anthropic-Ratelimit-Requests-Limit": {"50"}, "Anthropic-Ratelimit-Requests-Remaining": {"0"},
+			"Anthropic-Ratelimit-Requests-Reset": {"2026-12-02T09:00:01Z"}}},
+		{time.Millisecond, http.Header{"X-Should-Retry": {"true"}, "Retry-After": {"1"},
+			"Anthropic-Ratelimit-Requests-Limit": {"50"}, "Anthropic-Ratelimit-Requests-Remaining": {"0"},
+			"Anthropic-Ratelimit-Requests-Reset": {"2026-12-02T09:00:01Z"}}},
+		{61 * time.Second, http.Header{"X-Should-Retry": {"true"}, "Retry-After": {"61"},
+			"Anthropic-Ratelimit-Requests-Limit": {"50"}, "Anthropic-Ratelimit-Requests-Remaining": {"0"},
+			"Anthropic-Ratelimit-Requests-Reset": {"2026-12-02T09:01:01Z"}}},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		retryHeaders(h, tt.after, now)
+		if !reflect.DeepEqual(h, tt.want) {
+			t.Errorf("retryHeaders(%v) = %v, want %v", tt.after, h, tt.want)
+		}
+	}
+}
+
+// jsonSame reports whether two JSON texts hold the same value.
+func jsonSame(t *testing.T, a, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal([]byte(a), &x); err != nil {
+		return false
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
 }
