@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -151,5 +152,27 @@ func TestPermissionViewMarksSubagent(t *testing.T) {
 	}
 	if l := env.list(t); len(l) != len(cases) || l[0].SubagentType != "Explore" {
 		t.Errorf("list = %+v, want %d requests, the first marked Explore", l, len(cases))
+	}
+}
+
+// TestDashboardMarksSubagent: the dashboard's request card gets the
+// subagent's mark in the runtime's language; the session's own request
+// none.
+func TestDashboardMarksSubagent(t *testing.T) {
+	for _, tt := range []struct {
+		p    i18n.Printer
+		want string
+	}{{i18n.Printer{}, "subagent: Explore"}, {i18n.For(i18n.Chinese), "子智能体：Explore"}} {
+		s := New(Config{Home: t.TempDir(), Printer: tt.p})
+		sub, own := subagentRequest("s1", "h1", "afc7", "Explore"), bashRequest("s1", "h2", "ls")
+		for _, b := range []*client.RequestBody{&sub, &own} {
+			if req, reason := s.register(b); req == nil {
+				t.Fatalf("register = no request (%s), want it shown", reason)
+			}
+		}
+		v := s.dashboardView()
+		if len(v.Permissions) != 2 || v.Permissions[0].Subagent != tt.want || v.Permissions[1].Subagent != "" {
+			t.Errorf("%s: dashboard requests = %+v, want the first marked %q, the second not", tt.p.Lang(), v.Permissions, tt.want)
+		}
 	}
 }
