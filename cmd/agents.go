@@ -11,6 +11,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/installers"
+	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -35,7 +36,12 @@ func newAgentsCmd(e *env) *cli.Command {
 }
 
 func runAgents(e *env, o *agentsOptions) error {
-	list, err := agentList(e)
+	cfg, err := config.Load(e.home())
+	if err != nil {
+		// The error names the file, the line and the key to fix.
+		return exitCode(1, err)
+	}
+	list, err := agentList(e, cfg)
 	if err != nil {
 		return err
 	}
@@ -63,6 +69,9 @@ func runAgents(e *env, o *agentsOptions) error {
 			what = e.t("agents.unsupported", ai.Unsupported)
 		}
 		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), what)
+		if ai.Disabled {
+			fmt.Fprintln(e.stdout, e.t("agents.disabled"))
+		}
 		if ai.Verified != "" {
 			fmt.Fprintln(e.stdout, e.t("agents.verified", ai.Verified))
 		}
@@ -73,9 +82,10 @@ func runAgents(e *env, o *agentsOptions) error {
 	return nil
 }
 
-// agentList finds out what clawd knows of every agent here: `clawd
-// agents` prints it, and clawd serve hands it to the dashboard.
-func agentList(e *env) ([]client.AgentInfo, error) {
+// agentList finds out what clawd knows of every agent here, with cfg's
+// switches: `clawd agents` prints it, and clawd serve hands it to the
+// dashboard (with the config it read when it started, the one it obeys).
+func agentList(e *env, cfg config.Config) ([]client.AgentInfo, error) {
 	binary, _ := e.executable()
 	rec, err := installers.ReadRecord(e.home())
 	if err != nil {
@@ -83,7 +93,9 @@ func agentList(e *env) ([]client.AgentInfo, error) {
 	}
 	list := []client.AgentInfo{}
 	for _, a := range agents.All() {
-		list = append(list, inspectAgent(e, a, binary, rec))
+		ai := inspectAgent(e, a, binary, rec)
+		ai.Disabled = !cfg.Enabled(a.ID)
+		list = append(list, ai)
 	}
 	return list, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/tray/present"
 )
 
 type permissionsOptions struct {
@@ -117,10 +118,11 @@ func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionVie
 	tw := newTable(w)
 	tw.Row(pr.T("permissions.header"))
 	for _, p := range list {
-		agent := cell(p.Agent)
+		agent := present.WithSubagent(pr, text.Line(p.Agent, 0), p)
 		if p.Headless {
 			agent += pr.T("tray.headless")
 		}
+		agent = cell(agent)
 		session := p.Title
 		if session == "" {
 			session = shortPath(p.Cwd, home)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -372,6 +374,68 @@ func TestRenderPermissionsShowsQuestionOptions(t *testing.T) {
 	for _, want := range []string{"AskUserQuestion (question)", "Which color?", "options: Red | Blue"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("list lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestPermissionsMarkSubagent: a real hook registers Claude Code's
+// subagent request with a real runtime; `clawd permissions` names the
+// subagent in its table (English and Chinese) and --json carries its id
+// and type, while the session's own request has no mark.
+func TestPermissionsMarkSubagent(t *testing.T) {
+	home := t.TempDir()
+	startRuntime(t, home)
+	shortWait(t, 30*time.Second)
+	payload, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "built", "PermissionRequest.subagent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := make(chan string, 2)
+	hook := func(stdin []byte) {
+		e, out, _ := testEnv(t, home, stdin, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1"})
+		run(context.Background(), e, []string{"clawd", "hook", "claude", "PermissionRequest"})
+		hooks <- out.String()
+	}
+	go hook(payload)
+	var list []client.PermissionView
+	if code, out, errb := runCLI(t, home, "permissions", "--wait", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("permissions --wait --json = %d %q %q", code, out, errb)
+	}
+	if p := list[0]; p.SubagentID != "afc7f71e8f325b97f" || p.SubagentType != "Explore" {
+		t.Errorf("--json view = %+v, want subagent afc7f71e8f325b97f of type Explore", p)
+	}
+	go hook(fixture(t, "PermissionRequest.no-suggestions.json"))
+	deadline := time.Now().Add(10 * time.Second)
+	for ; len(list) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, out, _ := runCLI(t, home, "permissions", "--json")
+		list = nil
+		json.Unmarshal([]byte(out), &list)
+	}
+	if len(list) != 2 {
+		t.Fatalf("pending = %+v, want the subagent's and the session's own", list)
+	}
+	if list[1].SubagentID != "" || list[1].SubagentType != "" {
+		t.Errorf("the session's own request = %+v, want no subagent", list[1])
+	}
+
+	code, out, _ := runCLI(t, home, "permissions")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < 3 || !strings.Contains(lines[1], "claude (subagent: Explore)") || strings.Contains(lines[2], "subagent") {
+		t.Errorf("permissions = %d\n%s\nwant the first request marked subagent: Explore, the second not", code, out)
+	}
+	if zh := inLang(t, home, "zh_CN.UTF-8", nil, "permissions"); !strings.Contains(zh, "claude（子智能体：Explore）") {
+		t.Errorf("permissions in Chinese lacks the mark:\n%s", zh)
+	}
+	for _, p := range list {
+		if code, _, errb := runCLI(t, home, "permissions", "deny", p.ID); code != 0 {
+			t.Fatalf("deny %s = %d %q", p.ID, code, errb)
+		}
+	}
+	for range 2 {
+		select {
+		case <-hooks:
+		case <-time.After(20 * time.Second):
+			t.Fatal("a hook did not print the decision")
 		}
 	}
 }

@@ -120,13 +120,17 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		PermissionTimeout:   cfg.Permissions.Timeout,
 		HeadlessPolicy:      string(cfg.Permissions.Headless),
 		PermissionsDisabled: disabled,
+		// config.toml is read once, here: a change takes effect when
+		// clawd serve starts again.
+		AgentsDisabled:         cfg.Disabled(),
+		SubagentPermissionsOff: cfg.SubagentPermissionsOff(),
 		Native: func(agent, kind string) bool {
 			return cfg.PermissionModeFor(agent, kind) == config.Native
 		},
 		// The agents' own logs keep their sessions right when their hooks
 		// are off or untrusted (Codex's rollout files).
 		Sources: monitors.All(e.getenv, e.now, log),
-		Agents:  func(ctx context.Context) ([]client.AgentInfo, error) { return agentList(e) },
+		Agents:  func(ctx context.Context) ([]client.AgentInfo, error) { return agentList(e, cfg) },
 		Doctor:  dashboardDoctor{doctorEnv(e)},
 		OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 			return automations.Open(ctx, automations.Options{Home: e.home(), Now: e.now, Log: log, Desktop: automationDesktop(d)})

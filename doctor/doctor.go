@@ -22,6 +22,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/autostart"
+	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
 	"github.com/clawdhq/clawd/internal/health"
 	"github.com/clawdhq/clawd/internal/i18n"
@@ -108,7 +109,17 @@ func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 			i18n.M("doctor.fixes.record", filepath.Join(o.Home, installers.RecordFile))))
 		rec = noRecord(o)
 	}
+	cfg, cfgErr := config.Load(o.Home)
+	if cfgErr != nil {
+		// Which agents are disabled cannot be told either: the checks
+		// below take every agent for enabled.
+		r.Checks = append(r.Checks, health.New("config", "", Fail, i18n.M("doctor.finding.error", cfgErr.Error()),
+			i18n.M("doctor.fixes.config", config.Path(o.Home))))
+	}
 	for _, a := range list {
+		if !cfg.Enabled(a.ID) {
+			r.Checks = append(r.Checks, disabledCheck(o, a))
+		}
 		r.Checks = append(r.Checks, checkAgent(ctx, o, a, rec, rt)...)
 	}
 	if all {
@@ -260,6 +271,14 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 		out = append(out, sc)
 	}
 	return out
+}
+
+// disabledCheck says that config.toml switches agent a off: a warning,
+// since its hooks (if installed) still run and report to nobody, which is
+// what the person asked for but easy to forget.
+func disabledCheck(o Options, a *agents.Agent) Check {
+	return health.New(a.ID+".enabled", a.ID, Warn, i18n.M("doctor.finding.disabled", a.Name),
+		i18n.M("doctor.fixes.enable", a.ID, config.Path(o.Home)))
 }
 
 // fixCommand is the command that repairs agent a's hooks.

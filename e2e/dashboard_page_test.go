@@ -211,6 +211,18 @@ func TestDashboardPage(t *testing.T) {
 	}
 	question.wait(t)
 
+	// A subagent's request says which subagent asks.
+	sub := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA,
+		"agent_id", "afc7f71e8f325b97f", "agent_type", "Explore"))
+	sCard := pageCard(t, tab, srv, sidA)
+	if s := sCard.text(t, tab); !strings.Contains(s, "Claude Code (subagent: Explore) asks to run") {
+		t.Errorf("the subagent's card reads %q, want Claude Code (subagent: Explore) asks to run", s)
+	}
+	if r := w.clawd(ctx, "", "permissions", "terminal", sCard.id); r.code != 0 {
+		t.Fatalf("clawd permissions terminal %s: %s", sCard.id, r)
+	}
+	sub.wait(t)
+
 	// Pause notifications for an hour, as in the tray, and resume them.
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
 		t.Fatal(err)

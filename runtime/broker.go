@@ -102,6 +102,8 @@ func (s *Server) immediateReason(e *agents.Event, headless bool) string {
 		return client.ReasonDisabled
 	case s.cfg.Native != nil && s.cfg.Native(e.Agent, s.sessionKind(e)):
 		return client.ReasonNative
+	case s.subagentLeft(e):
+		return client.ReasonSubagent
 	case bypasses(e):
 		return client.ReasonBypass
 	case headless && s.perms.policy == HeadlessNone:
@@ -120,12 +122,13 @@ func bypasses(e *agents.Event) bool {
 // resolves reports whether closing a request for reason ends the session's
 // wait. An allow or deny closes the agent's dialog, a withdrawal means the
 // person answered there, and bypass or headless sessions have no dialog.
-// Every other no-decision answer (dnd, timeout, terminal, disabled) hands
-// the request to the agent's own dialog, which is still open: the session
-// keeps waiting until the agent reports what the person did.
+// Every other no-decision answer (dnd, timeout, terminal, disabled,
+// native, subagent) hands the request to the agent's own dialog, which is
+// still open: the session keeps waiting until the agent reports what the
+// person did.
 func resolves(reason string, headless bool) bool {
 	switch reason {
-	case client.ReasonDND, client.ReasonTimeout, client.ReasonTerminal, client.ReasonDisabled, client.ReasonNative:
+	case client.ReasonDND, client.ReasonTimeout, client.ReasonTerminal, client.ReasonDisabled, client.ReasonNative, client.ReasonSubagent:
 		return headless
 	}
 	return true
@@ -274,6 +277,9 @@ func (b *broker) pendingLocked() []*permRequest {
 // returns nil and the reason for the no decision.
 func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 	e := &body.Event
+	if s.ignored(e) {
+		return nil, client.ReasonAgentOff // and no session shows it
+	}
 	b := s.perms
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -290,7 +296,7 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 		if resolves(reason, headless) {
 			s.resolveLocked(req.key, req.pendingKey)
 		}
-		if reason == client.ReasonDisabled || reason == client.ReasonNative {
+		if reason == client.ReasonDisabled || reason == client.ReasonNative || reason == client.ReasonSubagent {
 			b.feeds.publish(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
 		}
 		return nil, reason

@@ -97,6 +97,8 @@ type dashRequest struct {
 	AgentName string `json:"agent_name"`
 	// Line is the request in one line ("Bash: npm test").
 	Line string `json:"line"`
+	// Subagent marks a subagent's request ("subagent: Explore").
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // dashboardView takes the runtime's View and dresses it for the page.
@@ -135,7 +137,7 @@ func (s *Server) dashboardView() dashView {
 		}
 		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
 		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
-			Line: text.Line(present.RequestSummary(p), 0)})
+			Line: text.Line(present.RequestSummary(p), 0), Subagent: present.Subagent(s.cfg.Printer, p)})
 	}
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {

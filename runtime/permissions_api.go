@@ -43,7 +43,8 @@ func (s *Server) permissionRequest(w http.ResponseWriter, r *http.Request, from 
 	e := &body.Event
 	req, reason := s.register(&body)
 	if req == nil {
-		s.log.Info("permission not shown", "agent", e.Agent, "session", e.SessionID, "tool", e.ToolName, "reason", reason)
+		s.log.Log(r.Context(), notShownLevel(reason), "permission not shown", "agent", e.Agent, "session", e.SessionID,
+			"subagent", e.SubagentID, "tool", e.ToolName, "reason", reason)
 		writeJSON(w, http.StatusOK, client.Answer{Reason: reason})
 		return
 	}

@@ -57,7 +57,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 	case body.Kind == agents.RequestPlan:
 		kind = client.KindPlan
 	}
-	return &permRequest{
+	req := &permRequest{
 		view: client.PermissionView{
 			ID:          newPermID(),
 			Kind:        kind,
@@ -70,6 +70,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 			Suggestions: labels(body.SuggestionLabels, len(body.Suggestions)),
 			Options:     options(body.Options),
 			Headless:    headless,
+			SubagentID:  oneLine(e.SubagentID, maxLabel),
 			CreatedAt:   now.UTC(),
 			State:       statePending,
 		},
@@ -81,6 +82,12 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 		pendingKey:     res.PendingKey,
 		answer:         make(chan client.Answer, 1),
 	}
+	if req.view.SubagentID != "" {
+		// A type alone is no subagent: Claude Code names one on the main
+		// thread of an --agent session too.
+		req.view.SubagentType = oneLine(e.SubagentType, maxLabel)
+	}
+	return req
 }
 
 var permIDEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)

@@ -62,6 +62,15 @@ type Config struct {
 	// PermissionsDisabled turns permission handling off per agent id: its
 	// requests get no decision at once.
 	PermissionsDisabled map[string]bool
+	// AgentsDisabled holds the agents, by id, whose events the runtime
+	// ignores (config enabled = false): no session, no history, no
+	// automations; their requests get no decision at once.
+	AgentsDisabled map[string]bool
+	// SubagentPermissionsOff holds the agents, by id, whose subagents'
+	// requests get no decision at once (config subagent_permissions =
+	// false): the agent asks in its own terminal, and the session shows
+	// that it waits.
+	SubagentPermissionsOff map[string]bool
 	// Native, when set, says whether requests of the agent's sessions of
 	// the given kind ("" unknown; see Source.SessionKind) are left to the
 	// agent's own prompt: no decision at once, the session shown waiting
@@ -718,6 +727,9 @@ func (s *Server) ingest(e agents.Event, stateOnly bool) (rec client.EventRecord,
 // ingestWith is ingest for a hook's event with the turn's final answer
 // (taken off the event by accept), which only the automations hear.
 func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (rec client.EventRecord, ok bool) {
+	if s.ignored(&e) {
+		return client.EventRecord{Event: e, State: string(statemachine.Sleeping)}, true
+	}
 	if s.titles.gone(context.Background(), &e) {
 		// A late word of a session the person archived or deleted in its
 		// agent: it stays gone.

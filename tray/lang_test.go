@@ -49,6 +49,7 @@ func busyView(p i18n.Printer) View {
 				p.Tool, p.Summary, p.Options, p.Title = "AskUserQuestion", "哪种颜色？", []string{"红", "蓝"}, "选颜色"
 			}),
 			perm("p3", "claude", "other", client.KindPlan),
+			perm("p4", "claude", "wait", client.KindPermission, func(p *client.PermissionView) { p.SubagentID, p.SubagentType = "afc7", "Explore" }),
 		}}}
 }
 

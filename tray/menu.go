@@ -206,7 +206,7 @@ func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) S
 }
 
 func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
-	agent := present.AgentName(p.Agent)
+	agent := present.Requester(pr, p)
 	where := present.Place(p.Title, p.Cwd)
 	key := "request:" + p.ID
 	var label string

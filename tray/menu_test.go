@@ -191,6 +191,49 @@ func TestBuild(t *testing.T) {
 			"Quit clawd",
 		},
 	}, {
+		// A subagent's requests say which subagent asks (its type, else
+		// its id); the session's own and a type without an id say nothing.
+		name: "subagents' requests marked",
+		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "w", "waiting", 0, func(s *client.SessionView) { s.Pending = 4 }),
+		}}, Permissions: []client.PermissionView{
+			perm("p1", "claude", "w", client.KindPermission, func(p *client.PermissionView) { p.SubagentID, p.SubagentType = "afc7", "Explore" }),
+			perm("p2", "claude", "w", client.KindQuestion, func(p *client.PermissionView) {
+				p.SubagentID, p.Tool, p.Summary = "afc8", "AskUserQuestion", "Which?"
+			}),
+			perm("p3", "claude", "w", client.KindPermission),
+			perm("p4", "claude", "w", client.KindPermission, func(p *client.PermissionView) { p.SubagentType = "reviewer" }),
+		}}},
+		icon: icons.NeedsYou,
+		want: []string{
+			"clawd: 1 question (off)",
+			"-",
+			"Needs you (4) (off)",
+			"Claude Code (subagent: Explore) · Bash: npm test — w",
+			"  Allow",
+			"  Deny",
+			"  Answer in terminal",
+			"Claude Code (subagent: afc8) asks: Which? — w",
+			"  Answer in terminal",
+			"Claude Code · Bash: npm test — w",
+			"  Allow",
+			"  Deny",
+			"  Answer in terminal",
+			"Claude Code · Bash: npm test — w",
+			"  Allow",
+			"  Deny",
+			"  Answer in terminal",
+			"-",
+			"Sessions (1) (off)",
+			"Claude Code · w — needs you · now",
+			"-",
+			"[ ] Do Not Disturb",
+			"Pause notifications for 1 h",
+			"Open config folder",
+			"-",
+			"Quit clawd",
+		},
+	}, {
 		name: "a remote's session and the links",
 		view: View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "working",
 			Sessions: []client.SessionView{

@@ -153,7 +153,7 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 	case c.Permission != nil && (c.Permission.Type == client.ChangeAdded || c.Permission.Type == client.ChangeUnshown):
 		p := c.Permission.Permission
 		oc := notify.Occurrence{
-			Kind: notify.Permission, Agent: p.Agent, AgentName: present.AgentName(p.Agent),
+			Kind: notify.Permission, Agent: p.Agent, AgentName: present.Requester(words, p),
 			SessionID: p.SessionID, Title: p.Title, Cwd: p.Cwd, Detail: present.RequestSummary(p), Headless: p.Headless,
 		}
 		switch p.Kind {

@@ -293,6 +293,38 @@ func TestOccurrenceFromPermission(t *testing.T) {
 	}
 }
 
+// TestNotificationMarksSubagent: a subagent's request notifies (it is no
+// subagent's turn end, which stays quiet) and the heading says which
+// subagent asks, in the person's language; shown or left to the terminal
+// alike.
+func TestNotificationMarksSubagent(t *testing.T) {
+	tests := []struct {
+		lang       i18n.Lang
+		typ, want  string
+		changeType string
+	}{
+		{i18n.English, "Explore", "Claude Code (subagent: Explore) needs you", client.ChangeAdded},
+		{i18n.English, "Explore", "Claude Code (subagent: Explore) needs you", client.ChangeUnshown},
+		{i18n.English, "", "Claude Code (subagent: afc7f71e) needs you", client.ChangeAdded},
+		{i18n.Chinese, "Explore", "Claude Code（子智能体：Explore） 需要你处理", client.ChangeAdded},
+	}
+	for _, tt := range tests {
+		p := i18n.For(tt.lang)
+		c := client.Change{Permission: &client.PermissionChange{Type: tt.changeType, Permission: client.PermissionView{
+			ID: "p1", Kind: client.KindPermission, Agent: "claude", SessionID: "s1", Tool: "Bash", Summary: "npm test",
+			Cwd: "/home/u/shop", SubagentID: "afc7f71e", SubagentType: tt.typ,
+		}}}
+		oc, ok := occurrence(p, c)
+		if !ok {
+			t.Fatalf("occurrence(%s subagent request) = false", tt.changeType)
+		}
+		notes := notify.NewPolicy(config.DefaultNotifications(), p).Observe(oc, notify.Gate{}, t0)
+		if len(notes) != 1 || notes[0].Summary != tt.want {
+			t.Errorf("%s %s subagent %q: notes = %+v, want one headed %q", tt.lang, tt.changeType, tt.typ, notes, tt.want)
+		}
+	}
+}
+
 // TestOccurrenceFromSession: an event's note names what its session
 // knows, not only what the event's payload had.
 func TestOccurrenceFromSession(t *testing.T) {

@@ -37,6 +37,17 @@
 //	sound_cooldown = "30s"
 //
 //	[agents.claude]
+//	# false: clawd ignores the agent altogether: its sessions are not
+//	# shown, not kept in the history and start no automations, and its
+//	# permission requests get "no decision" at once. Its hooks stay
+//	# installed (clawd doctor says it is disabled); clawd serve reads it
+//	# when it starts.
+//	enabled = true
+//	# false: a subagent's permission requests get "no decision" at once,
+//	# so the agent asks in its own terminal; the session's own requests
+//	# are still shown. Only for agents that report subagents (Claude
+//	# Code, Codex, OpenCode, Qwen Code: clawd agents lists them).
+//	subagent_permissions = true
 //	# false: clawd never answers Claude Code's permission requests (it
 //	# still shows the session's state). The same as
 //	# permission_mode = "native".
@@ -276,8 +287,14 @@ func (q QuietHours) String() string {
 	return fmt.Sprintf("%02d:%02d-%02d:%02d", q.Start/60, q.Start%60, q.End/60, q.End%60)
 }
 
-// Agent is one [agents.<id>] table.
+// Agent is one [agents.<id>] table. Its zero value is an agent with the
+// defaults of enabled and subagent_permissions.
 type Agent struct {
+	// Disabled is enabled = false: the runtime ignores the agent.
+	Disabled bool
+	// SubagentPermissionsOff is subagent_permissions = false: its
+	// subagents' requests get no decision at once.
+	SubagentPermissionsOff bool
 	// Permissions is false when clawd must never answer the agent's
 	// permission requests (permission_mode "native" for every kind).
 	Permissions bool
@@ -345,6 +362,43 @@ func (c Config) PermissionsEnabled(agentID string) bool {
 	return true
 }
 
+// Enabled reports whether the runtime takes the events of the agent named
+// agentID (an id or alias): false only when its table says enabled =
+// false.
+func (c Config) Enabled(agentID string) bool {
+	a := agents.Lookup(agentID)
+	return a == nil || !c.Agents[a.ID].Disabled
+}
+
+// SubagentPermissions reports whether clawd shows the permission requests
+// of the subagents of the agent named agentID (an id or alias): false only
+// when its table says subagent_permissions = false.
+func (c Config) SubagentPermissions(agentID string) bool {
+	a := agents.Lookup(agentID)
+	return a == nil || !c.Agents[a.ID].SubagentPermissionsOff
+}
+
+// Disabled returns the ids of the agents with enabled = false, as a set.
+func (c Config) Disabled() map[string]bool {
+	return c.agentSet(func(a Agent) bool { return a.Disabled })
+}
+
+// SubagentPermissionsOff returns the ids of the agents with
+// subagent_permissions = false, as a set.
+func (c Config) SubagentPermissionsOff() map[string]bool {
+	return c.agentSet(func(a Agent) bool { return a.SubagentPermissionsOff })
+}
+
+func (c Config) agentSet(f func(Agent) bool) map[string]bool {
+	set := map[string]bool{}
+	for id, a := range c.Agents {
+		if f(a) {
+			set[id] = true
+		}
+	}
+	return set
+}
+
 // Path returns the config file of the clawd home.
 func Path(home string) string { return filepath.Join(home, FileName) }
 
@@ -357,9 +411,11 @@ type file struct {
 	} `toml:"permissions"`
 	Notifications notificationsFile `toml:"notifications"`
 	Agents        map[string]struct {
-		Permissions     *bool             `toml:"permissions"`
-		PermissionMode  *string           `toml:"permission_mode"`
-		PermissionModes map[string]string `toml:"permission_modes"`
+		Enabled             *bool             `toml:"enabled"`
+		SubagentPermissions *bool             `toml:"subagent_permissions"`
+		Permissions         *bool             `toml:"permissions"`
+		PermissionMode      *string           `toml:"permission_mode"`
+		PermissionModes     map[string]string `toml:"permission_modes"`
 	} `toml:"agents"`
 	UI struct {
 		Language *string `toml:"language"`
@@ -491,6 +547,16 @@ func Parse(path string, data []byte) (Config, error) {
 		if v := fa.Permissions; v != nil {
 			ac.Permissions = *v
 		}
+		if v := fa.Enabled; v != nil {
+			ac.Disabled = !*v
+		}
+		if v := fa.SubagentPermissions; v != nil {
+			if a.Supports.Subagents {
+				ac.SubagentPermissionsOff = !*v
+			} else {
+				p.add(toml.Key{"agents", name, "subagent_permissions"}, "agents.%s.subagent_permissions: %s reports no subagents to clawd, so there is nothing to switch: remove the key (the agents that report them: %s)", name, a.Name, subagentAgents())
+			}
+		}
 		if v := fa.PermissionMode; v != nil {
 			if m := PermissionMode(*v); slices.Contains(permissionModes, m) {
 				ac.Mode = m
@@ -620,7 +686,7 @@ func wantType(key string) string {
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
 		return "a table: [agents." + k[1] + "]"
-	case k[0] == "agents" && len(k) == 3 && k[2] == "permissions":
+	case k[0] == "agents" && len(k) == 3 && slices.Contains([]string{"enabled", "subagent_permissions", "permissions"}, k[2]):
 		return "true or false"
 	case k[0] == "agents" && len(k) == 3 && k[2] == "permission_mode":
 		return `"intercept" or "native"`
@@ -644,13 +710,24 @@ func knownKeys(k toml.Key) string {
 	case k[0] == "ui" && len(k) == 2:
 		return "known keys in [ui]: language"
 	case k[0] == "agents" && len(k) == 3:
-		return "known keys in [agents.<id>]: permissions, permission_mode, permission_modes"
+		return "known keys in [agents.<id>]: enabled, subagent_permissions, permissions, permission_mode, permission_modes"
 	case k[0] == "doctor" && len(k) == 2:
 		return "known keys in [doctor]: self_repair"
 	case k[0] == "agents" && len(k) == 2:
 		return "an agent needs a table: [agents." + k[1] + "]"
 	}
 	return "not part of the config schema"
+}
+
+// subagentAgents lists the ids of the agents that report subagents.
+func subagentAgents() string {
+	var ids []string
+	for _, a := range agents.All() {
+		if a.Supports.Subagents {
+			ids = append(ids, a.ID)
+		}
+	}
+	return strings.Join(ids, ", ")
 }
 
 func agentIDs() string {

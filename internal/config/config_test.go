@@ -162,7 +162,15 @@ func TestLoadErrors(t *testing.T) {
 		{"self_repair not a bool", "[doctor]\nself_repair = \"no\"\n",
 			[]string{":2: doctor.self_repair has the wrong type: want true or false"}},
 		{"unknown agent key", "[agents.claude]\npermisions = false\n",
-			[]string{":2: unknown key agents.claude.permisions (known keys in [agents.<id>]: permissions, permission_mode, permission_modes)"}},
+			[]string{":2: unknown key agents.claude.permisions (known keys in [agents.<id>]: enabled, subagent_permissions, permissions, permission_mode, permission_modes)"}},
+		{"enabled not a bool", "[agents.claude]\nenabled = \"no\"\n",
+			[]string{`:2: agents.claude.enabled has the wrong type: want true or false`}},
+		{"subagent_permissions not a bool", "[agents.codex]\nsubagent_permissions = 0\n",
+			[]string{`:2: agents.codex.subagent_permissions has the wrong type: want true or false`}},
+		{"enabled for an unknown agent", "[agents.claudee]\nenabled = false\n",
+			[]string{`:1: unknown agent "claudee" in [agents.claudee]: want one of ` + agentIDs()}},
+		{"subagent_permissions of an agent without subagents", "[agents.copilot]\nsubagent_permissions = false\n",
+			[]string{`:2: agents.copilot.subagent_permissions: Copilot CLI reports no subagents to clawd, so there is nothing to switch: remove the key (the agents that report them: ` + subagentAgents() + `)`}},
 		{"unknown key in inline table has no line", "permissions = { timeout = \"1m\", x = 1 }\n",
 			[]string{": unknown key permissions.x (known keys in [permissions]: timeout, headless)"}},
 		{"every problem, in line order", "[agents.nosuch]\n[permissions]\nheadless = \"always\"\ntimeout = \"soon\"\nextra = true\n",
@@ -284,6 +292,47 @@ func TestPermissionsEnabled(t *testing.T) {
 		if got := tt.c.PermissionsEnabled(tt.agent); got != tt.want {
 			t.Errorf("%s: PermissionsEnabled(%q) = %v, want %v", tt.name, tt.agent, got, tt.want)
 		}
+	}
+}
+
+func TestAgentGates(t *testing.T) {
+	tests := []struct {
+		name, file         string
+		agent              string // asked by this id or alias
+		enabled, subagents bool
+		disabled, subagOff map[string]bool
+	}{
+		{"defaults", "", "claude", true, true, map[string]bool{}, map[string]bool{}},
+		{"a table without the keys", "[agents.claude]\npermissions = false\n", "claude", true, true, map[string]bool{}, map[string]bool{}},
+		{"disabled", "[agents.claude]\nenabled = false\n", "claude", false, true, map[string]bool{"claude": true}, map[string]bool{}},
+		{"disabled by alias, asked by id", "[agents.claude-code]\nenabled = false\n", "claude", false, true, map[string]bool{"claude": true}, map[string]bool{}},
+		{"asked by alias", "[agents.copilot]\nenabled = false\n", "github-copilot", false, true, map[string]bool{"copilot": true}, map[string]bool{}},
+		{"subagents off by alias", "[agents.qwen-code]\nsubagent_permissions = false\n", "qwen", true, false, map[string]bool{}, map[string]bool{"qwen": true}},
+		{"other agent disabled", "[agents.codex]\nenabled = false\n", "claude", true, true, map[string]bool{"codex": true}, map[string]bool{}},
+		{"enabled written out", "[agents.claude]\nenabled = true\nsubagent_permissions = true\n", "claude", true, true, map[string]bool{}, map[string]bool{}},
+		{"subagents off", "[agents.claude]\nsubagent_permissions = false\n", "claude", true, false, map[string]bool{}, map[string]bool{"claude": true}},
+		{"subagents off, dotted, by alias", "agents.claude_code.subagent_permissions = false\n", "Claude-Code", true, false, map[string]bool{}, map[string]bool{"claude": true}},
+		{"unknown agent asked", "", "nosuch", true, true, map[string]bool{}, map[string]bool{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("config.toml", []byte(tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Enabled(tt.agent); got != tt.enabled {
+				t.Errorf("Enabled(%q) = %v, want %v", tt.agent, got, tt.enabled)
+			}
+			if got := c.SubagentPermissions(tt.agent); got != tt.subagents {
+				t.Errorf("SubagentPermissions(%q) = %v, want %v", tt.agent, got, tt.subagents)
+			}
+			if got := c.Disabled(); !reflect.DeepEqual(got, tt.disabled) {
+				t.Errorf("Disabled() = %v, want %v", got, tt.disabled)
+			}
+			if got := c.SubagentPermissionsOff(); !reflect.DeepEqual(got, tt.subagOff) {
+				t.Errorf("SubagentPermissionsOff() = %v, want %v", got, tt.subagOff)
+			}
+		})
 	}
 }
 

@@ -50,6 +50,9 @@ type AgentInfo struct {
 	// knows the agent but installs nothing for it.
 	Verified    agents.Verification `json:"verified,omitempty"`
 	Unsupported string              `json:"unsupported,omitempty"`
+	// Disabled: config.toml says enabled = false for the agent, so the
+	// runtime ignores it (its hooks may still be installed).
+	Disabled bool `json:"disabled"`
 }
 
 // DoctorReport is what `clawd doctor` finds of one agent's setup.

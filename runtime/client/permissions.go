@@ -84,6 +84,8 @@ const (
 	ReasonBypass    = "bypass"    // permission_mode bypassPermissions/auto: clawd steps aside
 	ReasonDisabled  = "disabled"  // permission handling is off for this agent
 	ReasonNative    = "native"    // permission_mode "native": the agent's own prompt decides
+	ReasonSubagent  = "subagent"  // subagent_permissions = false: a subagent's request, asked in the agent's terminal
+	ReasonAgentOff  = "agent_off" // enabled = false: clawd ignores this agent
 	ReasonShutdown  = "shutdown"  // the runtime is stopping
 	ReasonTerminal  = "terminal"  // the person chose "answer in terminal"
 )
@@ -104,9 +106,14 @@ type PermissionView struct {
 	Suggestions []string `json:"suggestions,omitempty"`
 	// Options are the answers a question offers (AskUserQuestion's
 	// option labels), shown so the person knows what the terminal will ask.
-	Options   []string  `json:"options,omitempty"`
-	Headless  bool      `json:"headless,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	Options  []string `json:"options,omitempty"`
+	Headless bool     `json:"headless,omitempty"`
+	// SubagentID and SubagentType name the subagent that asks (Claude
+	// Code's agent_id and agent_type, "Explore"); both empty for the
+	// session's own requests.
+	SubagentID   string    `json:"subagent_id,omitempty"`
+	SubagentType string    `json:"subagent_type,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
 	// State is pending, answered, withdrawn or expired.
 	State string `json:"state"`
 }

@@ -256,6 +256,35 @@ func AgentName(id string) string {
 	return id
 }
 
+// Subagent is the mark of a subagent's request, in p's language:
+// "subagent: Explore" (its type, else its id); "" for the session's own.
+func Subagent(p i18n.Printer, v client.PermissionView) string {
+	if v.SubagentID == "" {
+		return ""
+	}
+	return p.T("request.subagent", subagentName(v))
+}
+
+// Requester names who asks for v: the agent's display name, with the
+// subagent when one asks, "Claude Code (subagent: Explore)".
+func Requester(p i18n.Printer, v client.PermissionView) string {
+	return WithSubagent(p, AgentName(v.Agent), v)
+}
+
+// WithSubagent adds to name, who asks for v, the subagent when one asks:
+// "claude (subagent: Explore)".
+func WithSubagent(p i18n.Printer, name string, v client.PermissionView) string {
+	if v.SubagentID == "" {
+		return name
+	}
+	return p.T("request.by_subagent", name, subagentName(v))
+}
+
+// subagentName names the subagent that asks for v: its type, else its id.
+func subagentName(v client.PermissionView) string {
+	return text.Line(cmp.Or(v.SubagentType, v.SubagentID), 0)
+}
+
 // RequestSummary is a permission request in one line: the tool and what
 // it would do, "Bash: npm test".
 func RequestSummary(p client.PermissionView) string {

@@ -126,3 +126,31 @@ func TestStatusLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestSubagentMark(t *testing.T) {
+	en, zh := i18n.Printer{}, i18n.For(i18n.Chinese)
+	tests := []struct {
+		p                      i18n.Printer
+		id, typ                string
+		mark, requester, withs string
+	}{
+		{en, "afc7", "Explore", "subagent: Explore", "Claude Code (subagent: Explore)", "claude (subagent: Explore)"},
+		{en, "afc7", "", "subagent: afc7", "Claude Code (subagent: afc7)", "claude (subagent: afc7)"},
+		{en, "", "reviewer", "", "Claude Code", "claude"}, // a type alone: the main thread of an --agent session
+		{en, "", "", "", "Claude Code", "claude"},
+		{en, "afc7", "bad\ntype", "subagent: bad type", "Claude Code (subagent: bad type)", "claude (subagent: bad type)"},
+		{zh, "afc7", "Explore", "子智能体：Explore", "Claude Code（子智能体：Explore）", "claude（子智能体：Explore）"},
+	}
+	for _, tt := range tests {
+		v := client.PermissionView{Agent: "claude", SubagentID: tt.id, SubagentType: tt.typ}
+		if got := Subagent(tt.p, v); got != tt.mark {
+			t.Errorf("Subagent(%s, %q %q) = %q, want %q", tt.p.Lang(), tt.id, tt.typ, got, tt.mark)
+		}
+		if got := Requester(tt.p, v); got != tt.requester {
+			t.Errorf("Requester(%s, %q %q) = %q, want %q", tt.p.Lang(), tt.id, tt.typ, got, tt.requester)
+		}
+		if got := WithSubagent(tt.p, "claude", v); got != tt.withs {
+			t.Errorf("WithSubagent(%s, %q %q) = %q, want %q", tt.p.Lang(), tt.id, tt.typ, got, tt.withs)
+		}
+	}
+}

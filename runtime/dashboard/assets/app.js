@@ -268,7 +268,7 @@ function makeRequest(p) {
   const li = el("li", {class: "card request"});
   const what = p.kind === "question" ? t("dashboard.asks") : p.kind === "plan" ? t("dashboard.asks_plan") : t("dashboard.asks_run");
   li.append(
-    el("div", {class: "who"}, el("strong", {}, p.agent_name), " " + what, el("span", {class: "where"})),
+    el("div", {class: "who"}, el("strong", {}, p.agent_name), p.subagent ? el("span", {class: "subagent"}, " (" + p.subagent + ")") : null, " " + what, el("span", {class: "where"})),
     el("p", {class: "line"}),
     el("ul", {class: "options"}),
   );
