@@ -758,3 +758,15 @@ func jsonEqual(a, b string) bool {
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
 }
+
+// hookJSON runs `clawd hook claude` with payload as its stdin and fails
+// the test unless it exits 0.
+func (w *world) hookJSON(ctx context.Context, payload string) {
+	w.t.Helper()
+	cmd := exec.CommandContext(ctx, clawdBin, "hook", "claude")
+	cmd.Env = w.clawdEnv()
+	cmd.Stdin = strings.NewReader(payload)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		w.t.Fatalf("clawd hook claude: %v %s", err, out)
+	}
+}

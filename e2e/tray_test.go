@@ -176,18 +176,6 @@ func (w *world) hook(ctx context.Context, event, sid string) result {
 	return r
 }
 
-// hookJSON runs `clawd hook claude` with payload as its stdin and fails
-// the test unless it exits 0.
-func (w *world) hookJSON(ctx context.Context, payload string) {
-	w.t.Helper()
-	cmd := exec.CommandContext(ctx, clawdBin, "hook", "claude")
-	cmd.Env = w.clawdEnv()
-	cmd.Stdin = strings.NewReader(payload)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		w.t.Fatalf("clawd hook claude: %v %s", err, out)
-	}
-}
-
 // startHook starts a blocking hook (PermissionRequest) and returns its
 // result when it ends.
 func (w *world) startHook(ctx context.Context, event, sid string) <-chan result {
