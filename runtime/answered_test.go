@@ -214,8 +214,8 @@ func TestPermissionAnsweredEveryClose(t *testing.T) {
 			if a != want {
 				t.Errorf("answer = %+v, want %+v", a, want)
 			}
-			if rec.Agent != "claude" || rec.ToolName != "Bash" || rec.Cwd != "/tmp/p" || rec.Seq == 0 {
-				t.Errorf("record = %+v, want claude's Bash in /tmp/p, numbered", rec)
+			if rec.Agent != "claude" || rec.ToolName != "Bash" || rec.Cwd != "/tmp/p" || rec.HookEvent != "PermissionRequest" || rec.Seq == 0 {
+				t.Errorf("record = %+v, want claude's Bash PermissionRequest in /tmp/p, numbered", rec)
 			}
 			if waiting := rec.State == string(statemachine.Waiting); waiting != c.waiting {
 				t.Errorf("session state in the answer = %q, want waiting %v", rec.State, c.waiting)

@@ -35,8 +35,8 @@ const StreamMissed = "stream.missed"
 // KindPermissionAnswered is the kind of the record the runtime adds to
 // the event stream when a permission request closes, however it closes:
 // exactly one per request, after its permission.request, with the
-// request's agent, session and tool and the answer in
-// EventRecord.Answer. It is the runtime's own record, not an agent's
+// request's agent, session, tool and hook event (the hook the answer
+// went to) and the answer in EventRecord.Answer. It is the runtime's own record, not an agent's
 // event: agents.Kind.Valid refuses it, so no hook can post one.
 const KindPermissionAnswered agents.Kind = "permission.answered"
 
