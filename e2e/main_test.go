@@ -543,11 +543,13 @@ func dumpEvents(evs []event) string {
 	return b.String()
 }
 
-// forSession returns the events of one session.
+// forSession returns the agent's events of one session: the runtime's
+// own records of how its permission requests closed are left out (see
+// answersTo).
 func forSession(evs []event, id string) []event {
 	var out []event
 	for _, e := range evs {
-		if e.SessionID == id {
+		if e.SessionID == id && e.Kind != string(client.KindPermissionAnswered) {
 			out = append(out, e)
 		}
 	}

@@ -265,8 +265,7 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 	s.mu.Lock()
 	rec := client.EventRecord{
 		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
-			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Title: r.view.Title, Cwd: r.view.Cwd,
-			Headless: r.view.Headless},
+			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
 		State:        string(statemachine.Sleeping),
 		DisplayState: string(s.m.Display()),
 		Answer:       a,
