@@ -29,7 +29,7 @@ type Doctor interface {
 // agents and the doctor.
 //
 //	GET  /ui/api/v1/view                          dashView
-//	GET  /ui/api/v1/stream                        NDJSON: {"type":"view",...}, {"type":"event","event":...}
+//	GET  /ui/api/v1/stream[?since=SEQ]            NDJSON: {"type":"view",...}, the backlog, {"type":"event","event":...,"text":...}
 //	GET  /ui/api/v1/permissions/{id}              client.PermissionDetail
 //	POST /ui/api/v1/permissions/{id}/decision     client.DecisionBody
 //	POST /ui/api/v1/dnd                           {"on"}
