@@ -227,7 +227,7 @@ func startRuntime(b *testing.B, home string) *liveRuntime {
 	synced := make(chan struct{}, 1)
 	streamErr := make(chan error, 1)
 	go func() {
-		streamErr <- c.StreamEvents(ctx, func(_ []byte, rec client.EventRecord) error {
+		streamErr <- c.StreamEvents(ctx, client.EventsFrom{Live: true}, func(_ []byte, rec client.EventRecord) error {
 			switch rec.SessionID {
 			case syncSession:
 				select {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/golden"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -154,7 +155,7 @@ func TestEventsJSON(t *testing.T) {
 func TestEventsHumanFormat(t *testing.T) {
 	rec := client.EventRecord{Event: agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: "5e550000-0000-4000-8000-000000000001",
 		Time: time.Now(), ToolName: "Bash", Title: "Fix it"}, State: "working"}
-	line := formatEvent(rec)
+	line := formatEvent(i18n.Printer{}, rec)
 	for _, want := range []string{"claude", "…000001", "tool.start", "working", "Bash", `"Fix it"`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("formatEvent = %q, lacks %q", line, want)

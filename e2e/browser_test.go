@@ -321,7 +321,7 @@ func followEvents(ctx context.Context, t *testing.T, c *client.Client) *follower
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- c.StreamEvents(ctx, func(_ []byte, rec client.EventRecord) error {
+		done <- c.StreamEvents(ctx, client.EventsFrom{}, func(_ []byte, rec client.EventRecord) error {
 			f.add(rec)
 			return nil
 		})

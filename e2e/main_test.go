@@ -400,6 +400,7 @@ func (s *server) shutdown() {
 
 // event is one line of `clawd events --json`.
 type event struct {
+	Seq          uint64    `json:"seq"`
 	Agent        string    `json:"agent"`
 	SessionID    string    `json:"session_id"`
 	Kind         string    `json:"kind"`
@@ -412,6 +413,10 @@ type event struct {
 	ToolName     string    `json:"tool_name"`
 	ToolUseID    string    `json:"tool_use_id"`
 	Headless     bool      `json:"headless"`
+	// Answer is a permission.answered record's; Missed the count of a
+	// stream.missed line's.
+	Answer *client.PermissionAnswer `json:"answer"`
+	Missed int                      `json:"missed"`
 
 	raw string
 }
@@ -435,10 +440,11 @@ type eventStream struct {
 	read    chan struct{} // closed when stdout hit EOF
 }
 
-func (w *world) startEvents() *eventStream {
+// startEvents runs `clawd events --json args...`.
+func (w *world) startEvents(args ...string) *eventStream {
 	w.t.Helper()
 	pr, pw := io.Pipe()
-	cmd := exec.Command(clawdBin, "events", "--json")
+	cmd := exec.Command(clawdBin, append([]string{"events", "--json"}, args...)...)
 	cmd.Env = w.clawdEnv()
 	cmd.Dir = w.dir
 	es := &eventStream{w: w, changed: make(chan struct{}), read: make(chan struct{})}
@@ -537,11 +543,13 @@ func dumpEvents(evs []event) string {
 	return b.String()
 }
 
-// forSession returns the events of one session.
+// forSession returns the agent's events of one session: the runtime's
+// own records of how its permission requests closed are left out (see
+// answersTo).
 func forSession(evs []event, id string) []event {
 	var out []event
 	for _, e := range evs {
-		if e.SessionID == id {
+		if e.SessionID == id && e.Kind != string(client.KindPermissionAnswered) {
 			out = append(out, e)
 		}
 	}

@@ -261,10 +261,3 @@ func acceptStatus(err error) int {
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.Snapshot())
 }
-
-// handleStream follows the event stream (see Server.stream).
-func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
-	s.stream(w, r, "kind", func() (*subscription[streamLine], [][]byte) {
-		return s.events.subscribe(4096), nil
-	})
-}

@@ -112,6 +112,18 @@ func (s *Server) immediateReason(e *agents.Event, headless bool) string {
 	return ""
 }
 
+// immediateSource is who answers a request at once for reason (see
+// immediateReason).
+func immediateSource(reason string) string {
+	switch reason {
+	case client.ReasonDND:
+		return client.SourceDND
+	case client.ReasonBypass:
+		return client.SourceAgent
+	}
+	return client.SourceConfig
+}
+
 // bypasses reports whether e's agent proceeds without asking in e's
 // permission mode, though it fired the request.
 func bypasses(e *agents.Event) bool {
@@ -156,10 +168,18 @@ func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
 	s.nudge()
 }
 
-// closeLocked closes a pending request with ans, tells every follower and
-// hands ans to the waiting hook. It reports false when r was closed
-// already. The caller holds broker.mu.
-func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason string) bool {
+// answeredBy is who closed a request (a client.Source constant) and, for
+// an "always", the label of the suggestion applied.
+type answeredBy struct {
+	source, rule string
+}
+
+// closeLocked closes a pending request with ans, tells every follower,
+// hands ans to the waiting hook and records on the event stream how it
+// closed and who closed it (by). It reports false when r was closed
+// already: every request is closed, and recorded, exactly once. The
+// caller holds broker.mu.
+func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason string, by answeredBy) bool {
 	b := s.perms
 	if r.view.State != statePending {
 		return false
@@ -178,6 +198,7 @@ func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason st
 	if resolves(reason, r.view.Headless) {
 		s.resolveLocked(r.key, r.pendingKey)
 	}
+	s.recordAnswer(r, ans, reason, by)
 	ans.ID = r.view.ID
 	r.answer <- ans
 	s.log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
@@ -204,23 +225,63 @@ func (s *Server) settlePermissions(k statemachine.Key) {
 		open := s.m.HasPending(k, r.pendingKey)
 		s.mu.Unlock()
 		if !open {
-			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn)
+			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
+				answeredBy{source: client.SourceTerminal})
 		}
 	}
 }
 
-// closeNoDecision closes r with no decision, if it is still pending.
+// closeNoDecision closes r with no decision, if it is still pending:
+// the hook is gone (withdrawn: the agent killed it, its prompt was
+// answered first), the wait is over (timeout) or the runtime stops
+// (shutdown).
 func (s *Server) closeNoDecision(r *permRequest, reason string) {
-	state := stateWithdrawn
+	state, by := stateWithdrawn, answeredBy{source: client.SourceTerminal}
 	switch reason {
 	case client.ReasonTimeout:
-		state = stateExpired
-	case client.ReasonTerminal:
-		state = stateAnswered
+		state, by.source = stateExpired, client.SourceTimeout
+	case client.ReasonShutdown:
+		by.source = client.SourceRuntime
 	}
 	s.perms.mu.Lock()
-	s.closeLocked(r, client.Answer{Reason: reason}, state, reason)
+	s.closeLocked(r, client.Answer{Reason: reason}, state, reason, by)
 	s.perms.mu.Unlock()
+}
+
+// recordAnswer numbers and publishes the permission.answered record of r,
+// closed with ans for reason by by, in order with the agents' events: it
+// takes mu and then pubMu as apply does. The caller holds broker.mu.
+func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, by answeredBy) {
+	a := &client.PermissionAnswer{ID: r.view.ID, Request: r.view.Kind, Decision: client.DecisionNone, Reason: reason,
+		Source: by.source, Summary: r.view.Summary}
+	if d := ans.Decision; d != nil {
+		a.Reason = ""
+		switch {
+		case !d.Allow:
+			a.Decision = client.DecisionDeny
+		case by.rule != "":
+			a.Decision, a.Rule = client.DecisionAlways, by.rule
+		default:
+			a.Decision = client.DecisionAllow
+		}
+	}
+	s.mu.Lock()
+	rec := client.EventRecord{
+		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
+			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
+		State:        string(statemachine.Sleeping),
+		DisplayState: string(s.m.Display()),
+		Answer:       a,
+	}
+	if ss, ok := s.m.Session(r.key); ok {
+		rec.State, rec.Host = string(ss.State), ss.Host
+	}
+	s.seq++
+	rec.Seq = s.seq
+	s.pubMu.Lock()
+	s.mu.Unlock()
+	s.publishLocked(rec)
+	s.pubMu.Unlock()
 }
 
 // publishLocked tells the feeds and the permission stream that the request
@@ -249,7 +310,7 @@ func (s *Server) SetDND(on bool) {
 		return
 	}
 	for _, r := range b.pendingLocked() {
-		s.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND)
+		s.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND, answeredBy{source: client.SourceDND})
 	}
 }
 
@@ -299,6 +360,8 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 		if reason == client.ReasonDisabled || reason == client.ReasonNative || reason == client.ReasonSubagent {
 			b.feeds.publish(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
 		}
+		// The stream showed its permission.request: it shows the answer.
+		s.recordAnswer(req, client.Answer{Reason: reason}, reason, answeredBy{source: immediateSource(reason)})
 		return nil, reason
 	}
 	b.seq++
@@ -385,7 +448,11 @@ func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionV
 	if problem != "" {
 		return p.view, &decideError{ErrBadDecision, problem}
 	}
-	s.closeLocked(p, ans, state, reason)
+	by := answeredBy{source: client.ClientSource(body.Via)}
+	if n := body.Suggestion; n > 0 && n <= len(p.view.Suggestions) {
+		by.rule = p.view.Suggestions[n-1]
+	}
+	s.closeLocked(p, ans, state, reason, by)
 	s.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
 	return p.view, nil
 }

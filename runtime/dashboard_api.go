@@ -29,7 +29,7 @@ type Doctor interface {
 // agents and the doctor.
 //
 //	GET  /ui/api/v1/view                          dashView
-//	GET  /ui/api/v1/stream                        NDJSON: {"type":"view",...}, {"type":"event","event":...}
+//	GET  /ui/api/v1/stream[?since=SEQ]            NDJSON: {"type":"view",...}, the backlog, {"type":"event","event":...,"text":...}
 //	GET  /ui/api/v1/permissions/{id}              client.PermissionDetail
 //	POST /ui/api/v1/permissions/{id}/decision     client.DecisionBody
 //	POST /ui/api/v1/dnd                           {"on"}
@@ -44,7 +44,7 @@ func (s *Server) mountDashboardAPI(mux *http.ServeMux, auth func(http.HandlerFun
 	mux.HandleFunc("GET "+dashboardAPI+"view", auth(s.handleDashView))
 	mux.HandleFunc("GET "+dashboardAPI+"stream", auth(s.handleDashStream))
 	mux.HandleFunc("GET "+dashboardAPI+"permissions/{id}", auth(s.handlePermissionGet))
-	mux.HandleFunc("POST "+dashboardAPI+"permissions/{id}/decision", auth(s.handlePermissionDecision))
+	mux.HandleFunc("POST "+dashboardAPI+"permissions/{id}/decision", auth(s.handleDashDecision))
 	mux.HandleFunc("POST "+dashboardAPI+"dnd", auth(s.handlePostDND))
 	mux.HandleFunc("POST "+dashboardAPI+"pause", auth(s.handleDashPause))
 	mux.HandleFunc("POST "+dashboardAPI+"focus", auth(s.handleDashFocus))
@@ -161,16 +161,26 @@ func (s *Server) dashboardView() dashView {
 	return d
 }
 
+// handleDashDecision is the page's POST permissions/{id}/decision: the
+// token API's, recorded as the dashboard's whatever the body's Via says.
+func (s *Server) handleDashDecision(w http.ResponseWriter, r *http.Request) {
+	s.permissionDecision(w, r, client.SourceDashboard)
+}
+
 func (s *Server) handleDashView(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.dashboardView())
 }
 
 // dashEvent is an event line of the dashboard's stream: the event record
 // as GET /api/v1/events has it, which carries no prompt text or tool
-// output (see agents.Event).
+// output (see agents.Event), and, for a permission.answered record, Text:
+// the answer in the person's words, with the request's one line that the
+// page showed while it waited ("Allowed Bash: npm test — from the
+// dashboard").
 type dashEvent struct {
 	Type  string              `json:"type"` // "event"
 	Event *client.EventRecord `json:"event"`
+	Text  string              `json:"text,omitempty"`
 }
 
 // readable is an event record with the strings the page shows in one
@@ -178,10 +188,28 @@ type dashEvent struct {
 // them).
 func readable(r client.EventRecord) *client.EventRecord {
 	for _, f := range []*string{&r.Agent, &r.SessionID, &r.ToolName, &r.NotificationType, &r.Title, &r.Cwd, &r.ProjectDir,
-		&r.Source, &r.Reason, &r.ErrorKind, &r.State, &r.HookEvent, &r.SubagentType} {
+		&r.Source, &r.Reason, &r.ErrorKind, &r.State, &r.HookEvent, &r.SubagentType, &r.Host} {
 		*f = text.Line(*f, 0)
 	}
+	if r.Answer != nil {
+		a := *r.Answer
+		for _, f := range []*string{&a.ID, &a.Decision, &a.Rule, &a.Reason, &a.Source, &a.Summary} {
+			*f = text.Line(*f, 0)
+		}
+		r.Answer = &a
+	}
 	return &r
+}
+
+// dashEventLine is rec as a line of the dashboard's stream.
+func (s *Server) dashEventLine(rec client.EventRecord) streamLine {
+	d := dashEvent{Type: "event", Event: readable(rec)}
+	if a := d.Event.Answer; a != nil {
+		line := present.RequestSummary(client.PermissionView{Kind: a.Request, Tool: d.Event.ToolName, Summary: a.Summary})
+		d.Text = text.Line(present.Answered(s.cfg.Printer, *a, line), 0)
+	}
+	b, _ := json.Marshal(d)
+	return streamLine{json: b, id: rec.Seq}
 }
 
 // dashThrottle is the shortest time between two views on a dashboard
@@ -190,19 +218,37 @@ func readable(r client.EventRecord) *client.EventRecord {
 const dashThrottle = 25 * time.Millisecond
 
 // handleDashStream is the page's one stream (NDJSON, through Server.stream
-// with its caps, deadlines and heartbeats): the View first, then every
+// with its caps, deadlines and heartbeats): the View first, then the
+// backlog of events as GET /api/v1/events has it (?since=SEQ: the ones
+// after SEQ, which the page sends when it reconnects, with a
+// {"type": "stream.missed"} line for those no longer held), then every
 // event as it happens and a new View after each change. It follows the
 // runtime's change feed (the hub the tray follows); a page that fell
-// behind gets {"type": "stream.lagged"} and takes a new View.
+// behind gets {"type": "stream.lagged"} and reconnects with its last seq.
 func (s *Server) handleDashStream(w http.ResponseWriter, r *http.Request) {
-	s.stream(w, r, "type", func() (*subscription[streamLine], [][]byte) {
+	st, err := startOf(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.stream(w, r, "type", func() (*subscription[streamLine], []streamLine) {
 		out := newStreamHub()
 		sub := out.subscribe(1024)
-		feed := s.feeds.subscribe(1024)
+		// The feed carries the records as the event stream does: the
+		// backlog and the feed are taken under one lock.
+		var feed *subscription[client.Change]
+		recs, lost := s.subscribeEvents(st, func() { feed = s.feeds.subscribe(1024) })
 		// Subscribed first, then the View: nothing falls in between.
 		first, _ := json.Marshal(s.dashboardView())
+		lines := []streamLine{{json: first}}
+		if lost != nil {
+			lines = append(lines, lost.line("type"))
+		}
+		for _, rec := range recs {
+			lines = append(lines, s.dashEventLine(rec))
+		}
 		go s.feedDashboard(r.Context(), feed, out)
-		return sub, [][]byte{first}
+		return sub, lines
 	})
 }
 
@@ -219,8 +265,14 @@ func (s *Server) feedDashboard(ctx context.Context, feed *subscription[client.Ch
 		case <-s.done:
 			return
 		case c := <-feed.C:
+			if c.Dropped > 0 {
+				// Events may be among the lost: the page reconnects
+				// with its last seq and gets them from the backlog.
+				lag, _ := json.Marshal(map[string]any{"type": client.StreamLagged, "dropped": c.Dropped})
+				out.publish(streamLine{json: lag})
+			}
 			if c.Event != nil {
-				publishJSON(out, dashEvent{Type: "event", Event: readable(*c.Event)})
+				out.publish(s.dashEventLine(*c.Event))
 			}
 			if throttle != nil {
 				dirty = true

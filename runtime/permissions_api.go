@@ -173,11 +173,21 @@ func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // handlePermissionDecision is POST /api/v1/permissions/{id}/decision.
+// The body's Via names the client (see client.ClientSource).
 func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request) {
+	s.permissionDecision(w, r, "")
+}
+
+// permissionDecision answers a decision posted by via, or by the client
+// the body's Via names when via is "".
+func (s *Server) permissionDecision(w http.ResponseWriter, r *http.Request, via string) {
 	id := r.PathValue("id")
 	var body client.DecisionBody
 	if !readBody(w, r, maxDecisionBody, &body) {
 		return
+	}
+	if via != "" {
+		body.Via = via
 	}
 	view, err := s.Decide(id, body)
 	switch {
@@ -198,16 +208,16 @@ func (s *Server) handlePermissionDecision(w http.ResponseWriter, r *http.Request
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
 	b := s.perms
-	s.stream(w, r, "type", func() (*subscription[streamLine], [][]byte) {
+	s.stream(w, r, "type", func() (*subscription[streamLine], []streamLine) {
 		// Subscribe and take the pending list under one lock: no change
 		// is missed or seen twice.
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		sub := b.stream.subscribe(1024)
-		var initial [][]byte
+		var initial []streamLine
 		for _, p := range b.pendingLocked() {
 			if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
-				initial = append(initial, line)
+				initial = append(initial, streamLine{json: line})
 			}
 		}
 		return sub, initial

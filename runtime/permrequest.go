@@ -30,6 +30,9 @@ type permRequest struct {
 	rawSuggestions []json.RawMessage
 	message        string
 
+	// hookEvent is the agent's name of the hook that asked
+	// (PermissionRequest), which the answer's record names too.
+	hookEvent  string
 	key        statemachine.Key
 	pendingKey string
 	closedAt   time.Time
@@ -78,6 +81,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 		inputTruncated: body.InputTruncated,
 		rawSuggestions: body.Suggestions,
 		message:        body.Message,
+		hookEvent:      e.HookEvent,
 		key:            res.Session.Key(),
 		pendingKey:     res.PendingKey,
 		answer:         make(chan client.Answer, 1),

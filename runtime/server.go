@@ -157,6 +157,8 @@ type Server struct {
 	// stream in seq order while the encoding and the fan-out run outside
 	// mu, so readers of the sessions never wait for subscribers.
 	pubMu sync.Mutex
+	// backlog is the streams' recent records; guarded by pubMu.
+	backlog backlog
 	// streams counts the open event and permission streams.
 	streams atomic.Int32
 
@@ -779,10 +781,12 @@ func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result,
 	return res, rec, true
 }
 
-// publishLocked hands rec to the event stream's subscribers and the
-// in-process feeds. The caller holds pubMu, not mu.
+// publishLocked keeps rec in the backlog and hands it to the event
+// stream's subscribers and the in-process feeds. The caller holds pubMu,
+// not mu.
 func (s *Server) publishLocked(rec client.EventRecord) {
-	publishJSON(s.events, rec)
+	s.backlog.add(rec)
+	publishRecord(s.events, rec)
 	if s.feeds.active() {
 		s.feeds.publish(client.Change{Event: &rec})
 	}

@@ -285,7 +285,7 @@ func TestStreamAndSnapshotThroughClient(t *testing.T) {
 	got := make(chan client.EventRecord, 16)
 	streamErr := make(chan error, 1)
 	go func() {
-		streamErr <- c.StreamEvents(ctx, func(_ []byte, r client.EventRecord) error {
+		streamErr <- c.StreamEvents(ctx, client.EventsFrom{Live: true}, func(_ []byte, r client.EventRecord) error {
 			got <- r
 			return nil
 		})
@@ -347,9 +347,14 @@ func TestSSEStream(t *testing.T) {
 	}
 	eventually(t, "the stream subscribed", s.events.active)
 	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "sse", Time: time.Now()})
-	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	br := bufio.NewReader(resp.Body)
+	// Each record has its seq as its SSE id, for Last-Event-ID.
+	if line, err := br.ReadString('\n'); err != nil || line != "id: 1\n" {
+		t.Fatalf("first SSE line = %q, %v, want the record's id", line, err)
+	}
+	line, err := br.ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "data: {") || !strings.Contains(line, `"session_id":"sse"`) {
-		t.Fatalf("first SSE line = %q, %v", line, err)
+		t.Fatalf("second SSE line = %q, %v", line, err)
 	}
 }
 

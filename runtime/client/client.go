@@ -197,11 +197,33 @@ func (c *Client) Sessions(ctx context.Context) (Snapshot, error) {
 	return s, err
 }
 
-// StreamEvents follows the runtime's event stream, calling fn with each
-// event record, until ctx ends, the runtime closes the stream or fn returns
-// an error.
-func (c *Client) StreamEvents(ctx context.Context, fn func(raw []byte, rec EventRecord) error) error {
-	return c.follow(ctx, eventsPath, func(line []byte) error {
+// EventsFrom is where StreamEvents starts (see the event stream).
+type EventsFrom struct {
+	// Since, when Resume is set, is the seq of the last record read: the
+	// stream starts after it.
+	Since  uint64
+	Resume bool
+	// Live skips the backlog: only records from now on.
+	Live bool
+}
+
+// query is from as the event stream's query string.
+func (from EventsFrom) query() string {
+	switch {
+	case from.Resume:
+		return "?since=" + strconv.FormatUint(from.Since, 10)
+	case from.Live:
+		return "?backlog=0"
+	}
+	return ""
+}
+
+// StreamEvents follows the runtime's event stream from where from says,
+// calling fn with each event record (and with the StreamMissed and
+// StreamLagged lines, whose Kind says so), until ctx ends, the runtime
+// closes the stream or fn returns an error.
+func (c *Client) StreamEvents(ctx context.Context, from EventsFrom, fn func(raw []byte, rec EventRecord) error) error {
+	return c.follow(ctx, eventsPath+from.query(), func(line []byte) error {
 		var rec EventRecord
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("bad stream line: %w", err)

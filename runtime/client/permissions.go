@@ -136,7 +136,10 @@ type DecisionBody struct {
 	Suggestion int    `json:"suggestion,omitempty"`
 	Message    string `json:"message,omitempty"`
 	Interrupt  bool   `json:"interrupt,omitempty"`
-	// Via names the client that answered, for the log ("cli", "tray").
+	// Via names the client that answers ("cli", "tray", "dashboard"),
+	// for the log and the answer's record on the event stream
+	// (PermissionAnswer.Source, see ClientSource). It is only recorded:
+	// it grants nothing.
 	Via string `json:"via,omitempty"`
 }
 

@@ -76,6 +76,17 @@ type EventRecord struct {
 	// session ended).
 	State        string `json:"state"`
 	DisplayState string `json:"display_state"`
+	// Answer is set on a KindPermissionAnswered record: how the request
+	// closed.
+	Answer *PermissionAnswer `json:"answer,omitempty"`
+	// Dropped is set on the StreamLagged line: how many records this
+	// reader lost, reading too slowly.
+	Dropped int `json:"dropped,omitempty"`
+	// Missed and Reset are set on the StreamMissed line: how many of the
+	// records a reconnecting reader asked for the backlog no longer
+	// holds, or that the runtime numbers anew (see the event stream).
+	Missed int  `json:"missed,omitempty"`
+	Reset  bool `json:"reset,omitempty"`
 }
 
 // View is everything a UI shows of the runtime at one moment: the

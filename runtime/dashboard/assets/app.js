@@ -418,9 +418,17 @@ setInterval(() => {
 
 // ---- events
 
+// events are the records shown, newest first; lastSeq is the seq of the
+// newest, which the stream resumes after when it reconnects.
 const events = [];
+let lastSeq = 0;
 
-function addEvent(r) {
+// addEvent shows an event record; text is its sentence (a permission
+// request's answer) when the runtime gave one.
+function addEvent(r, text) {
+  if (r.seq && r.seq <= lastSeq) return; // never twice
+  if (r.seq) lastSeq = r.seq;
+  if (text) r = Object.assign({}, r, {text});
   events.unshift(r);
   if (events.length > maxEvents) events.pop();
   const list = $("event-list");
@@ -436,6 +444,7 @@ let eventChoices = "";
 function noteEventChoices() {
   const agents = new Map(), kinds = new Map();
   for (const r of events) {
+    if (r.gap) continue;
     agents.set(r.agent, r.agent);
     kinds.set(r.kind, r.kind);
   }
@@ -447,19 +456,29 @@ function noteEventChoices() {
 }
 
 function matchesEvent(r) {
+  if (r.gap) return true;
   const a = $("e-agent").value, k = $("e-kind").value, s = $("e-session").value.trim();
   return (!a || r.agent === a) && (!k || r.kind === k) && (!s || (r.session_id || "").includes(s));
 }
 
+// addGap notes, in the list, the events the runtime no longer held when
+// the stream resumed: an entry of its own, among the events.
+function addGap(m) {
+  if (m.missed) addEvent({gap: m.missed});
+}
+
 function eventRow(r) {
+  if (r.gap) return el("li", {class: "gap"}, n("dashboard.events_missed", r.gap));
   const sid = r.session_id || "";
-  return el("li", {},
+  const answer = r.answer && r.text;
+  return el("li", answer ? {class: "answer", "data-decision": r.answer.decision, "data-source": r.answer.source} : {},
     el("time", {datetime: r.time}, clock(r.time)), " ",
     el("span", {class: "agent"}, r.agent), " ",
     el("span", {class: "sid", title: sid}, sid.length > 8 ? "…" + sid.slice(-6) : sid), " ",
     el("span", {class: "kind"}, r.kind), " ",
     el("span", {class: "state"}, r.state || ""),
-    r.tool_name ? el("span", {class: "tool"}, " " + r.tool_name) : null,
+    answer ? el("span", {class: "text"}, " " + r.text) : null,
+    r.tool_name && !answer ? el("span", {class: "tool"}, " " + r.tool_name) : null,
     r.notification_type ? el("span", {}, " " + r.notification_type) : null,
     r.title ? el("span", {class: "title"}, " “" + r.title + "”") : null,
     r.headless ? el("span", {}, t("dashboard.headless")) : null);
@@ -765,19 +784,34 @@ function setConn(live) {
   $("conn").classList.toggle("live", live);
 }
 
+// resync ends the current stream so that follow reconnects at once: the
+// stream starts again with a View and the events after lastSeq.
+let resync = null;
+
 function onLine(m) {
   if (m.type === "view") render(m);
-  else if (m.type === "event") addEvent(m.event);
-  else if (m.type === "stream.lagged") api("GET", "view").then(render, () => {});
+  else if (m.type === "event") addEvent(m.event, m.text);
+  else if (m.type === "stream.missed") addGap(m);
+  else if (m.type === "stream.lagged" && resync) resync();
 }
 
 // follow reads the dashboard stream (newline-delimited JSON) for as long
-// as the tab is open, reconnecting after a break.
+// as the tab is open, reconnecting after a break with the seq of the last
+// event it showed: the runtime sends exactly the events in between, or
+// says how many it no longer holds.
 async function follow() {
   let delay = 500;
   while (!signedOutShown) {
+    const ctl = new AbortController();
+    let again = false;
+    resync = () => {
+      again = true;
+      ctl.abort();
+    };
     try {
-      const r = await fetch("/ui/api/v1/stream", {headers: {"X-Clawd-Dashboard": secret}, cache: "no-store", credentials: "same-origin"});
+      const since = lastSeq ? "?since=" + lastSeq : "";
+      const r = await fetch("/ui/api/v1/stream" + since, {headers: {"X-Clawd-Dashboard": secret}, cache: "no-store",
+        credentials: "same-origin", signal: ctl.signal});
       if (r.status === 401) {
         signedOut();
         return;
@@ -788,7 +822,7 @@ async function follow() {
       const reader = r.body.getReader();
       const dec = new TextDecoder();
       let buf = "";
-      for (;;) {
+      read: for (;;) {
         const {value, done} = await reader.read();
         if (done) break;
         buf += dec.decode(value, {stream: true});
@@ -797,9 +831,14 @@ async function follow() {
           const line = buf.slice(0, i).trim();
           buf = buf.slice(i + 1);
           if (line) onLine(JSON.parse(line));
+          // Past a lag, lines lost come before the next: none is shown
+          // until the new stream brings them.
+          if (again) break read;
         }
       }
     } catch (e) { /* reconnect below */ }
+    resync = null;
+    if (again) continue; // fell behind: catch up at once
     setConn(false);
     await new Promise((res) => setTimeout(res, delay));
     delay = Math.min(delay * 2, 10000);
