@@ -65,9 +65,13 @@ policy = { concurrency = "parallel" }
 		`{"state":"idle","event":"UserPromptSubmit","session_id":"real-1"}`,
 	} {
 		r := intrudertest.Run(t, "flood", "100", "POST", base+"/state", body)
+		// Refused: a 403, or, when nobody's 16 connection slots are all
+		// taken at that moment, the connection closed at once.
 		counts := r["counts"].(map[string]any)
-		if len(counts) != 1 || counts["403"] != float64(100) {
-			t.Errorf("nobody's 100 POST /state %s: %v, want 100 × 403", body, counts)
+		refused, _ := counts["403"].(float64)
+		closed, _ := counts["error"].(float64)
+		if refused+closed != 100 || refused < 50 {
+			t.Errorf("nobody's 100 POST /state %s: %v, want each refused (403, or the connection closed)", body, counts)
 		}
 	}
 
