@@ -299,6 +299,9 @@ type Machine struct {
 	// endedOrder.
 	ended      map[Key]turns
 	endedOrder []Key
+
+	// changes counts the changes to the sessions (see Changes).
+	changes uint64
 }
 
 // New returns an empty machine.
@@ -564,6 +567,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		// last turn's outcome is no longer what it is doing.
 		s.setOutcome("", time.Time{}, "")
 	}
+	m.changes++
 	res.Session = s.snapshot(now)
 	if removed {
 		m.remove(s)
@@ -579,6 +583,9 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 // may have named the session, and changed nothing else.
 func (m *Machine) late(s *session, e *agents.Event, now time.Time) Result {
 	res := Result{Late: true, Ignored: !s.annotate(e), Session: s.snapshot(now)}
+	if !res.Ignored {
+		m.changes++
+	}
 	before := m.shown
 	m.updateDisplay(now)
 	res.Display, res.DisplayChanged = m.shown, m.shown != before
@@ -609,6 +616,7 @@ func (m *Machine) Resolve(k Key, pendingKey string, now time.Time) Result {
 		return m.ignored(k, s, now)
 	}
 	s.removePending(pendingKey)
+	m.changes++
 	res := Result{Session: s.snapshot(now)}
 	before := m.shown
 	m.updateDisplay(now)
@@ -792,6 +800,9 @@ func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
 		}
 		i++
 	}
+	if len(out) > 0 {
+		m.changes++
+	}
 	before := m.shown
 	m.updateDisplay(now)
 	changed := m.shown != before
@@ -898,5 +909,10 @@ func (m *Machine) Retitle(k Key, title string, src agents.TitleSource) bool {
 	if s == nil {
 		return false
 	}
-	return s.retitle(title, src)
+	before := s.titles
+	changed := s.retitle(title, src)
+	if s.titles != before {
+		m.changes++
+	}
+	return changed
 }
