@@ -5,6 +5,7 @@
 package statemachine
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -672,12 +673,10 @@ func lessRecent(a, b *session) bool {
 	return keyLess(a.key(), b.key())
 }
 
-func keyLess(a, b Key) bool {
-	if a.Agent != b.Agent {
-		return a.Agent < b.Agent
-	}
-	return a.ID < b.ID
-}
+func keyLess(a, b Key) bool { return compareKeys(a, b) < 0 }
+
+// compareKeys orders keys by agent, then id.
+func compareKeys(a, b Key) int { return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.ID, b.ID)) }
 
 func (m *Machine) remove(s *session) {
 	if s.turns.known() {
@@ -809,16 +808,7 @@ func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
 	if len(out) == 0 && changed {
 		out = append(out, Result{})
 	}
-	slices.SortFunc(out, func(a, b Result) int {
-		ka, kb := a.Session.Key(), b.Session.Key()
-		switch {
-		case keyLess(ka, kb):
-			return -1
-		case keyLess(kb, ka):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Result) int { return compareKeys(a.Session.Key(), b.Session.Key()) })
 	for i := range out {
 		out[i].Display, out[i].DisplayChanged = m.shown, changed
 	}
@@ -856,13 +846,7 @@ func (m *Machine) Sessions() []Session {
 		if !a.UpdatedAt.Equal(b.UpdatedAt) {
 			return b.UpdatedAt.Compare(a.UpdatedAt)
 		}
-		switch ka, kb := a.Key(), b.Key(); {
-		case keyLess(ka, kb):
-			return -1
-		case keyLess(kb, ka):
-			return 1
-		}
-		return 0
+		return compareKeys(a.Key(), b.Key())
 	})
 	return out
 }

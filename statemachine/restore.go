@@ -68,15 +68,7 @@ func (m *Machine) Save() []Saved {
 		}
 		out = append(out, sv)
 	}
-	slices.SortFunc(out, func(a, b Saved) int {
-		switch ka, kb := a.Session.Key(), b.Session.Key(); {
-		case keyLess(ka, kb):
-			return -1
-		case keyLess(kb, ka):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Saved) int { return compareKeys(a.Session.Key(), b.Session.Key()) })
 	return out
 }
 
