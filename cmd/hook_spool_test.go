@@ -28,12 +28,11 @@ func spooled(t *testing.T, home string) []agents.Event {
 	ids := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		var r spool.Record
-		var e agents.Event
-		if err := json.Unmarshal([]byte(line), &r); err != nil || json.Unmarshal(r.Event, &e) != nil || r.ID == "" || ids[r.ID] {
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.ID == "" || ids[r.ID] {
 			t.Fatalf("spool line %q is not a record with an id of its own (%v)", line, err)
 		}
 		ids[r.ID] = true
-		out = append(out, e)
+		out = append(out, r.Event)
 	}
 	return out
 }

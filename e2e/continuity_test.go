@@ -40,8 +40,7 @@ func (w *world) spoolHas(id, kind string) bool {
 	data, _ := os.ReadFile(filepath.Join(w.clawdHome, spool.File))
 	for _, line := range strings.Split(string(data), "\n") {
 		var r spool.Record
-		var e event
-		if json.Unmarshal([]byte(line), &r) == nil && json.Unmarshal(r.Event, &e) == nil && e.SessionID == id && e.Kind == kind {
+		if json.Unmarshal([]byte(line), &r) == nil && r.Event.SessionID == id && string(r.Event.Kind) == kind {
 			return true
 		}
 	}

@@ -291,12 +291,8 @@ func (k *keeper) replay(done []string) {
 // replayOne replays one spooled event as the socket would take it, at the
 // time its hook ran (no earlier than what came before it, no later than
 // now).
-func (k *keeper) replayOne(raw json.RawMessage) bool {
+func (k *keeper) replayOne(e agents.Event) bool {
 	s := k.s
-	var e agents.Event
-	if json.Unmarshal(raw, &e) != nil {
-		return false
-	}
 	response, err := s.acceptFrom(&e, nil)
 	if err != nil {
 		return false

@@ -63,8 +63,8 @@ var ErrNotRegular = errors.New("the spool is not a regular file")
 
 // Record is one line of the spool.
 type Record struct {
-	ID    string          `json:"id"`
-	Event json.RawMessage `json:"event"`
+	ID    string       `json:"id"`
+	Event agents.Event `json:"event"`
 }
 
 // Line is the spool's line for ev: a fresh id and the event's JSON,
@@ -198,8 +198,10 @@ func Claimed(home string) ([]string, error) {
 }
 
 // Read returns the records of a claimed file in the order they were
-// appended; bad counts the lines that are not records (a line torn by a
-// full disk or a network file system).
+// appended, decoded in one pass each; bad counts the lines that are not
+// records (a line torn by a full disk or a network file system). The
+// events are not validated: that is the replay's to do, as for an event
+// posted.
 func Read(path string) (recs []Record, bad int, err error) {
 	b, err := boundedfile.Read(path, 2*MaxBytes)
 	if err != nil {
@@ -212,7 +214,7 @@ func Read(path string) (recs []Record, bad int, err error) {
 			continue
 		}
 		var r Record
-		if len(line) > maxLine || json.Unmarshal(line, &r) != nil || r.ID == "" || len(r.Event) == 0 || r.Event[0] != '{' {
+		if len(line) > maxLine || json.Unmarshal(line, &r) != nil || r.ID == "" {
 			bad++
 			continue
 		}

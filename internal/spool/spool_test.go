@@ -36,11 +36,7 @@ func readAll(t *testing.T, home string) []agents.Event {
 			t.Fatalf("Read(%s) = %d bad, %v", p, bad, err)
 		}
 		for _, r := range recs {
-			var e agents.Event
-			if err := json.Unmarshal(r.Event, &e); err != nil {
-				t.Fatalf("record %s: %v", r.ID, err)
-			}
-			out = append(out, e)
+			out = append(out, r.Event)
 		}
 	}
 	return out
@@ -205,9 +201,7 @@ func TestClaim(t *testing.T) {
 	for _, p := range all {
 		recs, _, _ := Read(p)
 		for _, r := range recs {
-			var e agents.Event
-			json.Unmarshal(r.Event, &e)
-			ids = append(ids, e.SessionID)
+			ids = append(ids, r.Event.SessionID)
 		}
 	}
 	if strings.Join(ids, ",") != "s-0,s-1,s-2" {
