@@ -119,7 +119,7 @@ type keeper struct {
 	// starts are the start times of the sessions' agents by pid;
 	// written holds Machine.Changes as of the last write, failing
 	// whether that write failed. Only the writer's goroutine touches
-	// them once listening returned.
+	// them (and the fields below) while it runs.
 	starts  map[int]string
 	written uint64
 	failing bool
@@ -132,6 +132,7 @@ type keeper struct {
 	replayed []string
 	last     time.Time
 
+	// cancel stops the writer, which runs from listening until stop.
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -141,9 +142,8 @@ type keeper struct {
 // listening. Nothing in the journal or the spool can stop the runtime: a
 // journal it cannot read is moved aside, a spool file it cannot read is
 // left for the next start.
-func (s *Server) restoreSessions(ctx context.Context) *keeper {
-	k := &keeper{s: s, path: filepath.Join(s.cfg.Home, SessionsFile), starts: map[int]string{}, seen: map[string]bool{},
-		done: make(chan struct{})}
+func (s *Server) restoreSessions() *keeper {
+	k := &keeper{s: s, path: filepath.Join(s.cfg.Home, SessionsFile), starts: map[int]string{}, seen: map[string]bool{}}
 	jf := k.read()
 	if k.restore(jf) {
 		// The restored sessions' agents, before any event is replayed:
@@ -160,11 +160,6 @@ func (s *Server) restoreSessions(ctx context.Context) *keeper {
 		s.mu.Unlock()
 	}
 	k.replay(jf.Replayed)
-	ctx, k.cancel = context.WithCancel(ctx)
-	go func() {
-		defer close(k.done)
-		k.run(ctx)
-	}()
 	return k
 }
 
@@ -328,18 +323,25 @@ func (s *Server) nowLocked() time.Time {
 // listening finishes the start once the socket listens (hooks now queue
 // on it rather than spool): the events a hook spooled while the first
 // replay ran are replayed too, the agents of the sessions they named are
-// checked, and the journal is written and the spool removed.
-func (k *keeper) listening() {
+// checked, the journal is written and the spool removed; from now on the
+// journal is written as the sessions change, until ctx ends.
+func (k *keeper) listening(ctx context.Context) {
 	s := k.s
 	k.replay(nil)
 	s.tick(s.cfg.Alive)
 	if k.write(true) && len(k.claimed) > 0 {
 		if err := spool.Remove(k.claimed); err != nil {
 			s.log.Warn("remove the replayed spool", "err", err)
-			return
+		} else {
+			k.replayed, k.claimed = nil, nil
 		}
-		k.replayed, k.claimed = nil, nil
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	k.cancel, k.done = cancel, make(chan struct{})
+	go func() {
+		defer close(k.done)
+		k.run(ctx)
+	}()
 }
 
 // alive reports whether the agent process pid runs and is the one the
@@ -379,8 +381,10 @@ func (k *keeper) run(ctx context.Context) {
 // stop stops the writer and writes the journal a last time: the runtime
 // has served, and the history has landed the sessions still running.
 func (k *keeper) stop() {
-	k.cancel()
-	<-k.done
+	if k.cancel != nil {
+		k.cancel()
+		<-k.done
+	}
 	k.write(true)
 }
 

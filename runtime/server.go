@@ -438,7 +438,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	}
 	// The sessions the last runtime left and the events its hooks spooled
 	// meanwhile, before any hook is taken (continuity.go).
-	keep := s.restoreSessions(ctx)
+	keep := s.restoreSessions()
 	defer keep.stop()
 	sockPath := client.SocketPath(s.cfg.Home)
 	sock, err := ListenSocket(sockPath, s.log)
@@ -449,7 +449,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		}
 		return fmt.Errorf("listen on %s: %w", sockPath, err)
 	}
-	keep.listening()
+	keep.listening(ctx)
 	info := client.Info{
 		Socket:    sockPath,
 		PID:       os.Getpid(),
