@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,10 +36,8 @@ func (w *world) journalHolds(ids ...string) bool {
 // spoolHas reports whether the hooks' spool holds an event of session id
 // of kind.
 func (w *world) spoolHas(id, kind string) bool {
-	data, _ := os.ReadFile(filepath.Join(w.clawdHome, spool.File))
-	for _, line := range strings.Split(string(data), "\n") {
-		var r spool.Record
-		if json.Unmarshal([]byte(line), &r) == nil && r.Event.SessionID == id && string(r.Event.Kind) == kind {
+	for _, r := range w.spooled() {
+		if r.Event.SessionID == id && string(r.Event.Kind) == kind {
 			return true
 		}
 	}
