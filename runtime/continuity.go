@@ -288,6 +288,11 @@ func (k *keeper) replay(done []string) {
 // now).
 func (k *keeper) replayOne(e agents.Event) bool {
 	s := k.s
+	if e.Kind == agents.KindPermissionRequest {
+		// Hooks never spool one (its answer is worth nothing later): a
+		// line that says so was not a hook's.
+		return false
+	}
 	response, err := s.acceptFrom(&e, nil)
 	if err != nil {
 		return false

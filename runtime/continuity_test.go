@@ -404,6 +404,8 @@ func TestSpoolReplay(t *testing.T) {
 		ev(7, agents.KindPromptSubmit, "late", "r2"),
 		ev(8, agents.KindToolBatch, "late", "r1"), // a late hook of the turn that ended
 		ev(9, agents.KindPromptSubmit, "gone", "g1", dead, titled("its agent died")),
+		// No hook spools a permission request: refused.
+		ev(10, agents.KindPermissionRequest, "late", "r2", func(e *agents.Event) { e.ToolName, e.ToolUseID = "Bash", "tu9" }),
 	)
 
 	s, c, _ := runWithHistory(t, home, func(c *Config) { c.Alive = func(pid int) bool { return pid != 4242 } })
