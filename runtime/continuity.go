@@ -141,7 +141,8 @@ type keeper struct {
 // events the spool holds; the caller then opens the socket and calls
 // listening. Nothing in the journal or the spool can stop the runtime: a
 // journal it cannot read is moved aside, a spool file it cannot read is
-// left for the next start.
+// dropped and a line it cannot take skipped, both logged, and a spool it
+// cannot claim waits for the next start.
 func (s *Server) restoreSessions() *keeper {
 	k := &keeper{s: s, path: filepath.Join(s.cfg.Home, SessionsFile), starts: map[int]string{}, seen: map[string]bool{}}
 	jf := k.read()
@@ -151,13 +152,7 @@ func (s *Server) restoreSessions() *keeper {
 		// must not be taken for the dead one's. At the time of the
 		// journal: the rules of time were the last runtime's to apply
 		// up to then, and the spool's events come after.
-		s.mu.Lock()
-		s.replayAt = k.last
-		s.mu.Unlock()
-		s.tick(k.alive)
-		s.mu.Lock()
-		s.replayAt = time.Time{}
-		s.mu.Unlock()
+		s.clockAt(k.last, func() { s.tick(k.alive) })
 	}
 	k.replay(jf.Replayed)
 	return k
@@ -305,14 +300,20 @@ func (k *keeper) replayOne(e agents.Event) bool {
 		at = now
 	}
 	k.last = at
+	s.clockAt(at, func() { s.ingestWith(e, response, false) })
+	return true
+}
+
+// clockAt runs f with the runtime's clock standing at t (see nowLocked).
+// Only while the runtime starts: nothing else ingests then.
+func (s *Server) clockAt(t time.Time, f func()) {
 	s.mu.Lock()
-	s.replayAt = at
+	s.replayAt = t
 	s.mu.Unlock()
-	s.ingestWith(e, response, false)
+	f()
 	s.mu.Lock()
 	s.replayAt = time.Time{}
 	s.mu.Unlock()
-	return true
 }
 
 // nowLocked is the time of an event applied or a tick run now: the
