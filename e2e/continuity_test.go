@@ -75,6 +75,9 @@ func TestContinuity(t *testing.T) {
 
 	ids := []string{newUUID(t), newUUID(t), newUUID(t)}
 	prompts := []string{"first continuity task", "second continuity task", "third continuity task"}
+	// The titles shown: the prompts', but the third's, which the person
+	// renames.
+	titles := []string{prompts[0], prompts[1], "Named by me"}
 	tuis := make([]*interactiveClaude, len(ids))
 	for i, id := range ids {
 		tuis[i] = w.startInteractiveClaude(id, deadline)
@@ -83,16 +86,12 @@ func TestContinuity(t *testing.T) {
 	for _, c := range tuis {
 		c.WaitFor(regexp.MustCompile(done), 45*time.Second)
 	}
-	w.mustClawd(ctx, "rename", ids[2], "Named by me")
+	w.mustClawd(ctx, "rename", ids[2], titles[2])
 	awaitCond(t, 20*time.Second, "the three sessions idle, titled, in the journal", func() bool {
 		st, ok := w.status(ctx)
 		for i, id := range ids {
 			s, found := st.session(id)
-			want := prompts[i]
-			if i == 2 {
-				want = "Named by me"
-			}
-			if !ok || !found || s.Title != want || s.State != "idle" {
+			if !ok || !found || s.Title != titles[i] || s.State != "idle" {
 				return false
 			}
 		}
@@ -140,14 +139,10 @@ func TestContinuity(t *testing.T) {
 	st, _ := w.status(ctx)
 	for i, id := range ids {
 		s, found := st.session(id)
-		want := prompts[i]
-		if i == 2 {
-			want = "Named by me"
-		}
 		// The first one's turn, spooled, ended moments ago: its "done"
 		// may still show.
-		if !found || s.Title != want || s.Cwd != w.project || s.State != "idle" && (i != 0 || s.State != "attention") {
-			t.Errorf("session %d after the restart = %+v (shown %v), want it idle, titled %q, in the project", i, s, found, want)
+		if !found || s.Title != titles[i] || s.Cwd != w.project || s.State != "idle" && (i != 0 || s.State != "attention") {
+			t.Errorf("session %d after the restart = %+v (shown %v), want it idle, titled %q, in the project", i, s, found, titles[i])
 		}
 	}
 	if s, _ := st.session(ids[0]); !s.UpdatedAt.After(killed) {
@@ -175,16 +170,13 @@ func TestContinuity(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		want, turns := prompts[i], 1
-		switch i {
-		case 0:
+		turns := 1
+		if i == 0 {
 			turns = 2
-		case 2:
-			want = "Named by me"
 		}
 		e = w.awaitHistory(ctx, id, func(e client.HistoryEntry) bool { return e.Ended })
-		if e.Turns != turns || e.Title != want || e.Headless {
-			t.Errorf("history of session %d = %+v, want ended with %d turns, titled %q, not headless", i, e, turns, want)
+		if e.Turns != turns || e.Title != titles[i] || e.Headless {
+			t.Errorf("history of session %d = %+v, want ended with %d turns, titled %q, not headless", i, e, turns, titles[i])
 		}
 	}
 	t.Logf("TestContinuity took %v", time.Since(begin).Round(time.Millisecond))
