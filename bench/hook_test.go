@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/spool"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -143,10 +144,22 @@ func BenchmarkProcessTrue(b *testing.B) {
 }
 
 // BenchmarkProcessHookRuntimeDown is the hook with no runtime: nothing on
-// the clawd home's socket, so it logs the drop and exits 0.
+// the clawd home's socket, so it appends its event to the spool for the
+// next runtime (internal/spool) and exits 0. Every event must be there.
 func BenchmarkProcessHookRuntimeDown(b *testing.B) {
 	bin := clawdBinary(b)
-	runProcesses(b, hookEnv(b.TempDir()), payload(b), bin, "hook", "claude")
+	home := b.TempDir()
+	runProcesses(b, hookEnv(home), payload(b), bin, "hook", "claude")
+	lines := 0
+	for _, name := range []string{spool.OldFile, spool.File} {
+		data, _ := os.ReadFile(filepath.Join(home, name))
+		lines += bytes.Count(data, []byte{'\n'})
+	}
+	// Past its cap the spool drops its oldest half (and has an OldFile).
+	_, err := os.Stat(filepath.Join(home, spool.OldFile))
+	if lines > b.N || err != nil && lines != b.N {
+		b.Fatalf("spool holds %d events of %d hooks", lines, b.N)
+	}
 }
 
 // BenchmarkProcessHookRuntimeUp is the hook delivering to a live runtime

@@ -4,7 +4,10 @@
 #
 #   - the hook process is at most 4x /bin/true (runtime up and down),
 #   - the hook is at least 15x faster than a minimal Node hook,
-#   - the runtime ingests at least 20,000 events/s from 50 sessions.
+#   - the runtime ingests at least 20,000 events/s from 50 sessions;
+#
+# and what `clawd serve` takes to start with a journal of 500 sessions and
+# a full spool of the hooks' events (runtime/continuity_bench_test.go).
 #
 #   bash bench/run.sh               COUNT=5 PROC_BENCHTIME=500x bash bench/run.sh
 #
@@ -30,6 +33,9 @@ go test -run '^$' -bench '^BenchmarkProcess' -benchtime "$proc_benchtime" -count
 echo
 echo "== runtime ingest (-benchtime $ingest_benchtime, -count $count)"
 go test -run '^$' -bench '^BenchmarkIngest' -benchtime "$ingest_benchtime" -count "$count" ./runtime/ | tee "$out/ingest.txt"
+echo
+echo "== serve start-up: a journal of 500 sessions, a full spool (-benchtime 10x, -count $count)"
+go test -run '^$' -bench '^BenchmarkStartup' -benchtime 10x -count "$count" ./runtime/ | tee "$out/startup.txt"
 
 # median FILE BENCH UNIT prints the median of the value before UNIT on the
 # result lines of BENCH (the -N GOMAXPROCS suffix ignored).
@@ -56,13 +62,16 @@ newconn_eps="$(median "$out/ingest.txt" BenchmarkIngestHTTPNewConn events/s)"
 direct_eps="$(median "$out/ingest.txt" BenchmarkIngestDirect events/s)"
 idle0_eps="$(median "$out/ingest.txt" BenchmarkIngestSubscribers/0 events/s)"
 idle500_eps="$(median "$out/ingest.txt" BenchmarkIngestSubscribers/500 events/s)"
+start_empty="$(median "$out/startup.txt" BenchmarkStartup/empty ms/start)"
+start_full="$(median "$out/startup.txt" BenchmarkStartup/journal500+spoolFull ms/start)"
 
 echo
 echo "== summary (median of $count runs)"
 awk -v t="$true_ns" -v d="$down_ns" -v u="$up_ns" -v n="$node_ns" \
 	-v tc="$true_cpu" -v dc="$down_cpu" -v uc="$up_cpu" -v nc="$node_cpu" \
 	-v h="$http_eps" -v s="$sub_eps" -v c="$newconn_eps" -v x="$direct_eps" \
-	-v b="$big_ns" -v bc="$big_cpu" -v i0="$idle0_eps" -v i5="$idle500_eps" 'BEGIN {
+	-v b="$big_ns" -v bc="$big_cpu" -v i0="$idle0_eps" -v i5="$idle500_eps" \
+	-v se="$start_empty" -v sf="$start_full" 'BEGIN {
 	printf "%-34s %10s %10s\n", "process", "wall ms", "cpu ms"
 	printf "%-34s %10.2f %10.2f\n", "/bin/true", t/1e6, tc
 	printf "%-34s %10.2f %10.2f\n", "clawd hook claude, runtime down", d/1e6, dc
@@ -82,6 +91,10 @@ awk -v t="$true_ns" -v d="$down_ns" -v u="$up_ns" -v n="$node_ns" \
 	printf "%-34s %10.0f %10s\n", "direct Ingest (no HTTP)", x, "-"
 	printf "%-34s %10.0f %10s\n", "HTTP, 0 idle stream subscribers", i0, "-"
 	row("HTTP, 500 idle subscribers / 0", i5/i0, ">= 0.8", i5/i0 >= 0.8)
+	print ""
+	printf "%-34s %10s\n", "serve start-up", "ms"
+	printf "%-34s %10.1f\n", "empty clawd home", se
+	printf "%-34s %10.1f\n", "500-session journal + full spool", sf
 }
 function row(name, v, target, ok) {
 	printf "%-34s %10.2f %10s  %s\n", name, v, target, ok ? "PASS" : "MISS"

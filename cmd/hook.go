@@ -179,6 +179,8 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		// Only paths and ids full of escaped bytes get here: the answer
 		// is cut to fit.
 		log().Warn("event too large for the runtime; dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
+	case errors.Is(err, errNoRuntime):
+		spoolEvent(home, ev, log)
 	case err != nil:
 		log().Warn("runtime not reachable; event dropped", "event", ev.HookEvent, "session", ev.SessionID, "err", err)
 	}
@@ -424,6 +426,9 @@ func postEvent(ctx context.Context, home string, ev agents.Event, interruptible 
 	}
 	r, ok, ferr := remoteFallback(home, err)
 	if !ok {
+		if ferr == nil && errors.Is(err, client.ErrNotRunning) {
+			return fmt.Errorf("%w: %w", errNoRuntime, err)
+		}
 		return cmp.Or(ferr, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/fakeanthropic"
+	"github.com/clawdhq/clawd/internal/spool"
 )
 
 // claudeVersion is the Claude Code release scripts/install-agents.sh
@@ -662,6 +663,53 @@ func TestClaudePermissionRequestForwarded(t *testing.T) {
 	t.Logf("TestClaudePermissionRequestForwarded took %v (claude -p %v)", time.Since(started).Round(time.Millisecond), res.dur.Round(time.Millisecond))
 }
 
+// spooled returns the events the hooks kept in the spool of the world's
+// clawd home, in order.
+func (w *world) spooled() []spool.Record {
+	w.t.Helper()
+	data, _ := os.ReadFile(filepath.Join(w.clawdHome, spool.File))
+	var out []spool.Record
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var r spool.Record
+		if line == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			w.t.Errorf("spool line %q: %v", line, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkSpooled checks that the spool holds one event for each hook run of
+// runs but the permission requests', and none of secrets.
+func (w *world) checkSpooled(t *testing.T, runs []hookRun, secrets ...string) {
+	t.Helper()
+	want := 0
+	for _, r := range runs {
+		if !strings.HasPrefix(r.Event, "PermissionRequest") {
+			want++
+		}
+	}
+	recs := w.spooled()
+	if len(recs) != want {
+		t.Errorf("the spool holds %d events, want one for each of the %d hooks but the permission requests", len(recs), want)
+	}
+	for _, r := range recs {
+		if r.Event.Kind == "permission.request" {
+			t.Errorf("a permission request was spooled: %+v", r.Event)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(w.clawdHome, spool.File))
+	for _, secret := range secrets {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("the spool holds %q", secret)
+		}
+	}
+}
+
 func TestClaudeRuntimeDown(t *testing.T) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -724,13 +772,16 @@ func TestClaudeRuntimeDown(t *testing.T) {
 		}
 	}
 
+	// Every event but the permission request waits in the spool for the
+	// next runtime; the permission request, never spooled, is logged.
+	w.checkSpooled(t, append(runs, pruns...), writeContent, finalText, "hello")
 	logData, err := os.ReadFile(filepath.Join(w.clawdHome, "logs", "hook.log"))
 	if err != nil {
 		t.Errorf("hook.log: %v", err)
 	} else {
 		lines := strings.Split(strings.TrimSpace(string(logData)), "\n")
-		if n := len(runs) + len(pruns); len(lines) < n {
-			t.Errorf("hook.log has %d lines for %d hook runs:\n%s", len(lines), n, logData)
+		if len(lines) != 1 {
+			t.Errorf("hook.log has %d lines, want the permission request's alone:\n%s", len(lines), logData)
 		}
 		refused := 0
 		for _, l := range lines {

@@ -2,7 +2,10 @@
 
 package runtime
 
-import "syscall"
+import (
+	"strconv"
+	"syscall"
+)
 
 const (
 	processQueryLimitedInformation = 0x1000
@@ -25,4 +28,20 @@ func pidAlive(pid int) bool {
 		return true
 	}
 	return code == stillActive
+}
+
+// processStart identifies the process pid by when it was created
+// (GetProcessTimes, in 100 ns since 1601). A process of another user that
+// cannot be opened has no start time here: the caller goes by the pid.
+func processStart(pid int) (string, error) {
+	h, err := syscall.OpenProcess(processQueryLimitedInformation, false, uint32(pid))
+	if err != nil {
+		return "", err
+	}
+	defer syscall.CloseHandle(h)
+	var created, exited, kernel, user syscall.Filetime
+	if err := syscall.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(created.Nanoseconds(), 10), nil
 }

@@ -153,6 +153,9 @@ type Server struct {
 	mu  sync.Mutex
 	m   *statemachine.Machine
 	seq uint64
+	// replayAt stands in for the clock while the runtime starts (see
+	// nowLocked); guarded by mu.
+	replayAt time.Time
 	// pubMu orders publishing: taken before mu is released, it keeps the
 	// stream in seq order while the encoding and the fan-out run outside
 	// mu, so readers of the sessions never wait for subscribers.
@@ -444,6 +447,10 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 	if closeStore := s.openHistory(ctx); closeStore != nil {
 		defer closeStore()
 	}
+	// The sessions the last runtime left and the events its hooks spooled
+	// meanwhile, before any hook is taken (continuity.go).
+	keep := s.restoreSessions()
+	defer keep.stop()
 	sockPath := client.SocketPath(s.cfg.Home)
 	sock, err := ListenSocket(sockPath, s.log)
 	if err != nil {
@@ -453,6 +460,7 @@ func (s *Server) Run(ctx context.Context, port int, ready func(client.Info)) err
 		}
 		return fmt.Errorf("listen on %s: %w", sockPath, err)
 	}
+	keep.listening(ctx)
 	info := client.Info{
 		Socket:    sockPath,
 		PID:       os.Getpid(),
@@ -698,7 +706,7 @@ func (s *Server) runClock(ctx context.Context) {
 
 func (s *Server) tick(alive func(int) bool) {
 	s.mu.Lock()
-	now := s.cfg.Now()
+	now := s.nowLocked()
 	res := s.m.Tick(now, alive)
 	s.observeTickLocked(res, now)
 	for _, r := range res {
@@ -762,7 +770,7 @@ func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result,
 			return res, rec, false
 		}
 	}
-	now := s.cfg.Now()
+	now := s.nowLocked()
 	res = s.m.Apply(e, now)
 	s.observeLocked(&e, &res, now)
 	s.seq++

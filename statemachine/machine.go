@@ -5,6 +5,7 @@
 package statemachine
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -299,6 +300,9 @@ type Machine struct {
 	// endedOrder.
 	ended      map[Key]turns
 	endedOrder []Key
+
+	// changes counts the changes to the sessions (see Changes).
+	changes uint64
 }
 
 // New returns an empty machine.
@@ -564,6 +568,7 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		// last turn's outcome is no longer what it is doing.
 		s.setOutcome("", time.Time{}, "")
 	}
+	m.changes++
 	res.Session = s.snapshot(now)
 	if removed {
 		m.remove(s)
@@ -579,6 +584,9 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 // may have named the session, and changed nothing else.
 func (m *Machine) late(s *session, e *agents.Event, now time.Time) Result {
 	res := Result{Late: true, Ignored: !s.annotate(e), Session: s.snapshot(now)}
+	if !res.Ignored {
+		m.changes++
+	}
 	before := m.shown
 	m.updateDisplay(now)
 	res.Display, res.DisplayChanged = m.shown, m.shown != before
@@ -609,6 +617,7 @@ func (m *Machine) Resolve(k Key, pendingKey string, now time.Time) Result {
 		return m.ignored(k, s, now)
 	}
 	s.removePending(pendingKey)
+	m.changes++
 	res := Result{Session: s.snapshot(now)}
 	before := m.shown
 	m.updateDisplay(now)
@@ -664,12 +673,10 @@ func lessRecent(a, b *session) bool {
 	return keyLess(a.key(), b.key())
 }
 
-func keyLess(a, b Key) bool {
-	if a.Agent != b.Agent {
-		return a.Agent < b.Agent
-	}
-	return a.ID < b.ID
-}
+func keyLess(a, b Key) bool { return compareKeys(a, b) < 0 }
+
+// compareKeys orders keys by agent, then id.
+func compareKeys(a, b Key) int { return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.ID, b.ID)) }
 
 func (m *Machine) remove(s *session) {
 	if s.turns.known() {
@@ -792,22 +799,16 @@ func (m *Machine) Tick(now time.Time, alive func(pid int) bool) []Result {
 		}
 		i++
 	}
+	if len(out) > 0 {
+		m.changes++
+	}
 	before := m.shown
 	m.updateDisplay(now)
 	changed := m.shown != before
 	if len(out) == 0 && changed {
 		out = append(out, Result{})
 	}
-	slices.SortFunc(out, func(a, b Result) int {
-		ka, kb := a.Session.Key(), b.Session.Key()
-		switch {
-		case keyLess(ka, kb):
-			return -1
-		case keyLess(kb, ka):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Result) int { return compareKeys(a.Session.Key(), b.Session.Key()) })
 	for i := range out {
 		out[i].Display, out[i].DisplayChanged = m.shown, changed
 	}
@@ -845,13 +846,7 @@ func (m *Machine) Sessions() []Session {
 		if !a.UpdatedAt.Equal(b.UpdatedAt) {
 			return b.UpdatedAt.Compare(a.UpdatedAt)
 		}
-		switch ka, kb := a.Key(), b.Key(); {
-		case keyLess(ka, kb):
-			return -1
-		case keyLess(kb, ka):
-			return 1
-		}
-		return 0
+		return compareKeys(a.Key(), b.Key())
 	})
 	return out
 }
@@ -898,5 +893,10 @@ func (m *Machine) Retitle(k Key, title string, src agents.TitleSource) bool {
 	if s == nil {
 		return false
 	}
-	return s.retitle(title, src)
+	before := s.titles
+	changed := s.retitle(title, src)
+	if s.titles != before {
+		m.changes++
+	}
+	return changed
 }
