@@ -192,9 +192,15 @@ func (k *keeper) restore(jf journalFile) bool {
 	saved := make([]statemachine.Saved, 0, len(jf.Sessions))
 	hist := make(map[statemachine.Key]int, len(jf.Sessions))
 	unknown := 0
+	disabled := 0
 	for _, r := range jf.Sessions {
 		if agents.Lookup(r.Agent) == nil {
 			unknown++
+			continue
+		}
+		if s.cfg.AgentsDisabled[r.Agent] {
+			// Turned off in config.toml since: its sessions leave.
+			disabled++
 			continue
 		}
 		sv := r.saved()
@@ -230,7 +236,7 @@ func (k *keeper) restore(jf journalFile) bool {
 	}
 	s.mu.Unlock()
 	s.log.Info("sessions restored from the journal", "restored", len(res.Sessions), "no_room", len(res.Dropped),
-		"refused", res.Invalid+unknown)
+		"refused", res.Invalid+unknown, "agent_disabled", disabled)
 	return true
 }
 

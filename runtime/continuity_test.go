@@ -492,3 +492,22 @@ func TestSpoolNewProcessOnReusedPID(t *testing.T) {
 	}
 	awaitEnded(t, c, "old")
 }
+
+// TestJournalSkipsDisabledAgent: an agent turned off in config.toml since
+// the last start does not come back from the journal; the others do.
+func TestJournalSkipsDisabledAgent(t *testing.T) {
+	home := t.TempDir()
+	s, _, stop := runWithHistory(t, home, realAlive)
+	for _, a := range []string{"claude", "codex"} {
+		s.Ingest(agents.Event{Agent: a, Kind: agents.KindPromptSubmit, SessionID: a + "-1", Time: time.Now(), Cwd: "/home/u/p"})
+	}
+	awaitJournal(t, home, "claude-1", "codex-1")
+	stop()
+	s, _, _ = runWithHistory(t, home, realAlive, func(cfg *Config) {
+		cfg.AgentsDisabled = map[string]bool{"codex": true}
+	})
+	snap := s.Snapshot()
+	if len(snap.Sessions) != 1 || snap.Sessions[0].Agent != "claude" {
+		t.Errorf("restored with codex disabled: %+v, want claude's session only", snap.Sessions)
+	}
+}
