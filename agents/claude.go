@@ -54,6 +54,7 @@ var Claude = &Agent{
 	Package:  "@anthropic-ai/claude-code",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"2.1.328"},
 	Settings: "settings.json in $CLAUDE_CONFIG_DIR or ~/.claude",
 	// $CLAUDE_CONFIG_DIR, else ~/.claude; settings.json in it.
 	ConfigDir: func(getenv Env) (string, error) {

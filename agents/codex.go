@@ -36,6 +36,7 @@ var Codex = &Agent{
 	Package:  "@openai/codex",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"0.169.0"},
 	Notes: []string{
 		"Codex runs only hooks it trusts: clawd install writes the trust entries; after editing hooks.json by hand, run clawd install codex again",
 		"without hooks (untrusted, or turned off) clawd still follows sessions from Codex's rollout files, without permission requests",

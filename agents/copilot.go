@@ -61,6 +61,7 @@ var Copilot = &Agent{
 	Package:  "@github/copilot",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: false},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"1.0.102"},
 	Notes: []string{
 		"Copilot asks its permission hook before it applies --allow-all-tools, --allow-tool rules or approvals for the session, so clawd asks you for those calls too; COPILOT_ALLOW_ALL in Copilot's environment is honoured, or set permission_mode = \"native\" under [agents.copilot]",
 		"a Copilot TUI shows in clawd from its first prompt on: Copilot starts the session, and its hooks, only then",

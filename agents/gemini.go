@@ -58,6 +58,7 @@ var Gemini = &Agent{
 	Package:  "@google/gemini-cli",
 	Supports: Supports{States: true, Titles: true},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"0.61.0"},
 	Notes: []string{
 		"Gemini runs no hooks at all in a folder you have not trusted: clawd cannot see those sessions",
 		"Gemini's tool permissions are answered in its own dialog (no hook can grant one): clawd shows the session waiting meanwhile, and after a refusal until your next prompt, as Gemini reports none",

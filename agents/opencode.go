@@ -59,6 +59,7 @@ var Opencode = &Agent{
 	Package:  "opencode-ai",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"1.18.33"},
 	Notes: []string{
 		"clawd hooks opencode with a plugin (plugin/clawd.js in its config folder): opencode loads plugins when it starts, so restart a running opencode after installing",
 		"opencode run rejects every permission request by itself at once (unless --auto): clawd shows those sessions as headless and answers nothing there; the TUI and opencode serve wait for clawd's answer",

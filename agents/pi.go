@@ -42,6 +42,7 @@ var Pi = &Agent{
 	Package:  "@mariozechner/pi-coding-agent",
 	Supports: Supports{States: true, Titles: true},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"0.73.1"},
 	Notes: []string{
 		"clawd hooks Pi with an extension (extensions/clawd.ts in its agent folder): Pi loads extensions when it starts, so restart a running Pi after installing",
 		"Pi runs tools without asking: clawd shows what it does and answers nothing, never blocking a tool",

@@ -41,6 +41,7 @@ var Qoder = &Agent{
 	Package:  "@qoder-ai/qodercli",
 	Supports: Supports{States: true, Titles: true},
 	Verified: VerifiedDocumented,
+	Tested:   []string{"1.1.52"},
 	Notes: []string{
 		"tested from Qoder's documented hook format: the CLI needs a Qoder login to answer a prompt, so only its session's start and end (up to its sign-in screen) are tested with the real CLI",
 		"Qoder's permission dialog stays its own: clawd shows the session and answers nothing",

@@ -57,6 +57,7 @@ var Qwen = &Agent{
 	Package:  "@qwen-code/qwen-code",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	Verified: VerifiedRealCLI,
+	Tested:   []string{"0.24.4"},
 	Notes: []string{
 		"Qwen asks for permission through clawd only in its TUI, and shows its own dialog only once clawd's hook returns: answer in clawd, or hand the request back to the terminal",
 		"disableAllHooks, --safe-mode or --bare turn Qwen's hooks off: clawd then sees nothing of those sessions",

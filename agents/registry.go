@@ -44,6 +44,12 @@ type Agent struct {
 	Notes []string
 	// Verified says how what clawd does for the agent was checked.
 	Verified Verification
+	// Tested are the agent's releases clawd's end-to-end tests ran
+	// against, oldest first; the last is the one scripts/install-agents.sh
+	// pins (a test holds the two together). Empty when no real CLI of
+	// the agent ran. `clawd agents` shows them; `clawd doctor` warns when
+	// the installed release is newer than all of them.
+	Tested []string
 	// Unsupported, when set, says why clawd knows the agent but installs
 	// nothing for it: no source it can trust states its hook format. Such
 	// an agent has no hooks and no decoder.
