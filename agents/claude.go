@@ -28,6 +28,8 @@ import (
 //	PostToolUse         tool.end            working
 //	PostToolUseFailure  tool.failure        error flash, then working
 //	PostToolBatch       tool.batch          working; closes the batch's pending requests *
+//	PreSkillShellCommand tool.start         working: a skill's shell command (2.1.332);
+//	                                        never answered, it waits for nobody
 //	Notification        notification        by type: permission_prompt → waiting,
 //	                                        idle_prompt → idle without a flash *,
 //	                                        elicitation_dialog → waiting, other → notification flash
@@ -70,6 +72,11 @@ var Claude = &Agent{
 		{Event: "UserPromptSubmit", Timeout: claudeStateTimeout},
 		{Event: "UserPromptExpansion", Timeout: claudeStateTimeout},
 		{Event: "PreToolUse", Timeout: claudeStateTimeout},
+		// A skill's or command's own shell command (its !`...` lines),
+		// run as it loads, since 2.1.332. Not blocking: clawd never
+		// answers it (allow adds nothing; deny or ask would keep the
+		// command from running), it only shows the work.
+		{Event: claudeSkillShell, Timeout: claudeStateTimeout},
 		{Event: "PermissionRequest", Timeout: ClaudePermissionTimeout, Blocking: true},
 		{Event: "PermissionDenied", Timeout: claudeStateTimeout},
 		{Event: "PostToolUse", Timeout: claudeStateTimeout},
@@ -99,7 +106,7 @@ var Claude = &Agent{
 	Kinds:           claudeKinds,
 	Decode:          decodeClaude,
 	DecodeTruncated: decodeClaudeTruncated,
-	Describe:        claudeDescribe,
+	Describe:        claudeRequest,
 	BypassModes:     claudeBypassModes,
 	NoDecision:      claudeNoDecision,
 	Render:          claudeRender,
@@ -125,6 +132,7 @@ var claudeKinds = map[string]Kind{
 	"UserPromptSubmit":    KindPromptSubmit,
 	"UserPromptExpansion": KindPromptExpansion,
 	"PreToolUse":          KindToolStart,
+	claudeSkillShell:      KindToolStart,
 	"PermissionRequest":   KindPermissionRequest,
 	"PermissionDenied":    KindPermissionDenied,
 	"PostToolUse":         KindToolEnd,
@@ -214,7 +222,9 @@ func decodeClaudeOpts(b []byte, hookEvent string, env Env, now time.Time, trunca
 			}
 		}
 	case KindToolStart, KindToolEnd, KindToolFailure, KindPermissionRequest, KindPermissionDenied:
-		if in := get("tool_input"); in.Exists() && !truncated {
+		// A skill's shell command is no tool call of the model's: no
+		// permission request is about it by its input.
+		if in := get("tool_input"); in.Exists() && !truncated && e.HookEvent != claudeSkillShell {
 			e.InputHash = Fingerprint(claudeID, e.ToolName, []byte(in.Raw))
 		}
 		if kind == KindToolFailure {
@@ -286,6 +296,11 @@ func claudeNoDecision(hookEvent string) []byte {
 
 const claudeID = "claude"
 
+// claudeSkillShell is the event of a skill's shell command: the shell
+// tool (tool_name Bash or PowerShell) and its command (tool_input), the
+// skill it belongs to (command_name), and who loaded it (invoked_by).
+const claudeSkillShell = "PreSkillShellCommand"
+
 // claudePlanTool is the tool through which Claude asks to leave plan
 // mode: a plan to approve, not a permission.
 const claudePlanTool = "ExitPlanMode"
@@ -310,6 +325,42 @@ func claudeDescribe(ev Event, payload []byte, cut bool) Request {
 		r.SuggestionLabels = append(r.SuggestionLabels, claudeSuggestionLabel(s))
 	}
 	return r
+}
+
+// claudeRequest describes what a Claude Code PermissionRequest asks
+// (claudeDescribe), and names the ask before an MCP server's skill loads
+// for what it is: the Skill tool's input alone reads as any skill's.
+func claudeRequest(ev Event, payload []byte, cut bool) Request {
+	r := claudeDescribe(ev, payload, cut)
+	if s := claudeSkillAsk(payload); s != "" {
+		r.Summary = s
+	}
+	return r
+}
+
+// claudeSkillAsk sums up the ask before the Skill tool loads a skill an
+// MCP server serves (2.1.332): tool_kind "mcp_skill", mcp_server the
+// server, mcp_skill the skill, its name written "<server>:<skill>" as
+// Skill rules write it. It reads "load MCP skill <skill> from <server>";
+// "" for every other request.
+func claudeSkillAsk(payload []byte) string {
+	f := gjson.GetManyBytes(payload, "tool_kind", "mcp_skill.name", "mcp_server.name")
+	if f[0].String() != "mcp_skill" && !f[1].Exists() {
+		return ""
+	}
+	skill, server := f[1].String(), f[2].String()
+	if s, name, ok := strings.Cut(skill, ":"); ok && name != "" && (server == "" || s == server) {
+		server, skill = s, name
+	}
+	switch {
+	case skill == "" && server == "":
+		return "load a skill from an MCP server"
+	case skill == "":
+		return "load a skill from MCP server " + server
+	case server == "":
+		return "load MCP skill " + skill
+	}
+	return "load MCP skill " + skill + " from " + server
 }
 
 // claudeSummary is the field of a Claude tool's input a person decides
