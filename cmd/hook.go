@@ -145,6 +145,9 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		noDecision(o.event)
 		return
 	}
+	if err := tapHook(o, payload); err != nil {
+		log().Warn("tap", "err", err)
+	}
 	decode := a.Decode
 	if truncated && a.DecodeTruncated != nil {
 		decode = a.DecodeTruncated

@@ -21,9 +21,10 @@ import (
 	"github.com/clawdhq/clawd/internal/spool"
 )
 
-// claudeVersion is the Claude Code release scripts/install-agents.sh
-// installs; the debug-log format parsed below is this version's.
-const claudeVersion = "2.1.328"
+// claudeVersion is the Claude Code release the tests run (agentVersion):
+// the pinned one, or the one scripts/drift.sh tries; the debug-log format
+// parsed below is this version's.
+var claudeVersion = agentVersion("claude")
 
 // fakeAPIKey looks like an Anthropic key so Claude Code accepts it; the
 // fake API never checks it.

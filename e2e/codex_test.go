@@ -24,10 +24,10 @@ import (
 // `clawd install codex` and the runtime's rollout monitor find it the way
 // they find a person's.
 
-// codexVersion is the Codex CLI release scripts/install-agents.sh
-// installs; the hook payloads, rollout format and screen texts the tests
-// rely on are this version's.
-const codexVersion = "0.169.0"
+// codexVersion is the Codex CLI release the tests run (agentVersion): the
+// pinned one, or the one scripts/drift.sh tries; the hook payloads,
+// rollout format and screen texts the tests rely on are this version's.
+var codexVersion = agentVersion("codex")
 
 // codexAPIKey is what Codex sends the fake as its bearer token (through
 // the provider's env_key).

@@ -27,10 +27,10 @@ import (
 // ~/.copilot of the world's home; its unpacked runtime is shared from the
 // test cache. `clawd install copilot` writes its hook file there.
 
-// copilotVersion is the Copilot CLI release scripts/install-agents.sh
-// installs; the hook payloads the tests rely on are this version's
-// (../shared/fixtures/copilot).
-const copilotVersion = "1.0.102"
+// copilotVersion is the Copilot CLI release the tests run (agentVersion):
+// the pinned one, or the one scripts/drift.sh tries; the hook payloads the
+// tests rely on are this version's (../shared/fixtures/copilot).
+var copilotVersion = agentVersion("copilot")
 
 // copilotAPIKey is what Copilot sends the fake as its bearer token.
 const copilotAPIKey = "sk-clawd-e2e-fake-copilot"

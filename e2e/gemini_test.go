@@ -24,10 +24,11 @@ import (
 // ~/.gemini of the world's home, where `clawd install gemini` puts its
 // hooks; the runtime is the world's `clawd serve --headless`.
 
-// geminiVersion is the Gemini CLI release scripts/install-agents.sh
-// installs; the hook payloads and screens the tests rely on are this
-// version's (../shared/fixtures/gemini).
-const geminiVersion = "0.61.0"
+// geminiVersion is the Gemini CLI release the tests run (agentVersion):
+// the pinned one, or the one scripts/drift.sh tries; the hook payloads and
+// screens the tests rely on are this version's
+// (../shared/fixtures/gemini).
+var geminiVersion = agentVersion("gemini")
 
 // geminiAPIKey is what Gemini sends the fake as x-goog-api-key.
 const geminiAPIKey = "clawd-e2e-fake-gemini-key"

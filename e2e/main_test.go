@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/fakeanthropic"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -45,6 +46,19 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
+	// CLAWD_E2E_TAP names a folder where every clawd hook of the run
+	// leaves a copy of its payload (cmd.hookTapDir): scripts/drift.sh
+	// compares what a new release of an agent sends with the pinned one.
+	tap := os.Getenv("CLAWD_E2E_TAP")
+	if tap != "" {
+		if tap, err = filepath.Abs(tap); err == nil {
+			err = os.MkdirAll(tap, 0o700)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: CLAWD_E2E_TAP:", err)
+			return 1
+		}
+	}
 	build := func(name string, race bool) (string, error) {
 		bin := filepath.Join(dir, name)
 		if goruntime.GOOS == "windows" {
@@ -53,6 +67,9 @@ func testMain(m *testing.M) int {
 		args := []string{"build", "-o", bin}
 		if race {
 			args = append(args, "-race")
+		}
+		if tap != "" {
+			args = append(args, "-ldflags", "-X github.com/clawdhq/clawd/cmd.hookTapDir="+tap)
 		}
 		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Dir = root
@@ -679,6 +696,17 @@ func cachedCLI(t *testing.T, name, version, env string, rel ...string) string {
 			name, version, p, err)
 	}
 	return p
+}
+
+// agentVersion is the release of agent id the tests expect: the one
+// scripts/install-agents.sh pins (the last of the agent's Tested), or
+// $CLAWD_E2E_<ID>_VERSION where scripts/drift.sh runs the tests against
+// another (with $CLAWD_E2E_<ID> or $CLAWD_TEST_CACHE pointing at it).
+func agentVersion(id string) string {
+	if v := os.Getenv("CLAWD_E2E_" + strings.ToUpper(id) + "_VERSION"); v != "" {
+		return v
+	}
+	return agents.Lookup(id).Pinned()
 }
 
 // cliVersions remembers the versions checkCLIVersion read, by executable:

@@ -30,10 +30,10 @@ import (
 // JS file in the config folder's plugin/ that opencode loads and hands
 // every bus event, which runs `clawd hook opencode <event>`.
 
-// opencodeVersion is the opencode release scripts/install-agents.sh
-// installs; the plugin events the tests rely on are this version's
-// (../shared/fixtures/opencode).
-const opencodeVersion = "1.18.33"
+// opencodeVersion is the opencode release the tests run (agentVersion):
+// the pinned one, or the one scripts/drift.sh tries; the plugin events the
+// tests rely on are this version's (../shared/fixtures/opencode).
+var opencodeVersion = agentVersion("opencode")
 
 // opencodeAPIKey is what opencode sends the fake as its bearer token.
 const opencodeAPIKey = "sk-clawd-e2e-fake-opencode"

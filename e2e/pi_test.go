@@ -23,8 +23,9 @@ import (
 // extensions/clawd.ts in the agent folder, which Pi loads and hands its
 // lifecycle events, and which runs `clawd hook pi <event>`.
 
-// piVersion is the Pi release scripts/install-agents.sh installs.
-const piVersion = "0.73.1"
+// piVersion is the Pi release the tests run (agentVersion): the pinned
+// one, or the one scripts/drift.sh tries.
+var piVersion = agentVersion("pi")
 
 // piAPIKey is what Pi sends the fake as its bearer token.
 const piAPIKey = "sk-clawd-e2e-fake-pi"

@@ -23,9 +23,9 @@ import (
 // folder and to sign in, and fires SessionEnd when told to exit. Whatever
 // Qoder tries to reach goes to a fake proxy that refuses it.
 
-// qoderVersion is the Qoder CLI release scripts/install-agents.sh
-// installs.
-const qoderVersion = "1.1.52"
+// qoderVersion is the Qoder CLI release the tests run (agentVersion): the
+// pinned one, or the one scripts/drift.sh tries.
+var qoderVersion = agentVersion("qoder")
 
 var (
 	// qoderTrust is Qoder's question whether to trust the folder.

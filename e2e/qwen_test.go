@@ -25,10 +25,10 @@ import (
 // fake's base URL, and `clawd install qwen`'s hooks running this run's
 // clawd.
 
-// qwenVersion is the Qwen Code release scripts/install-agents.sh installs;
-// the hook payloads the tests rely on are this version's
-// (../shared/fixtures/qwen).
-const qwenVersion = "0.24.4"
+// qwenVersion is the Qwen Code release the tests run (agentVersion): the
+// pinned one, or the one scripts/drift.sh tries; the hook payloads the
+// tests rely on are this version's (../shared/fixtures/qwen).
+var qwenVersion = agentVersion("qwen")
 
 // qwenAPIKey is what Qwen sends the fake as its bearer token (through the
 // provider's envKey).
