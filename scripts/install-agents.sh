@@ -23,6 +23,11 @@
 # an sshd of their own on loopback as the remote machine (never the system's
 # service: it is not started).
 # Silent when everything is already there. Prints progress to stderr otherwise.
+#
+# The pins below are the releases the tests were written against; agents/<agent>.go
+# says the same in its Tested list (a test holds the two together). scripts/drift.sh
+# sources this file for its install functions (then it installs nothing by itself)
+# and tries each agent's newest release with them.
 set -euo pipefail
 
 CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
@@ -221,7 +226,7 @@ install_qoder() {
 }
 
 # apt_install (lib.sh) installs Debian packages.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 install_tmux() {
   command -v tmux >/dev/null && return 0
@@ -256,15 +261,22 @@ install_sshd() {
   [ -x /usr/sbin/sshd ] || { say "openssh-server installed but /usr/sbin/sshd is not there"; exit 1; }
 }
 
-install_claude
-install_codex
-install_gemini
-install_qwen
-install_copilot
-install_opencode
-install_pi
-install_qoder
-install_tmux
-install_chromium
-install_dbus
-install_sshd
+main() {
+  install_claude
+  install_codex
+  install_gemini
+  install_qwen
+  install_copilot
+  install_opencode
+  install_pi
+  install_qoder
+  install_tmux
+  install_chromium
+  install_dbus
+  install_sshd
+}
+
+# Sourced (scripts/drift.sh), it only defines the functions and pins.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main
+fi
