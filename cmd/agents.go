@@ -60,7 +60,7 @@ func runAgents(e *env, o *agentsOptions) error {
 	}
 	for _, ai := range list {
 		tw.Row(text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
-			orDash(text.Line(ai.Version, 40)), orDash(text.Line(ai.ConfigPath, 0)))
+			orDash(text.Line(ai.Version, 40)), orDash(strings.Join(ai.Tested, ",")), orDash(text.Line(ai.ConfigPath, 0)))
 	}
 	tw.Flush()
 	for _, ai := range list {
@@ -103,7 +103,7 @@ func agentList(e *env, cfg config.Config) ([]client.AgentInfo, error) {
 // inspectAgent finds out what `clawd agents` says of a.
 func inspectAgent(e *env, a *agents.Agent, binary string, rec *installers.Record) client.AgentInfo {
 	ai := client.AgentInfo{ID: a.ID, Name: a.Name, Supports: a.Supports, Notes: append([]string{}, a.Notes...),
-		Verified: a.Verified, Unsupported: a.Unsupported}
+		Verified: a.Verified, Unsupported: a.Unsupported, Tested: a.Tested}
 	f := doctor.Detect(a, e.getenv)
 	if f.DirErr != nil {
 		ai.Notes = append(ai.Notes, f.DirErr.Error())

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 
 	"github.com/clawdhq/clawd/agents"
@@ -20,7 +21,7 @@ type Found struct {
 	// DirErr is why the folder cannot be named (no HOME).
 	DirErr error
 	// Command is the agent's executable on PATH ("" when not there), and
-	// Version its npm package's version where it says.
+	// Version its release where the files say it (see InstalledVersion).
 	Command, Version string
 }
 
@@ -30,6 +31,12 @@ func (f Found) Detected() bool { return f.DirExists || f.Command != "" }
 
 // Detect finds agent a with the environment getenv.
 func Detect(a *agents.Agent, getenv func(string) string) Found {
+	return detect(a, getenv, InstalledVersion)
+}
+
+// detect is Detect with version reading the release of the executable it
+// found.
+func detect(a *agents.Agent, getenv func(string) string, version func(a *agents.Agent, cmd string) string) Found {
 	var f Found
 	f.Dir, f.DirErr = a.ConfigDir(getenv)
 	if f.Dir != "" {
@@ -39,10 +46,33 @@ func Detect(a *agents.Agent, getenv func(string) string) Found {
 	}
 	if cmd := lookPath(getenv("PATH"), a.Command); cmd != "" {
 		f.Command = cmd
-		f.Version = npmVersion(cmd, a.Package)
+		f.Version = version(a, cmd)
 	}
 	return f
 }
+
+// InstalledVersion reads the release of agent a that the executable cmd
+// is, from files alone (never by running it: some agents write into their
+// home or unpack themselves even for --version): the version of the npm
+// package above it, else its own file name where that is a release number
+// (Claude Code's native installer links claude to versions/<release>);
+// "" when neither says.
+func InstalledVersion(a *agents.Agent, cmd string) string {
+	if v := npmVersion(cmd, a.Package); v != "" {
+		return v
+	}
+	real, err := filepath.EvalSymlinks(cmd)
+	if err != nil {
+		return ""
+	}
+	if name := filepath.Base(real); releaseName.MatchString(name) {
+		return name
+	}
+	return ""
+}
+
+// releaseName matches a file name that is a release number: 2.1.332.
+var releaseName = regexp.MustCompile(`^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`)
 
 // lookPath finds the executable name in the folders of path (a PATH
 // value), or returns "".

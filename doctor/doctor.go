@@ -68,6 +68,9 @@ type Options struct {
 	// Autostart reads what starts clawd serve at login (autostart.Check
 	// of the running binary); nil: no autostart check.
 	Autostart func(ctx context.Context) (autostart.Status, error)
+	// AgentVersion reads the release of an agent's executable; nil:
+	// InstalledVersion.
+	AgentVersion func(a *agents.Agent, cmd string) string
 }
 
 func (o *Options) defaults() {
@@ -179,7 +182,11 @@ func inspect(o Options, a *agents.Agent, rec *installers.Record) *agentState {
 			rec = noRecord(o)
 		}
 	}
-	st := &agentState{found: Detect(a, o.Getenv)}
+	version := o.AgentVersion
+	if version == nil {
+		version = InstalledVersion
+	}
+	st := &agentState{found: detect(a, o.Getenv, version)}
 	if ar := rec.Agents[a.ID]; ar != nil {
 		st.recorded = ar.Files
 	}
@@ -216,6 +223,9 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 		return []Check{c("detected", Skipped, i18n.M("doctor.finding.not_here", a.Name, f.Dir, a.Command), none)}
 	default:
 		out = append(out, c("detected", OK, foundText(a, f), none))
+		if vc, ok := versionCheck(a, f); ok {
+			out = append(out, vc)
+		}
 	}
 
 	if st.instErr != nil {
@@ -271,6 +281,25 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 		out = append(out, sc)
 	}
 	return out
+}
+
+// versionCheck compares the installed release of agent a with those
+// clawd was tested with: one newer than all of them is a warning, never a
+// failure (it mostly works; a changed payload may leave clawd blind to
+// part of it). No check when the release is unknown or nothing was tested.
+func versionCheck(a *agents.Agent, f Found) (Check, bool) {
+	if f.Version == "" || len(a.Tested) == 0 {
+		return Check{}, false
+	}
+	tested := strings.Join(a.Tested, ", ")
+	if !a.NewerThanTested(f.Version) {
+		return health.New(a.ID+".version", a.ID, OK, i18n.M("doctor.finding.version_ok", a.Name, f.Version, tested), i18n.Msg{}), true
+	}
+	fix := i18n.M("doctor.fixes.version", a.Name, a.Pinned())
+	if a.Package != "" {
+		fix = i18n.M("doctor.fixes.version_npm", a.Name, a.Package, a.Pinned())
+	}
+	return health.New(a.ID+".version", a.ID, Warn, i18n.M("doctor.finding.version_newer", a.Name, f.Version, tested), fix), true
 }
 
 // disabledCheck says that config.toml switches agent a off: a warning,

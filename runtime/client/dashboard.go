@@ -42,10 +42,13 @@ type AgentInfo struct {
 	Detected  bool   `json:"detected"`
 	Installed bool   `json:"installed"`
 	// ConfigPath is the file that holds (or would hold) clawd's hooks.
-	ConfigPath string          `json:"config_path"`
-	Version    string          `json:"version,omitempty"`
-	Supports   agents.Supports `json:"supports"`
-	Notes      []string        `json:"notes"`
+	ConfigPath string `json:"config_path"`
+	// Version is the installed release, where its files say it; Tested
+	// the releases clawd was tested with (agents.Agent.Tested).
+	Version  string          `json:"version,omitempty"`
+	Tested   []string        `json:"tested,omitempty"`
+	Supports agents.Supports `json:"supports"`
+	Notes    []string        `json:"notes"`
 	// Verified is how clawd's support was checked; Unsupported why clawd
 	// knows the agent but installs nothing for it.
 	Verified    agents.Verification `json:"verified,omitempty"`
