@@ -11,7 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Claude Code (npm @anthropic-ai/claude-code, verified against 2.1.328).
+// Claude Code (npm @anthropic-ai/claude-code, verified against 2.1.328;
+// the end-to-end tests run the release Tested names).
 //
 // Hook events and what they become (the display state is the state
 // machine's; corrections to the original app are marked *):
@@ -56,7 +57,7 @@ var Claude = &Agent{
 	Package:  "@anthropic-ai/claude-code",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	Verified: VerifiedRealCLI,
-	Tested:   []string{"2.1.328"},
+	Tested:   []string{"2.1.332"},
 	Settings: "settings.json in $CLAUDE_CONFIG_DIR or ~/.claude",
 	// $CLAUDE_CONFIG_DIR, else ~/.claude; settings.json in it.
 	ConfigDir: func(getenv Env) (string, error) {

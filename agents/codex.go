@@ -7,7 +7,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Codex CLI (npm @openai/codex, verified against 0.169.0).
+// Codex CLI (npm @openai/codex, verified against 0.169.0; the end-to-end
+// tests run the release Tested names).
 //
 // Hook events and what they become (the display state is the state
 // machine's):
@@ -36,7 +37,7 @@ var Codex = &Agent{
 	Package:  "@openai/codex",
 	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
 	Verified: VerifiedRealCLI,
-	Tested:   []string{"0.169.0"},
+	Tested:   []string{"0.171.0"},
 	Notes: []string{
 		"Codex runs only hooks it trusts: clawd install writes the trust entries; after editing hooks.json by hand, run clawd install codex again",
 		"without hooks (untrusted, or turned off) clawd still follows sessions from Codex's rollout files, without permission requests",

@@ -31,8 +31,8 @@
 set -euo pipefail
 
 CACHE="${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}"
-CLAUDE_VERSION=2.1.328
-CODEX_VERSION=0.169.0
+CLAUDE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
 # Pinned like Claude and Codex: the tests assert on these versions' hook
 # payloads, plugin events and screens.
 GEMINI_VERSION=0.61.0
