@@ -76,8 +76,10 @@ var Claude = &Agent{
 		// A skill's or command's own shell command (its !`...` lines),
 		// run as it loads, since 2.1.332. Not blocking: clawd never
 		// answers it (allow adds nothing; deny or ask would keep the
-		// command from running), it only shows the work.
-		{Event: claudeSkillShell, Timeout: claudeStateTimeout},
+		// command from running), it only shows the work. Older releases
+		// stop their TUI at a Settings Warning for an event they do not
+		// know: registered only where 2.1.332 or later is installed.
+		{Event: claudeSkillShell, Timeout: claudeStateTimeout, Since: "2.1.332"},
 		{Event: "PermissionRequest", Timeout: ClaudePermissionTimeout, Blocking: true},
 		{Event: "PermissionDenied", Timeout: claudeStateTimeout},
 		{Event: "PostToolUse", Timeout: claudeStateTimeout},

@@ -22,6 +22,10 @@ type HookSpec struct {
 	Timeout int
 	// Blocking events wait for a decision from the person.
 	Blocking bool
+	// Since is the first release of the agent that knows the event, ""
+	// for every release: an older one warns of it (Claude Code's TUI
+	// stops at a Settings Warning dialog on every start). See HooksFor.
+	Since string
 }
 
 // Agent describes one supported coding agent.

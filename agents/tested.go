@@ -14,6 +14,44 @@ func (a *Agent) Pinned() string {
 	return a.Tested[len(a.Tested)-1]
 }
 
+// HooksFor returns the hooks to register for release version of the
+// agent: Hooks without those whose Since is a later release. When the
+// release is unknown ("", or no release number) whether it knows an event
+// with a Since cannot be told: those are returned too, and named in
+// keepOnly, to be kept where clawd's handler is there and not added where
+// it is not (a `clawd serve` whose PATH lacks the agent leaves what
+// `clawd install` wrote with the agent on PATH).
+func (a *Agent) HooksFor(version string) (hooks []HookSpec, keepOnly map[string]bool) {
+	known := isVersion(version)
+	hooks = make([]HookSpec, 0, len(a.Hooks))
+	for _, h := range a.Hooks {
+		switch {
+		case h.Since == "" || known && CompareVersions(version, h.Since) >= 0:
+			hooks = append(hooks, h)
+		case !known:
+			hooks = append(hooks, h)
+			if keepOnly == nil {
+				keepOnly = map[string]bool{}
+			}
+			keepOnly[h.Event] = true
+		}
+	}
+	return hooks, keepOnly
+}
+
+// Required returns the hooks an install for release version adds where
+// they are missing: HooksFor's without those it only keeps.
+func (a *Agent) Required(version string) []HookSpec {
+	hooks, keepOnly := a.HooksFor(version)
+	out := hooks[:0:0]
+	for _, h := range hooks {
+		if !keepOnly[h.Event] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // NewerThanTested reports whether version, an installed release of the
 // agent, is newer than every release in Tested: its hooks may send what
 // clawd has not seen. False when nothing was tested or version does not

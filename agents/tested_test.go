@@ -121,3 +121,30 @@ func TestNewerThanTested(t *testing.T) {
 		t.Error("NewerThanTested of an agent never tested = true, want false")
 	}
 }
+
+func TestHooksFor(t *testing.T) {
+	a := &Agent{Hooks: []HookSpec{{Event: "Old"}, {Event: "New", Since: "2.1.332"}}}
+	for _, c := range []struct{ version, hooks, keep, required string }{
+		{"2.1.332", "Old New", "", "Old New"},
+		{"2.1.333", "Old New", "", "Old New"},
+		{"2.1.331", "Old", "", "Old"},
+		// An unknown release: New is kept where it is, not added.
+		{"", "Old New", "New", "Old"},
+		{"dev", "Old New", "New", "Old"},
+	} {
+		hooks, keep := a.HooksFor(c.version)
+		var got, req, kept []string
+		for _, h := range hooks {
+			got = append(got, h.Event)
+		}
+		for _, h := range a.Required(c.version) {
+			req = append(req, h.Event)
+		}
+		for ev := range keep {
+			kept = append(kept, ev)
+		}
+		if strings.Join(got, " ") != c.hooks || strings.Join(kept, " ") != c.keep || strings.Join(req, " ") != c.required {
+			t.Errorf("HooksFor(%q) = %v keeping only %v, Required %v; want %s keeping only %q, Required %s", c.version, got, kept, req, c.hooks, c.keep, c.required)
+		}
+	}
+}

@@ -182,7 +182,8 @@ func installTestEnv(home, binary string) (*env, *bytes.Buffer, *bytes.Buffer) {
 // TestInstallExitCodes checks the exit status of install and uninstall,
 // which testscript cannot tell apart beyond zero and non-zero.
 func TestInstallExitCodes(t *testing.T) {
-	installed := fmt.Sprintf("claude: installed %d hooks in ", len(agents.Claude.Hooks))
+	// No claude on PATH here: no release known (agents.Agent.Required).
+	installed := fmt.Sprintf("claude: installed %d hooks in ", len(agents.Claude.Required("")))
 	// Every agent of the registry, in its order.
 	var ids []string
 	for _, a := range agents.All() {

@@ -1,15 +1,10 @@
 package doctor
 
 import (
-	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"regexp"
-	goruntime "runtime"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/agentbin"
 )
 
 // Found is what Detect finds of an agent on this machine.
@@ -21,7 +16,7 @@ type Found struct {
 	// DirErr is why the folder cannot be named (no HOME).
 	DirErr error
 	// Command is the agent's executable on PATH ("" when not there), and
-	// Version its release where the files say it (see InstalledVersion).
+	// Version its release where its files say it (agentbin.Version).
 	Command, Version string
 }
 
@@ -31,7 +26,7 @@ func (f Found) Detected() bool { return f.DirExists || f.Command != "" }
 
 // Detect finds agent a with the environment getenv.
 func Detect(a *agents.Agent, getenv func(string) string) Found {
-	return detect(a, getenv, InstalledVersion)
+	return detect(a, getenv, agentbin.Version)
 }
 
 // detect is Detect with version reading the release of the executable it
@@ -44,84 +39,9 @@ func detect(a *agents.Agent, getenv func(string) string, version func(a *agents.
 			f.DirExists = true
 		}
 	}
-	if cmd := lookPath(getenv("PATH"), a.Command); cmd != "" {
+	if cmd := agentbin.LookPath(getenv("PATH"), a.Command); cmd != "" {
 		f.Command = cmd
 		f.Version = version(a, cmd)
 	}
 	return f
-}
-
-// InstalledVersion reads the release of agent a that the executable cmd
-// is, from files alone (never by running it: some agents write into their
-// home or unpack themselves even for --version): the version of the npm
-// package above it, else its own file name where that is a release number
-// (Claude Code's native installer links claude to versions/<release>);
-// "" when neither says.
-func InstalledVersion(a *agents.Agent, cmd string) string {
-	if v := npmVersion(cmd, a.Package); v != "" {
-		return v
-	}
-	real, err := filepath.EvalSymlinks(cmd)
-	if err != nil {
-		return ""
-	}
-	if name := filepath.Base(real); releaseName.MatchString(name) {
-		return name
-	}
-	return ""
-}
-
-// releaseName matches a file name that is a release number: 2.1.332.
-var releaseName = regexp.MustCompile(`^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`)
-
-// lookPath finds the executable name in the folders of path (a PATH
-// value), or returns "".
-func lookPath(path, name string) string {
-	if name == "" {
-		return ""
-	}
-	exts := []string{""}
-	if goruntime.GOOS == "windows" {
-		exts = []string{".exe", ".cmd", ".bat", ""}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		for _, ext := range exts {
-			p := filepath.Join(dir, name+ext)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (goruntime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
-// npmVersion reads the version of the npm package pkg that the
-// executable cmd belongs to, from the package.json in a folder above it
-// (npm links bin/ scripts into node_modules/.bin); "" when there is none.
-func npmVersion(cmd, pkg string) string {
-	real, err := filepath.EvalSymlinks(cmd)
-	if err != nil || pkg == "" {
-		return ""
-	}
-	dir := filepath.Dir(real)
-	for range 6 {
-		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
-		if err == nil {
-			var p struct{ Name, Version string }
-			if json.Unmarshal(b, &p) == nil && p.Name == pkg {
-				return p.Version
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return ""
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/installers"
+	"github.com/clawdhq/clawd/internal/agentbin"
 	"github.com/clawdhq/clawd/internal/autostart"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
@@ -69,7 +70,7 @@ type Options struct {
 	// of the running binary); nil: no autostart check.
 	Autostart func(ctx context.Context) (autostart.Status, error)
 	// AgentVersion reads the release of an agent's executable; nil:
-	// InstalledVersion.
+	// agentbin.Version.
 	AgentVersion func(a *agents.Agent, cmd string) string
 }
 
@@ -184,7 +185,7 @@ func inspect(o Options, a *agents.Agent, rec *installers.Record) *agentState {
 	}
 	version := o.AgentVersion
 	if version == nil {
-		version = InstalledVersion
+		version = agentbin.Version
 	}
 	st := &agentState{found: detect(a, o.Getenv, version)}
 	if ar := rec.Agents[a.ID]; ar != nil {
@@ -251,7 +252,7 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 	if ch.Added > 0 {
 		out = append(out, c("hooks.missing", Fail, missingText(a, st, ch.Added), fixCmd))
 	} else {
-		out = append(out, c("hooks.missing", OK, i18n.M("doctor.finding.all_events", len(a.Hooks), st.dry.Handlers), none))
+		out = append(out, c("hooks.missing", OK, i18n.M("doctor.finding.all_events", len(a.Required(st.found.Version)), st.dry.Handlers), none))
 	}
 	if ch.Removed > 0 {
 		out = append(out, c("hooks.duplicate", Fail,
@@ -340,13 +341,14 @@ func missingText(a *agents.Agent, st *agentState, n int) i18n.Msg {
 		have[h.Event] = true
 	}
 	var missing []string
-	for _, h := range a.Hooks {
+	hooks := a.Required(st.found.Version)
+	for _, h := range hooks {
 		if !have[h.Event] {
 			missing = append(missing, h.Event)
 		}
 	}
 	if len(missing) == 0 || have[""] || len(missing) > 6 {
-		return i18n.M("doctor.finding.missing_n", n, len(a.Hooks), st.dry.Handlers, a.Name)
+		return i18n.M("doctor.finding.missing_n", n, len(hooks), st.dry.Handlers, a.Name)
 	}
 	return i18n.MN("doctor.finding.missing", len(missing), st.dry.Handlers, strings.Join(missing, ", "), a.Name)
 }

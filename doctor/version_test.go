@@ -60,38 +60,3 @@ func TestVersionCheck(t *testing.T) {
 		t.Errorf("claude.version of an unknown release = %+v, want no check", c)
 	}
 }
-
-// TestInstalledVersion reads a release from files: the npm package above
-// the executable, else the executable's own name (Claude Code's native
-// installer's versions/<release>).
-func TestInstalledVersion(t *testing.T) {
-	dir := t.TempDir()
-	pkg := filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code")
-	write := func(p, s string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(pkg, "package.json"), `{"name": "@anthropic-ai/claude-code", "version": "2.1.332"}`)
-	write(filepath.Join(pkg, "bin", "claude.exe"), "")
-	native := filepath.Join(dir, "share", "claude", "versions", "2.1.340")
-	write(native, "")
-	link := filepath.Join(dir, "bin", "claude")
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(native, link); err != nil {
-		t.Fatal(err)
-	}
-	other := filepath.Join(dir, "other", "claude")
-	write(other, "")
-	for cmd, want := range map[string]string{filepath.Join(pkg, "bin", "claude.exe"): "2.1.332", link: "2.1.340", other: ""} {
-		if got := InstalledVersion(agents.Claude, cmd); got != want {
-			t.Errorf("InstalledVersion(%s) = %q, want %q", cmd, got, want)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/fakeanthropic"
 )
 
@@ -23,8 +24,12 @@ E2E_SKILL_SHELL says: !` + "`echo skill-shell-ran`" + `
 // TestClaudeSkillShellCommand runs a command whose text holds a shell
 // command: Claude Code (since 2.1.332) fires PreSkillShellCommand before it
 // runs it. clawd shows the session working on it and never answers it, so
-// the command runs as it would without clawd.
+// the command runs as it would without clawd. An older release does not
+// know the event, and would stop its TUI at a Settings Warning for it:
+// clawd does not register it there, and the command runs all the same.
 func TestClaudeSkillShellCommand(t *testing.T) {
+	spec, _ := agents.Claude.Hook("PreSkillShellCommand")
+	knows := agents.CompareVersions(claudeVersion, spec.Since) >= 0
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	const marker = "E2E_SKILL_SHELL"
@@ -56,6 +61,17 @@ func TestClaudeSkillShellCommand(t *testing.T) {
 	}
 	if !ran {
 		t.Errorf("no model request carries the command's output: the skill's shell command did not run; prompts: %v", w.api.MessageRequests())
+	}
+	settings, err := os.ReadFile(w.settingsFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if registered := strings.Contains(string(settings), `"PreSkillShellCommand"`); registered != knows {
+		t.Fatalf("clawd install with Claude Code %s on PATH: PreSkillShellCommand registered %v, want %v (since %s)", claudeVersion, registered, knows, spec.Since)
+	}
+	if !knows {
+		checkHooksExitedZero(t, w, res.debug, "UserPromptSubmit", "Stop")
+		return
 	}
 	checkHooksExitedZero(t, w, res.debug, "UserPromptSubmit", "PreSkillShellCommand:Bash", "Stop")
 	all := events.waitFor(15*time.Second, "session.end of the claude session", func(evs []event) bool {

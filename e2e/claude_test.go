@@ -106,11 +106,16 @@ func isHookCommand(cmd string) bool {
 
 // install writes the user's settings, runs `clawd install claude` and
 // checks that the hooks Claude Code needs point at this clawd binary. It
-// remembers the command in w.hookCmd.
+// remembers the command in w.hookCmd. Claude Code is on clawd's PATH, as
+// on a person's machine: which events clawd registers follows its
+// release.
 func (w *world) install(ctx context.Context) {
 	w.t.Helper()
 	if err := os.WriteFile(w.settingsFile(), []byte(originalSettings), 0o600); err != nil {
 		w.t.Fatal(err)
+	}
+	if dir := filepath.Dir(claudePath(w.t)); !slices.Contains(filepath.SplitList(w.pathPrefix), dir) {
+		w.pathPrefix = strings.Trim(dir+string(os.PathListSeparator)+w.pathPrefix, string(os.PathListSeparator))
 	}
 	w.mustClawd(ctx, "install", "claude")
 	data, err := os.ReadFile(w.settingsFile())

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/agentbin"
 	"github.com/clawdhq/clawd/internal/health"
 )
 
@@ -11,19 +12,25 @@ import (
 type Claude struct {
 	// Path is the settings file (see ClaudeSettingsPath).
 	Path string
+	// Version is the installed Claude Code release ("" when unknown): the
+	// events only newer releases know are registered for it alone
+	// (agents.Agent.HooksFor).
+	Version string
 
 	// beforeCheck runs just before the file is re-read ahead of the
 	// rename; tests use it to change the file under the installer's feet.
 	beforeCheck func(path string)
 }
 
-// NewClaude returns the installer for the settings file getenv points at.
+// NewClaude returns the installer for the settings file getenv points at,
+// for the release of the claude on its PATH.
 func NewClaude(getenv func(string) string) (*Claude, error) {
 	p, err := ClaudeSettingsPath(getenv)
 	if err != nil {
 		return nil, err
 	}
-	return &Claude{Path: p}, nil
+	_, version := agentbin.Installed(agents.Claude, getenv)
+	return &Claude{Path: p, Version: version}, nil
 }
 
 // ClaudeSettingsPath returns Claude Code's user settings file:
@@ -36,15 +43,15 @@ func ClaudeSettingsPath(getenv func(string) string) (string, error) {
 	return filepath.Join(d, "settings.json"), nil
 }
 
-// Install makes Claude Code run `<binary> hook claude` on every event in
-// agents.Claude.Hooks, repairing stale clawd handlers and removing extra
-// ones, and leaves every other byte of the file alone.
+// Install makes Claude Code run `<binary> hook claude` on every event of
+// agents.Claude.HooksFor(c.Version), repairing stale clawd handlers and
+// removing extra ones, and leaves every other byte of the file alone.
 func (c *Claude) Install(binary string, opts Options) (*Report, error) {
 	if err := CheckBinary(binary); err != nil {
 		return nil, err
 	}
 	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, func(data []byte) ([]byte, Changes, error) {
-		return InstallClaude(data, binary, opts.Known)
+		return InstallClaude(data, binary, c.Version, opts.Known)
 	}, nil)
 }
 
@@ -53,22 +60,25 @@ func (c *Claude) Uninstall(opts Options) (*Report, error) {
 	return rewrite(agents.Claude.ID, c.Path, opts, c.beforeCheck, func(data []byte) ([]byte, Changes, error) {
 		return UninstallClaude(data, opts.Known)
 	}, func(data []byte) ([]byte, Changes, error) {
-		return InstallClaude(data, placeholderBinary, opts.Known)
+		return InstallClaude(data, placeholderBinary, c.Version, opts.Known)
 	})
 }
 
 // InstallClaude returns the bytes of a Claude Code settings file (nil when
-// there is none) with clawd's hooks installed for binary, and what
-// changed; known says which other handlers are clawd's, to repair. It is
-// the pure core of Claude.Install; doctor can use it to tell whether the
-// hooks are in place (no changes means they are).
-func InstallClaude(data []byte, binary string, known Known) ([]byte, Changes, error) {
+// there is none) with clawd's hooks installed for binary and Claude Code
+// release version ("" when unknown), and what changed; known says which
+// other handlers are clawd's, to repair. It is the pure core of
+// Claude.Install; doctor can use it to tell whether the hooks are in
+// place (no changes means they are).
+func InstallClaude(data []byte, binary, version string, known Known) ([]byte, Changes, error) {
 	command := Command(binary, agents.Claude.ID)
+	specs, keepOnly := agents.Claude.HooksFor(version)
 	return editHooks(data, hooksConfig{
-		agentID: agents.Claude.ID,
-		specs:   agents.Claude.Hooks,
-		command: func(string) string { return command },
-		known:   known.With(binary),
+		agentID:  agents.Claude.ID,
+		specs:    specs,
+		keepOnly: keepOnly,
+		command:  func(string) string { return command },
+		known:    known.With(binary),
 	})
 }
 

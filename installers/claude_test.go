@@ -73,7 +73,7 @@ func TestClaudeGolden(t *testing.T) {
 			}
 
 			if tc.wantErr != nil {
-				_, _, err := InstallClaude(in, binary, Known{})
+				_, _, err := InstallClaude(in, binary, agents.Claude.Pinned(), Known{})
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("InstallClaude(%s) error = %v, want %v", tc.name, err, tc.wantErr)
 				}
@@ -85,7 +85,7 @@ func TestClaudeGolden(t *testing.T) {
 				return
 			}
 
-			installed, ch, err := InstallClaude(in, binary, Known{})
+			installed, ch, err := InstallClaude(in, binary, agents.Claude.Pinned(), Known{})
 			if err != nil {
 				t.Fatalf("InstallClaude: %v", err)
 			}
@@ -97,7 +97,7 @@ func TestClaudeGolden(t *testing.T) {
 			checkSameSettings(t, in, installed)
 			checkForeign(t, in, installed)
 
-			again, ch2, err := InstallClaude(installed, binary, Known{})
+			again, ch2, err := InstallClaude(installed, binary, agents.Claude.Pinned(), Known{})
 			if err != nil || ch2.Any() || !bytes.Equal(again, installed) {
 				t.Errorf("second InstallClaude = %+v, %v, changed bytes %v; want no change", ch2, err, !bytes.Equal(again, installed))
 			}
@@ -242,7 +242,7 @@ func TestClaudeParseErrorPosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = InstallClaude(in, goldenBinary, Known{})
+	_, _, err = InstallClaude(in, goldenBinary, agents.Claude.Pinned(), Known{})
 	var se *SyntaxError
 	if !errors.As(err, &se) {
 		t.Fatalf("InstallClaude(malformed) error = %v, want a *SyntaxError", err)
@@ -257,7 +257,7 @@ func TestClaudeParseErrorPosition(t *testing.T) {
 // stays.
 func TestClaudeRepairInPlace(t *testing.T) {
 	in := []byte(`{"hooks":{"Stop":[{"hooks":[{"timeout":10,"command":"/old/clawd hook claude","async":true,"type":"command"}]}]}}`)
-	out, _, err := InstallClaude(in, goldenBinary, Known{})
+	out, _, err := InstallClaude(in, goldenBinary, agents.Claude.Pinned(), Known{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,13 +36,16 @@ func TestClaudeSettingsPath(t *testing.T) {
 	}
 }
 
-// newTestClaude returns an installer for a settings file in a fresh home.
+// newTestClaude returns an installer for a settings file in a fresh home,
+// where Claude Code's pinned release is installed (every event of
+// agents.Claude.Hooks is registered).
 func newTestClaude(t *testing.T) *Claude {
 	t.Helper()
 	c, err := NewClaude(envMap(map[string]string{"HOME": t.TempDir()}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Version = agents.Claude.Pinned()
 	return c
 }
 
@@ -210,7 +213,7 @@ func TestClaudeDryRun(t *testing.T) {
 	if _, err := os.Stat(c.Path + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("dry run wrote a backup")
 	}
-	installed, _, _ := InstallClaude([]byte(original), goldenBinary, Known{})
+	installed, _, _ := InstallClaude([]byte(original), goldenBinary, agents.Claude.Pinned(), Known{})
 	if want := unifiedDiff(c.Path, c.Path, []byte(original), installed); res.Diff != want {
 		t.Errorf("dry-run diff =\n%s\nwant\n%s", res.Diff, want)
 	}
@@ -371,15 +374,15 @@ func TestClaudeWindowsPathRoundTrip(t *testing.T) {
 	// Installing with one binary then another repairs in place: the file
 	// keeps one handler per event and its layout.
 	in := []byte("{\n  \"model\": \"opus\"\n}\n")
-	a, _, err := InstallClaude(in, "C:/Users/Ann Lee/AppData/Local/clawd/clawd.exe", Known{})
+	a, _, err := InstallClaude(in, "C:/Users/Ann Lee/AppData/Local/clawd/clawd.exe", agents.Claude.Pinned(), Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ch, err := InstallClaude(a, goldenBinary, Known{})
+	b, ch, err := InstallClaude(a, goldenBinary, agents.Claude.Pinned(), Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, _, _ := InstallClaude(in, goldenBinary, Known{})
+	direct, _, _ := InstallClaude(in, goldenBinary, agents.Claude.Pinned(), Known{})
 	if ch.Repaired != len(agents.Claude.Hooks) || !bytes.Equal(b, direct) {
 		t.Errorf("moving the binary: %+v; result differs from a direct install:\n%s", ch, unifiedDiff("direct", "moved", direct, b))
 	}

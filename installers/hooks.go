@@ -51,6 +51,9 @@ type hooksConfig struct {
 	agentID string
 	// specs are the events to register; nil uninstalls.
 	specs []agents.HookSpec
+	// keepOnly are events of specs whose clawd handler is repaired where
+	// it is there and not added where it is not (agents.Agent.HooksFor).
+	keepOnly map[string]bool
 	// command returns the exact command the handler of event runs.
 	command func(event string) string
 	// timeoutAlias is another key a handler's timeout may be spelled with
@@ -175,7 +178,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			}
 			out = string(data) + sep + out
 		}
-		return []byte(out), Changes{Added: len(cfg.specs)}, nil
+		return []byte(out), Changes{Added: len(newEvents(cfg))}, nil
 	}
 	hooks, hooksIdx, err := hooksObject(root)
 	if err == nil && hooks != nil && cfg.events == "" {
@@ -190,7 +193,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			return data, Changes{}, nil
 		}
 		ed.container(root, nil, []any{field{"hooks", cfg.wrap(newEvents(cfg))}})
-		return finish(ed, cfg, Changes{Added: len(cfg.specs)})
+		return finish(ed, cfg, Changes{Added: len(newEvents(cfg))})
 	}
 	// parent is the object that holds the events: the root, or "hooks"
 	// when the events are a level further down.
@@ -210,7 +213,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 				return data, Changes{}, nil
 			}
 			ed.container(parent, nil, append(add, field{cfg.events, newEvents(cfg)}))
-			return finish(ed, cfg, Changes{Added: len(cfg.specs)})
+			return finish(ed, cfg, Changes{Added: len(newEvents(cfg))})
 		}
 		if len(add) > 0 {
 			ed.container(parent, nil, add)
@@ -263,7 +266,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			}
 		}
 		var add []any
-		if spec, ok := registered[m.key]; ok && !kept[m.key] {
+		if spec, ok := registered[m.key]; ok && !kept[m.key] && !cfg.keepOnly[m.key] {
 			add = append(add, newGroup(cfg, spec))
 			ch.Added++
 		}
@@ -276,7 +279,7 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 	}
 	var addEvents []any
 	for _, s := range cfg.specs {
-		if _, ok := eventIdx[s.Event]; !ok {
+		if _, ok := eventIdx[s.Event]; !ok && !cfg.keepOnly[s.Event] {
 			addEvents = append(addEvents, field{s.Event, array{newGroup(cfg, s)}})
 			ch.Added++
 		}
@@ -466,7 +469,9 @@ func finish(ed *editor, cfg hooksConfig, ch Changes) ([]byte, Changes, error) {
 func newEvents(cfg hooksConfig) object {
 	o := make(object, 0, len(cfg.specs))
 	for _, s := range cfg.specs {
-		o = append(o, field{s.Event, array{newGroup(cfg, s)}})
+		if !cfg.keepOnly[s.Event] {
+			o = append(o, field{s.Event, array{newGroup(cfg, s)}})
+		}
 	}
 	return o
 }

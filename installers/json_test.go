@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/agents"
 )
 
 func TestParseValid(t *testing.T) {
@@ -147,7 +149,7 @@ func FuzzParse(f *testing.F) {
 		if len(root.members) == 0 && root.end-root.start > 2 {
 			return // known edge: "{ }" comes back as "{}"
 		}
-		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd", Known{})
+		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd", agents.Claude.Pinned(), Known{})
 		if err != nil {
 			t.Fatalf("InstallClaude(%q): %v", data, err)
 		}
@@ -178,14 +180,14 @@ func FuzzInstall(f *testing.F) {
 	}
 	emptyContainer := regexp.MustCompile(`[\[{]\s*[\]}]`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd", Known{})
+		installed, _, err := InstallClaude(data, "/usr/local/bin/clawd", agents.Claude.Pinned(), Known{})
 		if err != nil {
 			return
 		}
 		if !json.Valid(bytes.TrimPrefix(installed, []byte(utf8BOM))) {
 			t.Fatalf("InstallClaude(%q) wrote invalid JSON:\n%s", data, installed)
 		}
-		again, ch, err := InstallClaude(installed, "/usr/local/bin/clawd", Known{})
+		again, ch, err := InstallClaude(installed, "/usr/local/bin/clawd", agents.Claude.Pinned(), Known{})
 		if err != nil || ch.Any() || !bytes.Equal(again, installed) {
 			t.Fatalf("second InstallClaude(%q) = %+v, %v", data, ch, err)
 		}
