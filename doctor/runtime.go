@@ -158,9 +158,12 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 			foreign = append(foreign, held)
 		}
 	}
+	// Every port held is a warning, not a failure: the runtime serves
+	// hooks and the CLI on its socket alone then, only the dashboard and
+	// token clients wait for a port.
 	switch {
 	case len(foreign) == len(o.Ports):
-		add("ports", Fail, i18n.M("doctor.finding.ports_all", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_all"))
+		add("ports", Warn, i18n.M("doctor.finding.ports_all", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_all"))
 	case len(foreign) > 0:
 		add("ports", Warn, i18n.M("doctor.finding.ports_some", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_some"))
 	default:
