@@ -1,8 +1,6 @@
 package remote
 
 import (
-	"github.com/clawdhq/clawd/internal/spool"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -21,6 +19,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/spool"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
