@@ -165,8 +165,9 @@ var (
 	ErrNoSession    = errors.New("payload has no session_id")
 )
 
-// Questions Claude asks the person through a tool call rather than a
-// permission: never answered with a permission decision by default.
+// claudeQuestionTool is the tool through which Claude asks the person
+// questions: a PermissionRequest for it is a question, answered with the
+// answers (claudeAnswer), not with a plain allow or deny.
 const claudeQuestionTool = "AskUserQuestion"
 
 func decodeClaude(payload []byte, hookEvent string, env Env, now time.Time) (Event, error) {
