@@ -96,9 +96,11 @@ var Gemini = &Agent{
 }
 
 // geminiQuestions says why Gemini's questions are answered in its
-// terminal: ask_user (0.61.0) takes its answers from its own dialog (the
-// confirmation's payload); BeforeTool can deny or rewrite a call, never
-// answer one.
+// terminal: ask_user (0.61.0, seen in the TUI) fires BeforeTool, then
+// Notification ToolPermission, and takes its answers from its own dialog
+// (the confirmation's payload; the model reads {"answers":{"0":...}}
+// keyed by the question's index); BeforeTool can deny or rewrite a call,
+// never answer one.
 const geminiQuestions = "Gemini CLI takes the answers to its questions (ask_user) from its own dialog only: its hooks can block a tool, not answer it"
 
 // geminiTitleLine reads one line of a Gemini CLI (0.61) chat file: the
