@@ -34,7 +34,7 @@ var Codex = &Agent{
 	Name:     "Codex",
 	Command:  "codex",
 	Package:  "@openai/codex",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, QuestionsInTerminal: codexQuestions},
 	Verified: VerifiedRealCLI,
 	Notes: []string{
 		"Codex runs only hooks it trusts: clawd install writes the trust entries; after editing hooks.json by hand, run clawd install codex again",
@@ -69,6 +69,16 @@ var Codex = &Agent{
 	Render:          codexRender,
 	Resume:          func(id string) []string { return []string{"resume", id} },
 }
+
+// codexQuestions says why Codex's questions are answered in its
+// terminal. request_user_input (offered in Plan mode, or everywhere with
+// [features] default_mode_request_user_input) fires PreToolUse and no
+// PermissionRequest, in 0.169.0: a PreToolUse deny with a reason blocks
+// the question (the model reads "Tool call blocked by PreToolUse hook:
+// <reason>. Tool: request_user_input"), an allow with updatedInput
+// leaves it on the screen; the answers come only from Codex's own dialog
+// (testdata/codex/hooks/PreToolUse.request_user_input.json).
+const codexQuestions = "Codex runs no permission hook for its questions (request_user_input): its PreToolUse hook can block one, not answer it"
 
 // codexStateTimeout bounds a non-blocking hook on Codex's side. The hook
 // bounds itself far tighter; this is only the backstop.
