@@ -695,6 +695,9 @@ type outcome struct {
 	state, code, message string
 	input, output        string
 	retryable            bool
+	// retryAfter is the least wait before the next attempt, when the
+	// receiver asked for one (Retry-After).
+	retryAfter time.Duration
 }
 
 // execute runs one claimed attempt and writes where it ended: a terminal
@@ -719,6 +722,10 @@ func (e *Engine) execute(actx context.Context, c *claimed) {
 	}
 	if out.retryable && c.run.Attempts < p.MaxAttempts && (p.Retry == RetrySafe || p.Retry == RetryKeyed) {
 		backoff := time.Duration(p.Backoff) << (c.run.Attempts - 1)
+		if out.retryAfter > backoff {
+			// Sooner would only be refused again (Slack's and Discord's 429s).
+			backoff = out.retryAfter
+		}
 		_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, next_at = ?,
 			lease_until = 0, input_summary = ?, output_summary = ? WHERE id = ? AND state = ?`,
 			StateQueued, out.code, out.message, ms(now.Add(backoff)), out.input, out.output, c.run.ID, StateRunning)
@@ -818,6 +825,7 @@ func (e *Engine) attempt(ctx context.Context, c *claimed) outcome {
 		out.state, out.code, out.message = StateOutcomeUnknown, CodeShutdown, "clawd stopped while the action ran"
 	case res.transient:
 		out.state, out.code, out.message, out.retryable = StateFailed, CodeTransient, res.err.Error(), true
+		out.retryAfter = res.retryAfter
 	default:
 		out.state, out.code, out.message = StateFailed, CodeActionFailed, res.err.Error()
 	}
