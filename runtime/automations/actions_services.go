@@ -34,9 +34,11 @@ const (
 	discordMaxUsername = 80
 	// ntfyMaxMessage: "Each message can be up to 4,096 bytes long. Longer
 	// messages are treated as attachments" (ntfy docs/publish.md,
-	// Limitations): clawd cuts the message rather than have it become a
-	// file.
-	ntfyMaxMessage = 4096
+	// Limitations), and a server without attachments refuses them; clawd
+	// cuts the message rather. A real ntfy server (v2.13) takes a body of
+	// 4,096 bytes as over its limit (it peeks 4,096 and calls reaching
+	// them too long): 4,095.
+	ntfyMaxMessage = 4095
 	// ntfyMaxTitle bounds an ntfy title, one line in a header: ntfy
 	// documents no bound, a phone shows a line.
 	ntfyMaxTitle = 250
@@ -121,7 +123,7 @@ func (e *Engine) discord(ctx context.Context, a *Action, doc any) result {
 // X-Priority, X-Tags and X-Click (ntfy docs/publish.md, "List of all
 // parameters"). The title is one line, RFC 2047-encoded when it is not
 // ASCII, as ntfy's docs propose for headers; the message is cut to ntfy's
-// 4,096 bytes. An empty title falls back to the event's own, as a desktop
+// 4,095 bytes. An empty title falls back to the event's own, as a desktop
 // notification's does.
 func (e *Engine) ntfy(ctx context.Context, a *Action, env *Envelope, doc any) result {
 	message, _ := expand(a.Text, doc, maxValue)

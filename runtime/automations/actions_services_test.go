@@ -231,8 +231,9 @@ type ntfyMessage struct {
 // describes it: POST /<topic> with the message as the body; X-Title,
 // X-Priority (1-5), X-Tags (comma-separated) and X-Click, each header
 // RFC 2047-decoded ("you may also encode any header ... as RFC 2047");
-// a message over 4,096 bytes is not a message ("Longer messages are
-// treated as attachments": answered 413 here). With a token, publishing
+// a message of 4,096 bytes or more is not a message ("Longer messages are
+// treated as attachments", and a real server reading a body of exactly
+// 4,096 takes it as longer; a server without attachments answers 400). With a token, publishing
 // takes "Authorization: Bearer <token>" (docs/publish.md, "Access
 // tokens"). GET /<topic>/json?poll=1 returns what was published
 // (docs/subscribe/api.md, "Poll for messages").
@@ -272,8 +273,8 @@ func newNtfy(t *testing.T, token string) *httptest.Server {
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		if len(body) > 4096 {
-			http.Error(w, "attachment", http.StatusRequestEntityTooLarge)
+		if len(body) >= 4096 {
+			http.Error(w, `{"code":40014,"http":400,"error":"invalid request: attachments not allowed"}`, http.StatusBadRequest)
 			return
 		}
 		m := ntfyMessage{Event: "message", Topic: topic, Message: string(body), Title: header(r, "X-Title"), Click: header(r, "X-Click"), Time: time.Now().Unix()}
@@ -330,8 +331,8 @@ func pollNtfy(t *testing.T, base, topic, token string) []ntfyMessage {
 // (topic on it, token when it asks for one) and reads the message back
 // with the poll API: the title (not ASCII: "Fix “the” shop ✓" travels
 // RFC 2047-encoded), the message, priority, tags and click URL are what
-// the definition said; an answer of 10,000 bytes arrives cut to ntfy's
-// 4,096 as a message, not an attachment.
+// the definition said; an answer of 10,000 bytes arrives cut to 4,095
+// bytes as a message, not an attachment.
 func checkNtfyPublish(t *testing.T, base, topic, token string) {
 	t.Helper()
 	clock := newFakeClock()
@@ -360,8 +361,8 @@ action = { type = "ntfy", url = "`+base+`", topic = "`+topic+`", title = "${sess
 	if m.Title != "Fix “the” shop ✓" {
 		t.Errorf("title = %q, want %q", m.Title, "Fix “the” shop ✓")
 	}
-	if !strings.HasPrefix(m.Message, "Claude Code: éé") || !strings.HasSuffix(m.Message, "…") || len(m.Message) > 4096 || len(m.Message) < 4090 {
-		t.Errorf("message = %d bytes %q…, want the answer cut to at most 4096 bytes", len(m.Message), m.Message[:20])
+	if !strings.HasPrefix(m.Message, "Claude Code: éé") || !strings.HasSuffix(m.Message, "…") || len(m.Message) > 4095 || len(m.Message) < 4090 {
+		t.Errorf("message = %d bytes %q…, want the answer cut to at most 4095 bytes", len(m.Message), m.Message[:20])
 	}
 	if m.Priority != 4 || strings.Join(m.Tags, ",") != "robot,white_check_mark" || m.Click != "https://example.com/sessions/s" {
 		t.Errorf("priority %d, tags %v, click %q; want 4, [robot white_check_mark], the definition's URL", m.Priority, m.Tags, m.Click)
