@@ -1,6 +1,7 @@
 package automations
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -267,6 +268,33 @@ func TestLeavesOfNewActions(t *testing.T) {
 		}
 		if strings.Contains(strings.Join(got, "\n"), tc.not) {
 			t.Errorf("Leaves(%s) shows %q", tc.action, tc.not)
+		}
+	}
+}
+
+// TestReadmeExamples: every automations.toml example in the README's
+// Automations section is read without a problem.
+func TestReadmeExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "### Automations\n")
+	section, _, _ = strings.Cut(section, "\n### ")
+	var ids []string
+	for _, block := range strings.Split(section, "```toml\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		defs, err := Parse([]byte(block), "README.md")
+		if err != nil {
+			t.Errorf("README example:\n%s\n%v", block, err)
+		}
+		for _, d := range defs {
+			ids = append(ids, d.ID)
+		}
+	}
+	for _, id := range []string{"post-done", "slack-done", "discord-done", "phone-approval", "post-summary"} {
+		if !slices.Contains(ids, id) {
+			t.Errorf("README examples %v, want %s among them", ids, id)
 		}
 	}
 }
