@@ -346,7 +346,9 @@ func canonicalJSON(v any) []byte {
 
 // Leaves lists what an action sends off the machine, for a person to
 // confirm before trusting: the input's fields, and what else the action
-// carries (the whole event for a webhook or command).
+// carries (the whole event for a webhook or command, a body_template or a
+// service's templates as written, the names of its headers but not their
+// values, a Slack or Discord URL without its token).
 func (d *Definition) Leaves() []string {
 	var out []string
 	a := &d.Action
