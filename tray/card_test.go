@@ -98,6 +98,7 @@ func TestNotificationRequestCard(t *testing.T) {
 		req  client.PermissionView
 		want string
 	}{
+		{reqs[0], "shop/api · Fix the login bug — Edit: api/main.go"},
 		{reqs[1], "shop/api · Fix the login bug — Bash: npm test — Run the unit tests"},
 		{reqs[2], "shop/api · Fix the login bug — github · create_issue: clawdhq/clawd"},
 		{reqs[3], "shop[2J/api · Fix the login bug — Bash: rm -rf /tmp/x — evil]0;pwned"},

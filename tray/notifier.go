@@ -193,13 +193,18 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 
 // withRequestCard makes a request's note say where it runs, its folder
 // (by its repository) before the session's title, and for a permission
-// what the agent says the call is for: "shop/api · Fix login — Bash: npm
-// test — Run the unit tests".
+// what it would do (an edit by its file, see present.RequestWhat) and
+// what the agent says it is for: "shop/api · Fix login — Bash: npm test
+// — Run the unit tests".
 func withRequestCard(oc *notify.Occurrence, p client.PermissionView) {
 	if p.Folder != "" {
 		oc.Title = strings.TrimSuffix(p.Folder+" · "+p.Title, " · ")
 	}
-	if p.Kind == client.KindPermission && p.Description != "" {
+	if p.Kind != client.KindPermission {
+		return
+	}
+	oc.Detail = present.RequestWhat(p)
+	if p.Description != "" {
 		oc.Detail += " — " + p.Description
 	}
 }

@@ -28,11 +28,17 @@ func Waited(p i18n.Printer, v client.PermissionView, now time.Time) string {
 // · Bash: npm test · 3m", and last, when a subagent asks, which. An edit
 // names its file as its diff does, relative to the repository.
 func RequestLine(p i18n.Printer, v client.PermissionView, now time.Time) string {
-	what := RequestSummary(v)
+	return joinParts(" · ", v.Folder, RequestWhat(v), Waited(p, v, now), Subagent(p, v))
+}
+
+// RequestWhat is what a request would do, in one line: RequestSummary,
+// but an edit by its file as its diff names it, relative to the
+// repository ("Edit: api/main.go").
+func RequestWhat(v client.PermissionView) string {
 	if v.Diff != nil && v.Diff.Path != "" {
-		what = ToolLabel(v) + ": " + v.Diff.Path
+		return ToolLabel(v) + ": " + v.Diff.Path
 	}
-	return joinParts(" · ", v.Folder, what, Waited(p, v, now), Subagent(p, v))
+	return RequestSummary(v)
 }
 
 // RequestTooltip is what the tray shows of a request on hover: who asks,

@@ -271,7 +271,7 @@ function makeRequest(p) {
     el("div", {class: "who"}, el("strong", {}, p.agent_name), p.subagent ? el("span", {class: "subagent"}, " (" + p.subagent + ")") : null, " " + what, el("span", {class: "where"}),
       el("span", {class: "waited", "data-since": p.created_at})),
     el("p", {class: "line"}),
-    requestFacts(p),
+    ...[requestFacts(p)].filter(Boolean),
     el("ul", {class: "options"}),
   );
   const details = el("details", {class: "input"}, el("summary", {}, t("dashboard.full_request")), el("pre", {}));
@@ -294,7 +294,7 @@ function makeRequest(p) {
     buttons.append(button(t("dashboard.approve_plan"), {behavior: "allow"}, "allow"));
   }
   buttons.append(button(t("dashboard.terminal"), {behavior: "terminal"}));
-  li.append(buttons, requestChange(p), details);
+  li.append(...[buttons, requestChange(p), details].filter(Boolean));
   return li;
 }
 
