@@ -72,9 +72,11 @@ func Diff(c *agents.FileChange, base string) *client.Diff {
 	return d
 }
 
-// shownPath is path relative to base when it is inside it.
+// shownPath is path relative to base when it is inside it (a relative
+// path, such as Codex's patches name, stays as it is: filepath.Rel
+// refuses it).
 func shownPath(path, base string) string {
-	if base == "" || !filepath.IsAbs(path) {
+	if base == "" || path == "" {
 		return path
 	}
 	rel, err := filepath.Rel(base, path)
