@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/repo"
 )
 
 // Run states.
@@ -178,7 +179,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		o.HTTP = &http.Client{Transport: &http.Transport{Proxy: nil}}
 	}
 	if o.RepoRoot == nil {
-		o.RepoRoot = findRepoRoot
+		o.RepoRoot = repo.Root
 	}
 	if err := os.MkdirAll(o.Home, 0o700); err != nil {
 		return nil, err
@@ -1080,20 +1081,6 @@ func (e *Engine) prepare(ctx context.Context) error {
 		e.stmts[q] = st
 	}
 	return nil
-}
-
-// findRepoRoot walks up from dir to the folder holding .git.
-func findRepoRoot(dir string) string {
-	for d := filepath.Clean(dir); ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
 }
 
 // DefinitionView is a definition as the CLI and the dashboard show it.
