@@ -183,9 +183,16 @@ func TestPressFromOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{q1, q2} {
+	// The person who paired the group, in their private chat with the
+	// bot: the right person, the wrong chat.
+	mine := r.api.Send(person, "hello")
+	q3, err := r.api.Press(person, person.ID, mine.MessageID, allow.CallbackData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{q1, q2, q3} {
 		if a := r.answerTo(q); a.Text != "This chat is not paired with clawd." {
-			t.Errorf("a stranger's press got notice %q", a.Text)
+			t.Errorf("a press from another person or chat got notice %q", a.Text)
 		}
 	}
 	if p := r.pending("s1"); p.ID != v.ID {
@@ -193,7 +200,7 @@ func TestPressFromOthers(t *testing.T) {
 	}
 	select {
 	case h := <-hook:
-		t.Fatalf("the hook was answered by a stranger's press: %+v", h)
+		t.Fatalf("the hook was answered by a press from another person or chat: %+v", h)
 	default:
 	}
 	r.press(person, m, "Deny")
