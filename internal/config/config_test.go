@@ -478,8 +478,8 @@ func TestPermissionModes(t *testing.T) {
 }
 
 func TestTelegramTokenPath(t *testing.T) {
-	home := filepath.Join(string(filepath.Separator)+"h", ".clawd")
-	abs := filepath.Join(string(filepath.Separator)+"etc", "bot.token")
+	home := filepath.Join(t.TempDir(), ".clawd")
+	abs := filepath.Join(t.TempDir(), "bot.token")
 	for _, c := range []struct{ file, want string }{
 		{"", filepath.Join(home, "telegram.token")},
 		{"keys/bot.token", filepath.Join(home, "keys", "bot.token")},
