@@ -65,15 +65,16 @@ func ReadChat(home string) (c Chat, ok bool, err error) {
 }
 
 // Unpair forgets the paired chat and any pairing code waiting, and
-// returns the chat it was paired with (ok false: none).
+// returns the chat it was paired with (ok false: none, or a chat file
+// that could not be read, which goes all the same).
 func Unpair(home string) (c Chat, ok bool, err error) {
-	c, ok, err = ReadChat(home)
+	c, ok, _ = ReadChat(home)
 	for _, name := range []string{chatFile, pairingFile} {
-		if rerr := os.Remove(filepath.Join(dir(home), name)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			return c, ok, rerr
+		if err := os.Remove(filepath.Join(dir(home), name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return c, ok, err
 		}
 	}
-	return c, ok, err
+	return c, ok, nil
 }
 
 func writeChat(home string, c Chat) error { return writeJSON(home, chatFile, c) }
@@ -125,6 +126,14 @@ func PairingWaits(home string, now time.Time) bool {
 	var p pairing
 	ok, err := readJSON(filepath.Join(dir(home), pairingFile), &p)
 	return ok && err == nil && now.Before(p.Expires)
+}
+
+// CancelPairing withdraws the pairing code waiting, if any.
+func CancelPairing(home string) error {
+	if err := os.Remove(filepath.Join(dir(home), pairingFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 func codeHash(code string) string {
