@@ -144,6 +144,14 @@ func TestTelegram(t *testing.T) {
 		t.Errorf("the CLI's answer took %v to reach the hook with the network cut", took)
 	}
 
+	// Back online; clawd serve stops with a request pending: the phone
+	// hears that it went to the agent's terminal.
+	api.Heal()
+	const sid3 = "5e550000-0000-4000-8000-0000000071e3"
+	hook = w.blockingHookEnv(ctx, env, claudePayload(t, "PermissionRequest.json", sid3, w.project,
+		"tool_input", map[string]string{"command": "make release", "description": "release"}))
+	card = waitCard(t, api, phone.ID, "make release")
+
 	reportFile := filepath.Join(w.dir, "report.txt")
 	clawd("", "doctor", "--report", reportFile)
 	reportData, err := os.ReadFile(reportFile)
@@ -152,6 +160,10 @@ func TestTelegram(t *testing.T) {
 	}
 	report := string(reportData)
 	serve.stop()
+	if r := hookResult(t, hook); r.code != 0 || strings.Contains(r.stdout, "behavior") {
+		t.Errorf("the hook pending when serve stopped: %s, want no decision", r)
+	}
+	waitEdited(t, api, phone.ID, card.MessageID, "clawd stopped")
 	for what, out := range map[string]string{"serve's log": serve.stderr.String(), "doctor": doctor, "doctor --report": report,
 		"pair": pairOut.String()} {
 		if strings.Contains(out, token) || strings.Contains(out, strings.SplitN(token, ":", 2)[1]) {

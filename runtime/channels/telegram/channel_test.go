@@ -482,3 +482,22 @@ func TestNotPairedSendsNothing(t *testing.T) {
 	}
 	r.hookAnswer(hook)
 }
+
+// TestShutdownTellsThePhone: requests pending when clawd serve stops go
+// to the agents' terminals, and the phone's messages say so; the status
+// file then says the channel stopped.
+func TestShutdownTellsThePhone(t *testing.T) {
+	r := newRig(t, rigOptions{paired: &person})
+	r.waitPaired()
+	hook := r.ask("s1", "cargo build")
+	m := r.card(person.ID, "cargo build")
+	r.stopRuntime()
+	if h := r.hookAnswer(hook); h.ans.Decision != nil || h.ans.Reason != client.ReasonShutdown {
+		t.Fatalf("hook got %+v at shutdown, want no decision (shutdown)", h.ans)
+	}
+	r.edited(person.ID, m.MessageID, "went to the agent's terminal: clawd stopped")
+	r.stop()
+	if st := r.status(); st.State != telegram.StateStopped {
+		t.Errorf("status after the stop: %+v, want stopped", st)
+	}
+}

@@ -72,8 +72,8 @@ type rig struct {
 	clock  *clock
 	timers chan timer
 	logs   *syncBuffer
-	// data is every callback data the bot sent: tokens, never logged.
-	stop func()
+	// stopRuntime stops the runtime alone; stop stops both.
+	stopRuntime, stop func()
 }
 
 type rigOptions struct {
@@ -124,18 +124,26 @@ func newRig(t *testing.T, o rigOptions) *rig {
 		opts.RootCAs = nil
 	}
 	r.ch = telegram.New(opts)
-	ctx, cancel := context.WithCancel(context.Background())
+	// The channel outlives the runtime, as in clawd serve.
+	sctx, stopServe := context.WithCancel(context.Background())
+	cctx, stopChannel := context.WithCancel(context.Background())
 	served, ran := make(chan error, 1), make(chan struct{})
-	go func() { served <- r.srv.Serve(ctx, ln, sln) }()
-	go func() { r.ch.Run(ctx); close(ran) }()
-	var once sync.Once
-	r.stop = func() {
-		once.Do(func() {
-			cancel()
-			<-ran
+	go func() { served <- r.srv.Serve(sctx, ln, sln) }()
+	go func() { r.ch.Run(cctx); close(ran) }()
+	var serveOnce, once sync.Once
+	r.stopRuntime = func() {
+		serveOnce.Do(func() {
+			stopServe()
 			if err := <-served; err != nil {
 				t.Errorf("Serve: %v", err)
 			}
+		})
+	}
+	r.stop = func() {
+		once.Do(func() {
+			r.stopRuntime()
+			stopChannel()
+			<-ran
 			r.api.Close()
 		})
 	}
