@@ -55,9 +55,10 @@ type Runtime interface {
 }
 
 // Answerer answers a question with the labels of the options picked,
-// for the client via. The broker's answers are being added beside allow
-// and deny; until one is given (Options.Answers), a question's options
-// are shown as text and it is answered in the agent's terminal.
+// for the client via. Without one (Options.Answers nil, as clawd serve
+// runs the channel today: the broker takes allow, deny and terminal
+// only), a question's options are shown as text and its one button
+// leaves it to the agent's terminal.
 type Answerer interface {
 	AnswerQuestion(id string, labels []string, via string) (client.PermissionView, error)
 }
