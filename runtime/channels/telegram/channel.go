@@ -723,6 +723,12 @@ func (c *Channel) sendCard(ctx context.Context, cd *card) {
 	c.mu.Unlock()
 	var m message
 	err := c.retry(ctx, func(b *bot) error {
+		c.mu.Lock()
+		closed := cd.closed
+		c.mu.Unlock()
+		if closed {
+			return errSkip // closed between two tries: nothing to ask
+		}
 		var err error
 		m, err = b.sendMessage(ctx, chatID, body, kb)
 		return err
@@ -766,6 +772,9 @@ func (c *Channel) editCard(ctx context.Context, cd *card) {
 // errOffline: there is no bot client (no token, or the token rejected).
 var errOffline = errors.New("not connected to telegram")
 
+// errSkip: the message is no longer wanted; not a failure.
+var errSkip = errors.New("no longer wanted")
+
 // retry runs f a few times, waiting between tries as Telegram's flood
 // control says or a little longer each time, and records whether
 // messages go out.
@@ -780,6 +789,9 @@ func (c *Channel) retry(ctx context.Context, f func(*bot) error) error {
 		if err = f(b); err == nil {
 			c.setSendError("")
 			return nil
+		}
+		if errors.Is(err, errSkip) {
+			return err
 		}
 		if ctx.Err() != nil || errors.Is(err, ErrTokenRejected) {
 			break
