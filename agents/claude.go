@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,10 @@ import (
 //	UserPromptSubmit    prompt.submit       thinking; title from the prompt
 //	UserPromptExpansion prompt.expansion    thinking
 //	PreToolUse          tool.start          working
-//	PermissionRequest   permission.request  waiting (question.asked for AskUserQuestion)
+//	PermissionRequest   permission.request  waiting (question.asked for AskUserQuestion,
+//	                                        whose answers clawd gives back in the
+//	                                        allow's updatedInput; a plan to review
+//	                                        for ExitPlanMode)
 //	PermissionDenied    permission.denied   working
 //	PostToolUse         tool.end            working
 //	PostToolUseFailure  tool.failure        error flash, then working
@@ -55,7 +59,7 @@ var Claude = &Agent{
 	Aliases:  []string{"claude-code", "claude_code", "claudecode"},
 	Command:  "claude",
 	Package:  "@anthropic-ai/claude-code",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, AnswersQuestions: true},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"2.1.332"},
 	Settings: "settings.json in $CLAUDE_CONFIG_DIR or ~/.claude",
@@ -113,6 +117,8 @@ var Claude = &Agent{
 	BypassModes:     claudeBypassModes,
 	NoDecision:      claudeNoDecision,
 	Render:          claudeRender,
+	Answer:          claudeAnswer,
+	Approve:         claudeApprove,
 	Resume:          func(id string) []string { return []string{"--resume", id} },
 	TitleFile:       &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: claudeTitleRecords.line},
 }
@@ -171,8 +177,9 @@ var (
 	ErrNoSession    = errors.New("payload has no session_id")
 )
 
-// Questions Claude asks the person through a tool call rather than a
-// permission: never answered with a permission decision by default.
+// claudeQuestionTool is the tool through which Claude asks the person
+// questions: a PermissionRequest for it is a question, answered with the
+// answers (claudeAnswer), not with a plain allow or deny.
 const claudeQuestionTool = "AskUserQuestion"
 
 func decodeClaude(payload []byte, hookEvent string, env Env, now time.Time) (Event, error) {
@@ -321,8 +328,15 @@ func claudeDescribe(ev Event, payload []byte, cut bool) Request {
 		r.Kind = RequestPlan
 	}
 	r.Summary = claudeSummary(ev.ToolName, r.ToolInput)
-	if ev.ToolName == claudeQuestionTool {
+	claudeCard(&r, ev.ToolName, payload, cut)
+	switch {
+	case ev.ToolName == claudeQuestionTool:
 		r.Options = claudeQuestionOptions(r.ToolInput)
+		if !r.InputTruncated {
+			r.Questions = readQuestions(gjson.GetBytes(r.ToolInput, "questions"), claudeQuestionFields)
+		}
+	case r.Kind == RequestPlan:
+		r.Plan = inputString(r.ToolInput, "plan")
 	}
 	for _, s := range r.Suggestions {
 		r.SuggestionLabels = append(r.SuggestionLabels, claudeSuggestionLabel(s))
@@ -392,6 +406,53 @@ func claudeSummary(tool string, in json.RawMessage) string {
 	return ""
 }
 
+// claudeCard adds to r what a person reads beside the summary: Bash's
+// description, a file tool's change, a fetch's address and prompt, an MCP
+// tool's server and name. It reads the payload's tool_input itself, not
+// r.ToolInput, which is only a preview of a large input: a big Write still
+// shows its file and its first lines.
+func claudeCard(r *Request, tool string, payload []byte, cut bool) {
+	in := gjson.GetBytes(payload, "tool_input")
+	switch tool {
+	case "Bash":
+		r.Description = inputText(in, "description", maxDescription)
+	case "Edit":
+		r.Change = editChange(in, cut)
+	case "MultiEdit":
+		r.Change = multiEditChange(in, cut)
+	case "Write":
+		r.Change = writeChange(in, cut)
+	case "WebFetch":
+		r.URL = inputText(in, "url", maxURL)
+		r.Prompt = inputText(in, "prompt", maxPrompt)
+	}
+	if r.Summary == "" && r.Change != nil {
+		r.Summary = r.Change.Path
+	}
+	r.MCPServer, r.MCPTool = claudeMCPTool(tool, gjson.GetBytes(payload, "mcp_server.name").String())
+}
+
+// claudeMCPTool splits an MCP tool's name, mcp__<server>__<tool>, by the
+// server its payload names (mcp_server.name: a server's own name may hold
+// "__"), else at the first "__" after the prefix; "", "" for Claude's own
+// tools.
+func claudeMCPTool(tool, server string) (string, string) {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return "", ""
+	}
+	if server != "" {
+		if name, ok := strings.CutPrefix(rest, server+"__"); ok && name != "" {
+			return clipUTF8(server, MaxIDLen), clipUTF8(name, MaxIDLen)
+		}
+	}
+	server, name, ok := strings.Cut(rest, "__")
+	if !ok || server == "" || name == "" {
+		return "", ""
+	}
+	return clipUTF8(server, MaxIDLen), clipUTF8(name, MaxIDLen)
+}
+
 // claudeQuestionOptions lists the option labels of an AskUserQuestion
 // call, each prefixed with its question's header when it asks several.
 func claudeQuestionOptions(in json.RawMessage) []string {
@@ -419,6 +480,116 @@ func claudeQuestionOptions(in json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// claudeQuestionFields are AskUserQuestion's: multiSelect, and an answer
+// of one's own always allowed (its dialog's "Type something").
+var claudeQuestionFields = questionFields{multi: "multiSelect"}
+
+// claudeAnswer gives the person's answers to an AskUserQuestion back to
+// Claude Code the way its own SDK does: the PermissionRequest hook allows
+// with updatedInput, the tool's input with answers set, a map from each
+// question's text to its answer. An answer is the label picked, or the
+// person's own text; a multi-select question's are joined by ", ", a
+// label that holds ", " or a quote JSON-quoted, as Claude's own dialog
+// joins them (so Claude still sees them as its options). Unanswered
+// questions are left out. Verified against Claude Code 2.1.328: the
+// model's next request carries `"<question>"="<answer>"` for each
+// (testdata/claude/outputs/PermissionRequest.answer*.json; e2e
+// TestAnswersClaude). An allow without updatedInput leaves the question
+// on the screen.
+func claudeAnswer(req Request, answers []Answer) (Decision, error) {
+	in := gjson.ParseBytes(req.ToolInput)
+	if req.Kind != RequestQuestion || req.InputTruncated || !in.IsObject() {
+		return Decision{}, fmt.Errorf("%w: not a whole AskUserQuestion input", ErrCannotAnswer)
+	}
+	qs := readQuestions(in.Get("questions"), claudeQuestionFields)
+	if err := fitAnswers(qs, answers); err != nil {
+		return Decision{}, err
+	}
+	byText := map[string]string{}
+	for i, a := range answers {
+		if v := claudeAnswerText(qs[i], a); v != "" {
+			byText[qs[i].Text] = v
+		}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(req.ToolInput, &fields); err != nil {
+		return Decision{}, fmt.Errorf("%w: %v", ErrCannotAnswer, err)
+	}
+	var err error
+	if fields["answers"], err = marshalJSON(byText); err != nil {
+		return Decision{}, err
+	}
+	b, err := marshalJSON(fields)
+	if err != nil {
+		return Decision{}, err
+	}
+	return Decision{Allow: true, UpdatedInput: b}, nil
+}
+
+// claudeAnswerText is one question's answer as Claude's dialog writes it.
+func claudeAnswerText(q Question, a Answer) string {
+	items := append([]string(nil), a.Labels...)
+	if t := strings.TrimSpace(a.Text); t != "" {
+		items = append(items, t)
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	if !q.MultiSelect {
+		return items[0]
+	}
+	for i, it := range items {
+		if strings.Contains(it, ", ") || strings.Contains(it, `"`) {
+			items[i] = jsQuote(it)
+		}
+	}
+	return strings.Join(items, ", ")
+}
+
+// jsQuote is s as JavaScript's JSON.stringify writes a string: unlike
+// encoding/json it leaves <, >, & and U+2028/U+2029 as they are.
+func jsQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// claudeApprove approves an ExitPlanMode: an allow with an empty
+// updatedInput. Claude Code 2.1.328 leaves plan mode (for the mode it was
+// in before) and tells the model "User has approved your plan" with the
+// plan from its plan file; a bare allow leaves the plan dialog on the
+// screen.
+// Keep planning is a deny with the person's message, which the model gets
+// as the tool's error while plan mode stays.
+func claudeApprove(Request) Decision {
+	return Decision{Allow: true, UpdatedInput: json.RawMessage(`{}`)}
 }
 
 // claudeSuggestion is the part of a permission_suggestions entry a label

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 const (
@@ -56,11 +58,17 @@ var hookKinds = map[string]Kind{
 	"Notification.elicitation_dialog.json":        KindNotification,
 	"Notification.elicitation_response.json":      KindNotification,
 	"Notification.idle_prompt.json":               KindNotification,
+	"Notification.permission_prompt-plan.json":    KindNotification,
 	"Notification.permission_prompt.json":         KindNotification,
 	"PermissionDenied.json":                       KindPermissionDenied,
+	"PermissionRequest.AskUserQuestion.json":      KindQuestion,
+	"PermissionRequest.ExitPlanMode.json":         KindPermissionRequest,
 	"PermissionRequest.after-pretooluse-ask.json": KindPermissionRequest,
 	"PermissionRequest.json":                      KindPermissionRequest,
 	"PermissionRequest.mcp.json":                  KindPermissionRequest,
+	"PermissionRequest.Edit.json":                 KindPermissionRequest,
+	"PermissionRequest.Write.json":                KindPermissionRequest,
+	"PermissionRequest.WebFetch.json":             KindPermissionRequest,
 	"PermissionRequest.no-suggestions.json":       KindPermissionRequest,
 	"PermissionRequest.setMode.json":              KindPermissionRequest,
 	"PostCompact.json":                            KindCompactEnd,
@@ -70,6 +78,7 @@ var hookKinds = map[string]Kind{
 	"PostToolBatch.parallel.json":                 KindToolBatch,
 	"PostToolBatch.subagent.json":                 KindToolBatch,
 	"PostToolUse.Agent.json":                      KindToolEnd,
+	"PostToolUse.AskUserQuestion.json":            KindToolEnd,
 	"PostToolUse.Read.json":                       KindToolEnd,
 	"PostToolUse.json":                            KindToolEnd,
 	"PostToolUse.mcp.json":                        KindToolEnd,
@@ -79,6 +88,7 @@ var hookKinds = map[string]Kind{
 	"PreModelSwitch.json":                         KindModelSwitch,
 	"PreSkillShellCommand.json":                   KindToolStart,
 	"PreToolUse.Agent.json":                       KindToolStart,
+	"PreToolUse.AskUserQuestion.json":             KindToolStart,
 	"PreToolUse.Read.json":                        KindToolStart,
 	"PreToolUse.auto.json":                        KindToolStart,
 	"PreToolUse.json":                             KindToolStart,
@@ -868,8 +878,8 @@ func TestClaudeDescribe(t *testing.T) {
 
 	big := `{"tool_input":{"file_path":"/big","content":"` + strings.Repeat("x", MaxRequestInput) + `"}}`
 	r := Claude.Describe(perm("Write"), []byte(big), false)
-	if !r.InputTruncated || len(r.ToolInput) > MaxRequestInput+16 || r.Summary != "" {
-		t.Errorf("Describe(large Write) = truncated %v, %d bytes of input, summary %q; want a preview", r.InputTruncated, len(r.ToolInput), r.Summary)
+	if !r.InputTruncated || len(r.ToolInput) > MaxRequestInput+16 || r.Summary != "/big" {
+		t.Errorf("Describe(large Write) = truncated %v, %d bytes of input, summary %q; want a preview and the file", r.InputTruncated, len(r.ToolInput), r.Summary)
 	}
 }
 
@@ -942,5 +952,146 @@ func TestClaudeTitleLine(t *testing.T) {
 	e := decodeFixture(t, "SessionStart.json")
 	if p := Claude.TitleFile.Path(&e); !strings.HasSuffix(p, ".jsonl") || !strings.HasPrefix(p, "/home/user/.claude/projects/") {
 		t.Errorf("TitleFile.Path(SessionStart) = %q, want its transcript_path", p)
+	}
+}
+
+// The questions of the captured AskUserQuestion
+// (hooks/PermissionRequest.AskUserQuestion.json), as clawd reads them.
+var capturedQuestions = []Question{
+	{Header: "Database", Text: "Which database should we use?", Custom: true, Options: []QuestionOption{
+		{"Postgres", "Relational, strong consistency"}, {"SQLite", "Embedded, zero setup"}, {"Redis", "In-memory key-value"}}},
+	{Header: "Features", Text: "Which features do you want?", MultiSelect: true, Custom: true, Options: []QuestionOption{
+		{"Auth", "Login and sessions"}, {"Search, full text", "A label with a comma"}, {"Export", "CSV export"}}},
+	{Header: "Language", Text: "Which language?", Custom: true, Options: []QuestionOption{
+		{"Go", "Compiled"}, {"Rust", "Also compiled"}}},
+}
+
+// describeFixture is what the hook makes of a captured PermissionRequest.
+func describeFixture(t *testing.T, name string, cut bool) Request {
+	t.Helper()
+	return Claude.Describe(decodeFixture(t, name), readFixture(t, name), cut)
+}
+
+// TestClaudeDescribeQuestionsAndPlan reads the captured AskUserQuestion's
+// questions whole (none from a cut payload: they could not be answered
+// exactly) and ExitPlanMode's plan.
+func TestClaudeDescribeQuestionsAndPlan(t *testing.T) {
+	r := describeFixture(t, "PermissionRequest.AskUserQuestion.json", false)
+	if r.Kind != RequestQuestion || !reflect.DeepEqual(r.Questions, capturedQuestions) {
+		t.Errorf("Describe(AskUserQuestion) = kind %q, questions %+v; want %q, %+v", r.Kind, r.Questions, RequestQuestion, capturedQuestions)
+	}
+	if r := describeFixture(t, "PermissionRequest.AskUserQuestion.json", true); r.Questions != nil || !r.InputTruncated {
+		t.Errorf("Describe(cut AskUserQuestion) = questions %+v, truncated %v; want none, truncated", r.Questions, r.InputTruncated)
+	}
+	r = describeFixture(t, "PermissionRequest.ExitPlanMode.json", false)
+	if want := "# Plan\n\n1. Add a table.\n2. Write tests.\n"; r.Kind != RequestPlan || r.Plan != want || r.Questions != nil {
+		t.Errorf("Describe(ExitPlanMode) = kind %q, plan %q, questions %v; want %q, %q, none", r.Kind, r.Plan, r.Questions, RequestPlan, want)
+	}
+}
+
+// TestClaudeAnswer: the answers to the captured questions render as the
+// hook output the e2e test proved with Claude Code 2.1.328
+// (outputs/PermissionRequest.answer.json): the model read each answer.
+func TestClaudeAnswer(t *testing.T) {
+	req := describeFixture(t, "PermissionRequest.AskUserQuestion.json", false)
+	d, err := Claude.Answer(req, []Answer{
+		{Labels: []string{"SQLite"}},
+		{Labels: []string{"Auth", "Search, full text"}, Text: "Audit log"},
+		{Text: "Zig, maybe\n"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Claude.Render("PermissionRequest", &d)
+	want, err := os.ReadFile(filepath.Join(outputsDir, "PermissionRequest.answer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("Render(answer) = %q: %v", got, err)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) || bytes.Count(got, []byte("\n")) != 1 {
+		t.Errorf("Render(answer) = %s\nwant (one line) %s", got, want)
+	}
+	// The input is Claude's own but for the answers: questions and all.
+	mine, own := gjson.GetBytes(d.UpdatedInput, "questions").Raw, gjson.GetBytes(req.ToolInput, "questions").Raw
+	if compactLine(t, []byte(mine)) != compactLine(t, []byte(own)) {
+		t.Errorf("updatedInput questions = %s, want the tool's own %s", mine, own)
+	}
+}
+
+func TestClaudeAnswerText(t *testing.T) {
+	single := Question{Text: "One?", Custom: true}
+	multi := Question{Text: "Many?", MultiSelect: true, Custom: true}
+	cases := []struct {
+		q    Question
+		a    Answer
+		want string
+	}{
+		{single, Answer{Labels: []string{"SQLite"}}, "SQLite"},
+		// One answer is never quoted, whatever it holds.
+		{single, Answer{Labels: []string{`Say "hi", then go`}}, `Say "hi", then go`},
+		{single, Answer{Text: "  my own  "}, "my own"},
+		{single, Answer{}, ""},
+		{multi, Answer{Labels: []string{"Auth", "Export"}}, "Auth, Export"},
+		{multi, Answer{Labels: []string{"Red, green", `Say "hi"`, "Blue"}}, `"Red, green", "Say \"hi\"", Blue`},
+		{multi, Answer{Labels: []string{"Auth"}, Text: "Audit, log"}, `Auth, "Audit, log"`},
+		// A comma without a space is Claude's own label text.
+		{multi, Answer{Labels: []string{"a,b", "c"}}, "a,b, c"},
+	}
+	for _, c := range cases {
+		if got := claudeAnswerText(c.q, c.a); got != c.want {
+			t.Errorf("claudeAnswerText(%s, %+v) = %s, want %s", c.q.Text, c.a, got, c.want)
+		}
+	}
+	// As JSON.stringify quotes: control characters escaped, <, >, & and
+	// U+2028 as they are.
+	if got, want := jsQuote("a\"b\\c\n\t\x01<&>\u2028"), `"a\"b\\c\n\t\u0001<&>`+"\u2028"+`"`; got != want {
+		t.Errorf("jsQuote = %s, want %s", got, want)
+	}
+}
+
+func TestClaudeAnswerRefuses(t *testing.T) {
+	req := describeFixture(t, "PermissionRequest.AskUserQuestion.json", false)
+	three := func(a Answer) []Answer { return []Answer{a, {}, {}} }
+	cut := describeFixture(t, "PermissionRequest.AskUserQuestion.json", true)
+	plan := describeFixture(t, "PermissionRequest.ExitPlanMode.json", false)
+	elicitation := Claude.Describe(Event{Agent: claudeID, Kind: KindQuestion, ToolName: "github"}, []byte(`{"message":"Pick"}`), false)
+	cases := []struct {
+		name    string
+		req     Request
+		answers []Answer
+		want    error
+	}{
+		{"an option it does not have", req, three(Answer{Labels: []string{"MySQL"}}), ErrBadAnswer},
+		{"two answers to one", req, three(Answer{Labels: []string{"SQLite", "Redis"}}), ErrBadAnswer},
+		{"too few answers", req, []Answer{{Labels: []string{"SQLite"}}}, ErrBadAnswer},
+		{"nothing answered", req, three(Answer{}), ErrBadAnswer},
+		{"a cut input", cut, three(Answer{Labels: []string{"SQLite"}}), ErrCannotAnswer},
+		{"a plan", plan, three(Answer{Labels: []string{"SQLite"}}), ErrCannotAnswer},
+		{"an elicitation", elicitation, []Answer{{Text: "x"}}, ErrCannotAnswer},
+	}
+	for _, c := range cases {
+		if d, err := Claude.Answer(c.req, c.answers); !errors.Is(err, c.want) {
+			t.Errorf("Answer(%s) = %+v, %v; want %v", c.name, d, err, c.want)
+		}
+	}
+}
+
+// TestClaudeApprove: approving a plan is an allow with an empty
+// updatedInput, which Claude Code 2.1.328 takes (a bare allow it leaves
+// on the screen).
+func TestClaudeApprove(t *testing.T) {
+	d := Claude.Approve(describeFixture(t, "PermissionRequest.ExitPlanMode.json", false))
+	want, err := os.ReadFile(filepath.Join(outputsDir, "PermissionRequest.approve-plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Claude.Render("PermissionRequest", &d); compactLine(t, got) != compactLine(t, want) {
+		t.Errorf("Render(Approve) = %s, want %s", got, want)
 	}
 }

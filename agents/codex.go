@@ -35,7 +35,7 @@ var Codex = &Agent{
 	Name:     "Codex",
 	Command:  "codex",
 	Package:  "@openai/codex",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, QuestionsInTerminal: codexQuestions},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"0.171.0"},
 	Notes: []string{
@@ -71,6 +71,16 @@ var Codex = &Agent{
 	Render:          codexRender,
 	Resume:          func(id string) []string { return []string{"resume", id} },
 }
+
+// codexQuestions says why Codex's questions are answered in its
+// terminal. request_user_input (offered in Plan mode, or everywhere with
+// [features] default_mode_request_user_input) fires PreToolUse and no
+// PermissionRequest, in 0.169.0: a PreToolUse deny with a reason blocks
+// the question (the model reads "Tool call blocked by PreToolUse hook:
+// <reason>. Tool: request_user_input"), an allow with updatedInput
+// leaves it on the screen; the answers come only from Codex's own dialog
+// (testdata/codex/hooks/PreToolUse.request_user_input.json).
+const codexQuestions = "Codex runs no permission hook for its questions (request_user_input): its PreToolUse hook can block one, not answer it"
 
 // codexStateTimeout bounds a non-blocking hook on Codex's side. The hook
 // bounds itself far tighter; this is only the backstop.
@@ -186,10 +196,27 @@ func decodeCodexOpts(b []byte, hookEvent string, now time.Time, truncated bool) 
 }
 
 // codexDescribe says what a Codex PermissionRequest asks: a shell command
-// or a patch, both in the input's "command".
+// with the model's description of it, or a patch (apply_patch), both in
+// the input's "command": a patch reads as the files it changes, and its
+// text is the request's change.
 func codexDescribe(ev Event, payload []byte, cut bool) Request {
 	r := hookRequest(ev, payload, cut)
 	r.Summary = inputString(r.ToolInput, "command")
+	in := gjson.GetBytes(payload, "tool_input")
+	switch ev.ToolName {
+	case "Bash":
+		r.Description = inputText(in, "description", maxDescription)
+	case "apply_patch":
+		if patch := in.Get("command"); patch.Type == gjson.String {
+			files := codexPatchFiles(patch.String())
+			if len(files) > 0 {
+				r.Summary = strings.Join(files, ", ")
+				r.Change = patchChange(files[0], patch.String())
+			}
+		} else if cut {
+			r.Change = &FileChange{Cut: true}
+		}
+	}
 	return r
 }
 

@@ -103,6 +103,11 @@ func TestDecodeCodexFixtures(t *testing.T) {
 			ToolName: "spawn_agent", ToolUseID: "call_fake_10"},
 		"PreToolUse.wait_agent.json": {Kind: KindToolStart, SessionID: codexRoot, Transcript: codexRollout,
 			ToolName: "multi_agent_v1wait_agent", ToolUseID: "call_fake_11"},
+		// request_user_input's only hook (captured for the answers
+		// research: Codex runs no PermissionRequest for it).
+		"PreToolUse.request_user_input.json": {Kind: KindToolStart, SessionID: "01a23485-ea5d-7842-a557-9b981384387a",
+			Transcript: "/home/user/.codex/sessions/2026/12/02/rollout-2026-12-02T02-12-01-01a23485-ea5d-7842-a557-9b981384387a.jsonl",
+			ToolName:   "request_user_input", ToolUseID: "call_80bce2647bfb381917e89366"},
 		"PreToolUse.subagent.json": {Kind: KindToolStart, SessionID: codexRoot, Transcript: codexSubRoll,
 			ToolName: "Bash", ToolUseID: "call_fake_12", SubagentID: codexSub, SubagentType: "default"},
 		"PermissionRequest.json": {Kind: KindPermissionRequest, SessionID: codexRoot, Transcript: codexRollout,

@@ -59,7 +59,7 @@ var Copilot = &Agent{
 	Aliases:  []string{"copilot-cli", "github-copilot"},
 	Command:  "copilot",
 	Package:  "@github/copilot",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: false},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: false, QuestionsInTerminal: copilotQuestions},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"1.0.102"},
 	Notes: []string{
@@ -96,6 +96,14 @@ var Copilot = &Agent{
 	Resume:    func(id string) []string { return []string{"--resume=" + id} },
 	TitleFile: &TitleFile{Path: func(e *Event) string { return e.Transcript }, Whole: copilotWorkspaceTitle},
 }
+
+// copilotQuestions says why Copilot's questions are answered in its
+// terminal. ask_user (the TUI's; not offered to copilot -p) fires
+// preToolUse and no permissionRequest, in 1.0.102: a deny with a reason
+// blocks it ("Denied by preToolUse hook: <reason>"), modifiedArgs
+// rewrite its input (which holds no answer); the answers come only from
+// its elicitation dialog (testdata/copilot/hooks/preToolUse.ask_user.json).
+const copilotQuestions = "Copilot CLI takes the answers to its questions (ask_user) from its own dialog only: its preToolUse hook can block or rewrite one, not answer it"
 
 // copilotSessionID matches the session ids Copilot names its session
 // folders by; only such an id names a file path.
@@ -353,6 +361,10 @@ func copilotDescribe(ev Event, payload []byte, cut bool) Request {
 		r.ToolInput, r.InputTruncated = inputPreview(in.Raw, cut)
 	}
 	r.Summary = inputSummary(r.ToolInput)
+	// Copilot CLI 1.0.102's permissionRequest carries the shell command
+	// alone (the description is in preToolUse's toolArgs only): one is
+	// read should a later release send it.
+	r.Description = inputText(gjson.GetBytes(payload, "toolInput"), "description", maxDescription)
 	return r
 }
 

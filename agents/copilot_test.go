@@ -550,3 +550,16 @@ func TestCopilotWorkspaceTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestCopilotAskUser: Copilot CLI 1.0.102's ask_user fires only
+// preToolUse (testdata/copilot/hooks), which clawd shows as the tool
+// running; no hook of Copilot's can answer it.
+func TestCopilotAskUser(t *testing.T) {
+	_, e := decodeFile(t, Copilot, "../testdata/copilot/hooks/preToolUse.ask_user.json", "preToolUse")
+	if e.Kind != KindToolStart || e.ToolName != "ask_user" || e.SessionID != "2f7ed7d5-06fb-4a17-ae15-c95fcacb4d17" {
+		t.Errorf("Decode(preToolUse ask_user) = %+v, want tool.start ask_user of its session", e)
+	}
+	if Copilot.Answer != nil || Copilot.Supports.AnswersQuestions {
+		t.Error("no hook of Copilot's answers ask_user: want no Answer")
+	}
+}

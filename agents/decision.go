@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Decision is the person's answer to a blocking event, in agent-neutral
@@ -12,13 +14,24 @@ import (
 // turns into that agent's exact output. It lives here rather than in
 // runtime/client because runtime/client imports agents. On the wire it is
 //
-//	{"behavior": "allow"|"deny", "updated_permissions": [...], "message": "...", "interrupt": true}
+//	{"behavior": "allow"|"deny", "updated_permissions": [...], "updated_input": {...},
+//	 "answers": [["label", ...], ...], "message": "...", "interrupt": true}
 type Decision struct {
 	// Allow runs the call; false denies it.
 	Allow bool
 	// UpdatedPermissions are permission updates applied with an allow
 	// (the agent's own suggestions, verbatim: "always allow").
 	UpdatedPermissions []json.RawMessage
+	// UpdatedInput, with an allow, is the tool input the agent runs the
+	// call with instead of its own (a JSON object): Claude Code's
+	// AskUserQuestion takes the person's answers in it, its ExitPlanMode
+	// an approval. Agent.Answer and Agent.Approve make it; the agents
+	// whose Render does not print it never get one.
+	UpdatedInput json.RawMessage
+	// Answers, with an allow, answer a question tool whose agent takes
+	// the answers themselves (opencode): per question, in order, the
+	// labels picked and the person's own text. Agent.Answer makes them.
+	Answers [][]string
 	// Message tells the model why a call was denied.
 	Message string
 	// Interrupt ends the turn on a deny.
@@ -30,6 +43,8 @@ type Decision struct {
 type decisionWire struct {
 	Behavior           string            `json:"behavior"`
 	UpdatedPermissions []json.RawMessage `json:"updated_permissions,omitempty"`
+	UpdatedInput       json.RawMessage   `json:"updated_input,omitempty"`
+	Answers            [][]string        `json:"answers,omitempty"`
 	Message            string            `json:"message,omitempty"`
 	Interrupt          bool              `json:"interrupt,omitempty"`
 }
@@ -42,7 +57,8 @@ const (
 
 // MarshalJSON writes d in its wire form.
 func (d Decision) MarshalJSON() ([]byte, error) {
-	w := decisionWire{Behavior: behaviorDeny, UpdatedPermissions: d.UpdatedPermissions, Message: d.Message, Interrupt: d.Interrupt}
+	w := decisionWire{Behavior: behaviorDeny, UpdatedPermissions: d.UpdatedPermissions, UpdatedInput: d.UpdatedInput,
+		Answers: d.Answers, Message: d.Message, Interrupt: d.Interrupt}
 	if d.Allow {
 		w.Behavior = behaviorAllow
 	}
@@ -50,7 +66,8 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads d's wire form. A verdict other than "allow" or
-// "deny" is an error: the hook answers no decision rather than guess.
+// "deny", or an updated input that is not a JSON object, is an error: the
+// hook answers no decision rather than guess.
 func (d *Decision) UnmarshalJSON(b []byte) error {
 	var w decisionWire
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -61,7 +78,11 @@ func (d *Decision) UnmarshalJSON(b []byte) error {
 	default:
 		return fmt.Errorf("decision behavior %q: want %q or %q", w.Behavior, behaviorAllow, behaviorDeny)
 	}
-	*d = Decision{Allow: w.Behavior == behaviorAllow, UpdatedPermissions: w.UpdatedPermissions, Message: w.Message, Interrupt: w.Interrupt}
+	if w.UpdatedInput != nil && !gjson.ParseBytes(w.UpdatedInput).IsObject() {
+		return fmt.Errorf("decision updated_input %.40s: want a JSON object", w.UpdatedInput)
+	}
+	*d = Decision{Allow: w.Behavior == behaviorAllow, UpdatedPermissions: w.UpdatedPermissions, UpdatedInput: w.UpdatedInput,
+		Answers: w.Answers, Message: w.Message, Interrupt: w.Interrupt}
 	return nil
 }
 
@@ -88,15 +109,19 @@ func (a *Agent) PermissionWait(hookEvent string) time.Duration {
 
 // claudeRender prints d as Claude Code's PermissionRequest answer, one
 // line. Every form it produces was verified against Claude Code 2.1.328
-// (testdata/claude/outputs/PermissionRequest.*.json). A nil decision, an
-// event other than PermissionRequest, or updates that are not valid JSON
-// give the no-decision answer: the dialog stays, as if clawd were absent.
+// (testdata/claude/outputs/PermissionRequest.*.json): an allow with the
+// updates and the updated input it carries (the answers of an
+// AskUserQuestion, an ExitPlanMode's approval), a deny with its message.
+// A nil decision, an event other than PermissionRequest, or updates or an
+// input that are not valid JSON give the no-decision answer: the dialog
+// stays, as if clawd were absent.
 func claudeRender(hookEvent string, d *Decision) []byte {
 	if d == nil || hookEvent != "PermissionRequest" {
 		return claudeNoDecision(hookEvent)
 	}
 	type decision struct {
 		Behavior           string            `json:"behavior"`
+		UpdatedInput       json.RawMessage   `json:"updatedInput,omitempty"`
 		UpdatedPermissions []json.RawMessage `json:"updatedPermissions,omitempty"`
 		Message            string            `json:"message,omitempty"`
 		Interrupt          bool              `json:"interrupt,omitempty"`
@@ -111,6 +136,7 @@ func claudeRender(hookEvent string, d *Decision) []byte {
 	if d.Allow {
 		out.HookSpecificOutput.Decision = decision{
 			Behavior:           "allow",
+			UpdatedInput:       d.UpdatedInput,
 			UpdatedPermissions: d.UpdatedPermissions,
 		}
 	} else {

@@ -42,6 +42,9 @@ func TestClaudeRender(t *testing.T) {
 		// A deny ignores allow-only fields.
 		{"PermissionRequest.deny-interrupt.json", &Decision{Message: "stop now", Interrupt: true, UpdatedPermissions: []json.RawMessage{addRules}}},
 		{"PermissionRequest.no-decision.json", nil},
+		// ExitPlanMode: approve (Approve's decision) and keep planning.
+		{"PermissionRequest.approve-plan.json", &Decision{Allow: true, UpdatedInput: json.RawMessage(`{}`)}},
+		{"PermissionRequest.keep-planning.json", &Decision{Message: "Keep planning: add a rollback step."}},
 	}
 	for _, c := range cases {
 		want, err := os.ReadFile(filepath.Join(outputsDir, c.want))
@@ -79,6 +82,7 @@ func TestClaudeRenderNoDecision(t *testing.T) {
 		// Updates that are not JSON cannot be printed: no decision rather
 		// than output Claude Code would reject.
 		{"PermissionRequest", &Decision{Allow: true, UpdatedPermissions: []json.RawMessage{json.RawMessage(`{broken`)}}, "{}\n"},
+		{"PermissionRequest", &Decision{Allow: true, UpdatedInput: json.RawMessage(`{"answers":`)}, "{}\n"},
 	}
 	for _, c := range cases {
 		if got := string(Claude.Render(c.event, c.d)); got != c.want {
@@ -116,7 +120,8 @@ func TestPermissionWaitWithinInstallerTimeout(t *testing.T) {
 
 // TestDecisionWire: a Decision crosses from the runtime to the hook with
 // its verdict as a word, and a verdict the hook does not know is refused
-// rather than taken for a deny.
+// rather than taken for a deny; so is an updated input that is not an
+// object.
 func TestDecisionWire(t *testing.T) {
 	rule := json.RawMessage(`{"type":"addRules"}`)
 	for _, d := range []Decision{
@@ -124,6 +129,8 @@ func TestDecisionWire(t *testing.T) {
 		{Allow: true, UpdatedPermissions: []json.RawMessage{rule}},
 		{Message: "not on main", Interrupt: true},
 		{},
+		{Allow: true, UpdatedInput: json.RawMessage(`{"answers":{"Which?":"a"}}`)},
+		{Allow: true, Answers: [][]string{{"a"}, {"b", "own text"}}},
 	} {
 		b, err := json.Marshal(d)
 		if err != nil {
@@ -140,7 +147,8 @@ func TestDecisionWire(t *testing.T) {
 	if b, _ := json.Marshal(&Decision{Message: "no"}); string(b) != `{"behavior":"deny","message":"no"}` {
 		t.Errorf("Marshal(deny) = %s, want {\"behavior\":\"deny\",\"message\":\"no\"}", b)
 	}
-	for _, in := range []string{`{"behavior":"ask"}`, `{"behavior":""}`, `{}`, `{"behavior":"ALLOW"}`} {
+	for _, in := range []string{`{"behavior":"ask"}`, `{"behavior":""}`, `{}`, `{"behavior":"ALLOW"}`,
+		`{"behavior":"allow","updated_input":"x"}`, `{"behavior":"allow","updated_input":[1]}`} {
 		var d Decision
 		if err := json.Unmarshal([]byte(in), &d); err == nil {
 			t.Errorf("Unmarshal(%s) = %+v, want an error", in, d)

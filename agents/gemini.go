@@ -56,7 +56,7 @@ var Gemini = &Agent{
 	Aliases:  []string{"gemini-cli", "gemini_cli", "geminicli"},
 	Command:  "gemini",
 	Package:  "@google/gemini-cli",
-	Supports: Supports{States: true, Titles: true},
+	Supports: Supports{States: true, Titles: true, QuestionsInTerminal: geminiQuestions},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"0.61.0"},
 	Notes: []string{
@@ -95,6 +95,14 @@ var Gemini = &Agent{
 	Resume:    func(id string) []string { return []string{"--resume", id} },
 	TitleFile: &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: geminiTitleLine},
 }
+
+// geminiQuestions says why Gemini's questions are answered in its
+// terminal: ask_user (0.61.0, seen in the TUI) fires BeforeTool, then
+// Notification ToolPermission, and takes its answers from its own dialog
+// (the confirmation's payload; the model reads {"answers":{"0":...}}
+// keyed by the question's index); BeforeTool can deny or rewrite a call,
+// never answer one.
+const geminiQuestions = "Gemini CLI takes the answers to its questions (ask_user) from its own dialog only: its hooks can block a tool, not answer it"
 
 // geminiTitleLine reads one line of a Gemini CLI (0.61) chat file: the
 // summary Gemini generates for a session (one sentence of at most 80

@@ -49,6 +49,10 @@ import (
 //	                                           (Esc): turn.end, reason interrupt
 //	session.deleted       session.end          removed; a child's: subagent.stop
 //	dispose               session.end          opencode exits: every session it ran
+//	question.asked        question.asked       waiting: the question tool's questions; the
+//	                                           person's answers go back as the answers
+//	                                           (decoded, answered and rendered here; the
+//	                                           plugin does not send it yet)
 //
 // A child session's events carry the child's id; the decoder files them
 // under the root session with SubagentID set, as Codex's sub-agents are.
@@ -57,7 +61,7 @@ var Opencode = &Agent{
 	Name:     "opencode",
 	Command:  "opencode",
 	Package:  "opencode-ai",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, QuestionsInTerminal: opencodeQuestions},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"1.18.33"},
 	Notes: []string{
@@ -91,8 +95,17 @@ var Opencode = &Agent{
 	Describe:        opencodeDescribe,
 	NoDecision:      opencodeNoDecision,
 	Render:          opencodeRender,
+	Answer:          opencodeAnswer,
 	Resume:          func(id string) []string { return []string{"--session", id} },
 }
+
+// opencodeQuestions says why opencode's questions are answered in its
+// terminal. Its question tool (the TUI's; `opencode run` denies it)
+// fires question.asked, which a plugin answers through POST
+// /question/{id}/reply with the answers (verified against 1.18.33:
+// testdata/opencode/questions); opencodeAnswer makes them, but clawd's
+// plugin has yet to pass the event on and the answer back.
+const opencodeQuestions = "clawd's plugin does not pass opencode's questions on yet"
 
 const opencodeID = "opencode"
 
@@ -121,6 +134,7 @@ var opencodeKinds = map[string]Kind{
 	"session.error":        KindTurnFailure,
 	"session.deleted":      KindSessionEnd,
 	"dispose":              KindSessionEnd,
+	"question.asked":       KindQuestion,
 }
 
 // ErrNothingToShow reports an event of a kind clawd decodes that carries
@@ -298,6 +312,9 @@ func decodeOpencodeOpts(b []byte, hookEvent string, now time.Time, truncated boo
 	case "permission.asked":
 		e.ToolName = str(props, "permission", MaxIDLen)
 		e.ToolUseID = opencodeCallID(ctx, props.Get("tool.callID"), str(props, "id", MaxIDLen))
+	case "question.asked":
+		e.ToolName = opencodeQuestionTool
+		e.ToolUseID = opencodeCallID(ctx, props.Get("tool.callID"), str(props, "id", MaxIDLen))
 	case "permission.replied":
 		e.Action = str(props, "reply", MaxWordLen)
 		e.ToolUseID = opencodeCallID(ctx, gjson.Result{}, str(props, "requestID", MaxIDLen))
@@ -381,12 +398,34 @@ func opencodePrompt(parts gjson.Result) string {
 	return text
 }
 
+// opencodeQuestionTool is the tool whose questions question.asked
+// carries.
+const opencodeQuestionTool = "question"
+
+// opencodeQuestionFields are the question tool's: multiple, and custom
+// (an answer of one's own), true unless it says otherwise.
+var opencodeQuestionFields = questionFields{multi: "multiple", custom: "custom", customDefault: true}
+
 // opencodeDescribe says what a permission.asked asks: the command, file
 // or pattern, and opencode's own "always" offer (the patterns it would
-// allow from then on) as the one suggestion.
+// allow from then on) as the one suggestion. A question.asked asks its
+// questions.
 func opencodeDescribe(ev Event, payload []byte, cut bool) Request {
-	r := Request{Kind: RequestPermission}
 	props := gjson.GetBytes(payload, "properties")
+	if ev.HookEvent == "question.asked" {
+		r := Request{Kind: RequestQuestion}
+		if qs := props.Get("questions"); qs.Exists() {
+			r.ToolInput, r.InputTruncated = inputPreview(`{"questions":`+qs.Raw+`}`, cut)
+			if !cut {
+				r.Questions = readQuestions(qs, opencodeQuestionFields)
+			}
+		}
+		if len(r.Questions) > 0 {
+			r.Summary = r.Questions[0].Text
+		}
+		return r
+	}
+	r := Request{Kind: RequestPermission}
 	if m := props.Get("metadata"); m.Exists() {
 		r.ToolInput, r.InputTruncated = inputPreview(m.Raw, cut)
 	}
@@ -406,6 +445,7 @@ func opencodeDescribe(ev Event, payload []byte, cut bool) Request {
 	if r.Summary == "" {
 		r.Summary = strings.Join(patterns, ", ")
 	}
+	opencodeCard(&r, ev.ToolName, props.Get("metadata"))
 	var always []string
 	props.Get("always").ForEach(func(_, v gjson.Result) bool {
 		if v.Type == gjson.String && v.String() != "" {
@@ -423,14 +463,50 @@ func opencodeDescribe(ev Event, payload []byte, cut bool) Request {
 	return r
 }
 
-// opencodeNoDecision: `{}` for a permission request, which the plugin
-// reads as "no answer" (opencode's own prompt stays); nothing for the
-// other events, whose output the plugin does not read.
+// opencodeCard adds to r what a person reads beside the summary, from
+// the metadata opencode's tools ask with (read in opencode's bundled
+// source): edit and write ask for "edit" with the file and a unified diff
+// of the whole file they made themselves, webfetch with its url.
+func opencodeCard(r *Request, permission string, meta gjson.Result) {
+	switch permission {
+	case "edit":
+		if d := meta.Get("diff"); d.Type == gjson.String && d.String() != "" {
+			r.Change = patchChange(meta.Get("filepath").String(), d.String())
+		}
+	case "webfetch":
+		r.URL = inputText(meta, "url", maxURL)
+	}
+}
+
+// opencodeNoDecision: `{}` for a permission request or a question, which
+// the plugin reads as "no answer" (opencode's own prompt stays); nothing
+// for the other events, whose output the plugin does not read.
 func opencodeNoDecision(hookEvent string) []byte {
-	if hookEvent == "permission.asked" {
+	if hookEvent == "permission.asked" || hookEvent == "question.asked" {
 		return []byte("{}\n")
 	}
 	return nil
+}
+
+// opencodeAnswer gives the person's answers to a question.asked back as
+// opencode takes them: per question, in order, the labels picked and the
+// person's own text (the plugin posts them to /question/{id}/reply;
+// opencode then tells the model `"<question>"="<answers joined by ", ">"`).
+func opencodeAnswer(req Request, answers []Answer) (Decision, error) {
+	if req.Kind != RequestQuestion || req.InputTruncated {
+		return Decision{}, fmt.Errorf("%w: not a whole question.asked", ErrCannotAnswer)
+	}
+	if err := fitAnswers(req.Questions, answers); err != nil {
+		return Decision{}, err
+	}
+	out := make([][]string, len(answers))
+	for i, a := range answers {
+		out[i] = append([]string{}, a.Labels...)
+		if t := strings.TrimSpace(a.Text); t != "" {
+			out[i] = append(out[i], t)
+		}
+	}
+	return Decision{Allow: true, Answers: out}, nil
 }
 
 // opencodeRender prints d as the plugin's answer to a permission.asked,
@@ -440,6 +516,9 @@ func opencodeNoDecision(hookEvent string) []byte {
 // opencode through its client; a message goes with it as feedback the
 // model reads (and the turn goes on), a plain reject ends the turn.
 func opencodeRender(hookEvent string, d *Decision) []byte {
+	if d != nil && hookEvent == "question.asked" {
+		return opencodeRenderAnswers(d)
+	}
 	if d == nil || hookEvent != "permission.asked" {
 		return opencodeNoDecision(hookEvent)
 	}
@@ -458,6 +537,26 @@ func opencodeRender(hookEvent string, d *Decision) []byte {
 	b, err := json.Marshal(out)
 	if err != nil {
 		return opencodeNoDecision(hookEvent)
+	}
+	return append(b, '\n')
+}
+
+// opencodeRenderAnswers prints d as the plugin's answer to a
+// question.asked, one line: {"answers":[["label", ...], ...]}, which it
+// posts to /question/{id}/reply, or {"reply":"reject"} for a deny, which
+// it posts to /question/{id}/reject (opencode then ends the turn). An
+// allow without answers is no decision.
+func opencodeRenderAnswers(d *Decision) []byte {
+	var out any = map[string]string{"reply": "reject"}
+	if d.Allow {
+		if len(d.Answers) == 0 {
+			return opencodeNoDecision("question.asked")
+		}
+		out = map[string][][]string{"answers": d.Answers}
+	}
+	b, err := marshalJSON(out)
+	if err != nil {
+		return opencodeNoDecision("question.asked")
 	}
 	return append(b, '\n')
 }

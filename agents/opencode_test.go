@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/clawdhq/clawd/internal/golden"
 )
 
@@ -380,6 +382,70 @@ func TestOpencodePrompt(t *testing.T) {
 		}
 		if e.Title != c.want {
 			t.Errorf("title of parts %s = %q, want %q", c.parts, e.Title, c.want)
+		}
+	}
+}
+
+// TestOpencodeQuestion: opencode 1.18.33's question.asked (the TUI's
+// question tool, captured with a plugin that answered it) decodes to a
+// question of its session, tied to the tool call, with its questions; the
+// person's answers render as the plugin's answer, the very answers that
+// plugin posted to /question/{id}/reply and opencode handed the model
+// (testdata/opencode/questions/answered).
+func TestOpencodeQuestion(t *testing.T) {
+	payload := withContext(t, readOpencode(t, "questions/answered/01-event.question.asked.json"), `{"directory":"/home/user/project","pid":42}`)
+	e, err := Opencode.Decode(payload, "question.asked", func(string) string { return "" }, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Kind != KindQuestion || e.SessionID != "ses_dcb6f98b5ffeEkA6KbJ4Gy6f7i" || e.ToolName != "question" ||
+		e.ToolUseID != "call_9307c94efeedb57f353b57ec" || e.Cwd != ocProject {
+		t.Errorf("Decode(question.asked) = %+v, want a question of its session, tied to its call", e)
+	}
+	if err := e.Validate(); err != nil {
+		t.Errorf("Decode(question.asked).Validate() = %v", err)
+	}
+	r := Opencode.Describe(e, payload, false)
+	want := []Question{
+		{Header: "Database", Text: "Which database should we use?", Custom: true, Options: []QuestionOption{
+			{"Postgres", "Relational"}, {"SQLite", "Embedded"}, {"Redis", "KV"}}},
+		{Header: "Features", Text: "Which features do you want?", MultiSelect: true, Custom: true, Options: []QuestionOption{
+			{"Auth", "Login"}, {"Search", "FTS"}, {"Export", "CSV"}}},
+		{Header: "Language", Text: "Which language?", Custom: true, Options: []QuestionOption{{"Go", "Go"}, {"Rust", "Rust"}}},
+	}
+	if r.Kind != RequestQuestion || r.Summary != "Which database should we use?" || !reflect.DeepEqual(r.Questions, want) {
+		t.Errorf("Describe(question.asked) = %+v, want a question request with %+v", r, want)
+	}
+	if cut := Opencode.Describe(e, payload, true); cut.Questions != nil {
+		t.Errorf("Describe(cut question.asked) questions = %+v, want none", cut.Questions)
+	}
+
+	d, err := Opencode.Answer(r, []Answer{{Labels: []string{"SQLite"}}, {Labels: []string{"Auth", "Export"}}, {Text: " Zig, maybe "}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	posted := gjson.GetBytes(readOpencode(t, "questions/answered/03-clawd.question-reply.json"), "request.answers").Raw
+	wantOut := compactLine(t, []byte(`{"answers":`+posted+`}`))
+	if got := string(Opencode.Render("question.asked", &d)); got != wantOut {
+		t.Errorf("Render(question.asked, answers) = %q, want the answers opencode took %q", got, wantOut)
+	}
+	if _, err := Opencode.Answer(r, []Answer{{Labels: []string{"MySQL"}}, {}, {}}); !errors.Is(err, ErrBadAnswer) {
+		t.Errorf("Answer(an option it does not have) = %v, want ErrBadAnswer", err)
+	}
+	perm := Opencode.Describe(e, readOpencode(t, "run-bash-ask-plugin-replies-once/24-event.permission.asked.json"), false)
+	if _, err := Opencode.Answer(perm, []Answer{{Text: "x"}}); !errors.Is(err, ErrCannotAnswer) {
+		t.Errorf("Answer(a permission request) = %v, want ErrCannotAnswer", err)
+	}
+	for _, c := range []struct {
+		d    *Decision
+		want string
+	}{
+		{nil, "{}\n"},
+		{&Decision{Allow: true}, "{}\n"}, // an allow without answers answers nothing
+		{&Decision{Message: "no"}, `{"reply":"reject"}` + "\n"},
+	} {
+		if got := string(Opencode.Render("question.asked", c.d)); got != c.want {
+			t.Errorf("Render(question.asked, %+v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

@@ -55,7 +55,7 @@ var Qwen = &Agent{
 	Aliases:  []string{"qwen-code", "qwen_code", "qwencode"},
 	Command:  "qwen",
 	Package:  "@qwen-code/qwen-code",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, QuestionsInTerminal: qwenQuestions},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"0.24.4"},
 	Notes: []string{
@@ -97,6 +97,15 @@ var Qwen = &Agent{
 	Resume:    func(id string) []string { return []string{"--resume", id} },
 	TitleFile: &TitleFile{Path: func(e *Event) string { return e.Transcript }, Line: qwenTitleLine},
 }
+
+// qwenQuestions says why Qwen Code's questions are answered in its
+// terminal. ask_user_question fires PermissionRequest (the questions in
+// tool_input, as Claude's AskUserQuestion has them) before Qwen's
+// dialog, and Qwen 0.24.4 ignores a hook's allow for it, updatedInput
+// and all: its answers come only from the dialog (its scheduler keeps a
+// hook's decision for a tool that requiresUserInteraction only when it
+// denies; testdata/qwen/hooks/PermissionRequest.ask_user_question.json).
+const qwenQuestions = "Qwen Code takes the answers to its questions (ask_user_question) from its own dialog only: it ignores a hook's allow"
 
 // qwenTitleLine reads one line of a Qwen Code (0.24.4) chat file, the
 // transcript its hooks name: a session's title is a system record,
@@ -287,8 +296,42 @@ func agentTime(t, now time.Time) time.Time {
 func qwenDescribe(ev Event, payload []byte, cut bool) Request {
 	r := hookRequest(ev, payload, cut)
 	r.Summary = inputSummary(r.ToolInput)
+	qwenCard(&r, ev.ToolName, payload, cut)
+	if ev.ToolName == qwenQuestionTool && !r.InputTruncated {
+		r.Questions = readQuestions(gjson.GetBytes(r.ToolInput, "questions"), qwenQuestionFields)
+		if len(r.Questions) > 0 {
+			r.Summary = r.Questions[0].Text
+		}
+	}
 	return r
 }
+
+// qwenCard adds to r what a person reads beside the summary, from Qwen
+// Code 0.24.4's tools (their schemas in its bundle; run_shell_command's
+// description as the fixtures have it): the command's description, the
+// change of edit and write_file, web_fetch's address and prompt.
+func qwenCard(r *Request, tool string, payload []byte, cut bool) {
+	in := gjson.GetBytes(payload, "tool_input")
+	switch tool {
+	case "run_shell_command":
+		r.Description = inputText(in, "description", maxDescription)
+	case "edit":
+		r.Change = editChange(in, cut)
+	case "write_file":
+		r.Change = writeChange(in, cut)
+	case "web_fetch":
+		r.URL = inputText(in, "url", maxURL)
+		r.Prompt = inputText(in, "prompt", maxPrompt)
+	}
+	if r.Summary == "" && r.Change != nil {
+		r.Summary = r.Change.Path
+	}
+}
+
+// qwenQuestionFields are ask_user_question's, which are Claude's
+// AskUserQuestion's: multiSelect, and "Other" always offered. Qwen's
+// dialog answers them (Supports.QuestionsInTerminal): clawd shows them.
+var qwenQuestionFields = questionFields{multi: "multiSelect"}
 
 // summaryFields are the input fields that say what a tool call does, in
 // the order they are looked for: the command of a shell, the file of an

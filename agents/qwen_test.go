@@ -609,3 +609,23 @@ func TestQwenTitleLine(t *testing.T) {
 		}
 	}
 }
+
+// TestQwenQuestion: Qwen Code 0.24.4's ask_user_question comes as a
+// PermissionRequest with Claude's question shape: a question request
+// whose questions clawd shows; Qwen takes no answer from a hook (its
+// dialog answers), so there is no Answer.
+func TestQwenQuestion(t *testing.T) {
+	payload, e := decodeFile(t, Qwen, "../testdata/qwen/hooks/PermissionRequest.ask_user_question.json", "PermissionRequest")
+	if e.Kind != KindQuestion || e.ToolName != "ask_user_question" {
+		t.Errorf("Decode(ask_user_question) = kind %v tool %q, want question.asked ask_user_question", e.Kind, e.ToolName)
+	}
+	r := Qwen.Describe(e, payload, false)
+	want := []Question{{Header: "Database", Text: "Which database should we use?", Custom: true,
+		Options: []QuestionOption{{"Postgres", "Relational"}, {"SQLite", "Embedded"}}}}
+	if r.Kind != RequestQuestion || r.Summary != "Which database should we use?" || !reflect.DeepEqual(r.Questions, want) {
+		t.Errorf("Describe(ask_user_question) = %+v, want a question request with %+v", r, want)
+	}
+	if Qwen.Answer != nil || Qwen.Supports.AnswersQuestions {
+		t.Error("Qwen ignores a hook's answer to ask_user_question: want no Answer")
+	}
+}

@@ -100,6 +100,17 @@ type Agent struct {
 	// decided: the agent's exact answer format. A nil decision renders as
 	// NoDecision.
 	Render func(hookEvent string, d *Decision) []byte
+	// Answer turns a person's answers to a question request (one per
+	// Request.Questions, in order) into the decision that hands them to
+	// the agent, for its Render. It is set for every agent whose
+	// Supports.AnswersQuestions is, and only used then (an agent may have
+	// one before its hook passes its questions on). It fails with
+	// ErrBadAnswer when the answers do not fit the questions, with
+	// ErrCannotAnswer when the request is not one it can answer.
+	Answer func(req Request, answers []Answer) (Decision, error)
+	// Approve returns the decision that approves a plan request
+	// (RequestPlan); nil when a plain allow does.
+	Approve func(req Request) Decision
 	// Resume returns the arguments that make Command resume session id
 	// in the current terminal (`clawd resume`); nil when the agent has no
 	// way to resume a session by its id.
@@ -199,6 +210,14 @@ type Supports struct {
 	Titles bool `json:"titles"`
 	// Subagents: its subagents show under their session.
 	Subagents bool `json:"subagents"`
+	// AnswersQuestions: a person answers the agent's own questions (its
+	// question tool) from clawd, picking among the options or typing an
+	// answer; the agent's Answer makes the decision.
+	AnswersQuestions bool `json:"answers_questions"`
+	// QuestionsInTerminal, when AnswersQuestions is false, says why the
+	// agent's questions are answered in its terminal; "" when clawd sees
+	// none of them.
+	QuestionsInTerminal string `json:"questions_in_terminal,omitempty"`
 }
 
 // registry holds every supported agent, in display order.

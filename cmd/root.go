@@ -182,6 +182,7 @@ func newRootCmd(e *env) *cli.Command {
 			newDoctorCmd(e),
 			newAutomationsCmd(e),
 			newRemoteCmd(e),
+			newChannelsCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newAutostartCmd(e),

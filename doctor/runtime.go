@@ -39,6 +39,8 @@ type runtimeState struct {
 	remote       *client.Remote
 	remoteUp     bool
 	integrations []client.Integration
+	// pid is this machine's clawd serve, once it answered.
+	pid int
 }
 
 // adder returns a function that adds the runtime's check "runtime."+id.
@@ -99,11 +101,11 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		add("reachable", Warn, i18n.M("doctor.finding.not_running", o.Home),
 			i18n.Literal("clawd serve"))
 	case h.Version != o.Version:
-		rt.client = c
+		rt.client, rt.pid = c, h.PID
 		add("reachable", Warn, i18n.M("doctor.finding.other_version", h.Version, h.PID, sock, o.Version),
 			i18n.M("doctor.fixes.restart_this"))
 	default:
-		rt.client = c
+		rt.client, rt.pid = c, h.PID
 		add("reachable", OK, i18n.M("doctor.finding.answers", h.Version, h.PID, sock), none)
 	}
 	var links []client.RemoteLink
@@ -158,9 +160,12 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 			foreign = append(foreign, held)
 		}
 	}
+	// Every port held is a warning, not a failure: the runtime serves
+	// hooks and the CLI on its socket alone then, only the dashboard and
+	// token clients wait for a port.
 	switch {
 	case len(foreign) == len(o.Ports):
-		add("ports", Fail, i18n.M("doctor.finding.ports_all", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_all"))
+		add("ports", Warn, i18n.M("doctor.finding.ports_all", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_all"))
 	case len(foreign) > 0:
 		add("ports", Warn, i18n.M("doctor.finding.ports_some", strings.Join(foreign, ", ")), i18n.M("doctor.fixes.ports_some"))
 	default:

@@ -224,7 +224,7 @@ func TestRuntimeChecks(t *testing.T) {
 		if f := checks["runtime.ports"].Finding; strings.Contains(f, strconv.Itoa(clawd)) || strings.Contains(f, strconv.Itoa(free)) {
 			t.Errorf("runtime.ports names a clawd's or a free port: %q", f)
 		}
-		want(t, runtimeChecks(t, home, foreign), "runtime.ports", Fail, "other programs hold every one of clawd's ports")
+		want(t, runtimeChecks(t, home, foreign), "runtime.ports", Warn, "other programs hold every one of clawd's ports")
 	})
 
 	t.Run("another user's program on clawd's ports, saying it is clawd", func(t *testing.T) {
@@ -236,7 +236,7 @@ func TestRuntimeChecks(t *testing.T) {
 		squat := intrudertest.Serve(t, "doctor")
 		p := squat.Ports[len(squat.Ports)-1] // the one of the kernel's choosing
 		home := filepath.Join(t.TempDir(), ".clawd")
-		want(t, runtimeChecks(t, home, p), "runtime.ports", Fail, strconv.Itoa(p)+" (uid 65534")
+		want(t, runtimeChecks(t, home, p), "runtime.ports", Warn, strconv.Itoa(p)+" (uid 65534")
 	})
 }
 

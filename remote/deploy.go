@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/spool"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -67,8 +68,9 @@ type TeardownResult struct {
 // Tracked are the paths under the remote's HOME that clawd may create
 // there, deepest last: the clawd home, its binary folder and binary,
 // runtime.json, the lock clawd install takes (and the runtime's
-// self-repair, on a machine that has one), and the hook log the hooks
-// write when they cannot reach the desktop. Those that did not exist before the first add are the
+// self-repair, on a machine that has one), the hook log the hooks
+// write when they cannot reach the desktop, and the spool a hook writes
+// when the home has no runtime.json at all (internal/spool). Those that did not exist before the first add are the
 // profile's Created. (The agents' settings files are the installers'
 // business: `clawd uninstall --all` gives them back as they were.)
 var Tracked = []string{
@@ -80,6 +82,9 @@ var Tracked = []string{
 	".clawd/logs",
 	".clawd/logs/hook.log",
 	".clawd/logs/hook.log.1",
+	".clawd/" + spool.File,
+	".clawd/" + spool.OldFile,
+	".clawd/" + spool.LockFile,
 }
 
 // Deployer sets remote machines up and takes them down again.

@@ -95,7 +95,8 @@ type dashSession struct {
 type dashRequest struct {
 	client.PermissionView
 	AgentName string `json:"agent_name"`
-	// Line is the request in one line ("Bash: npm test").
+	// Line is the request in one line ("Bash: npm test", "Edit:
+	// api/main.go").
 	Line string `json:"line"`
 	// Subagent marks a subagent's request ("subagent: Explore").
 	Subagent string `json:"subagent,omitempty"`
@@ -137,7 +138,7 @@ func (s *Server) dashboardView() dashView {
 		}
 		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
 		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
-			Line: text.Line(present.RequestSummary(p), 0), Subagent: present.Subagent(s.cfg.Printer, p)})
+			Line: text.Line(present.RequestWhat(p), 0), Subagent: present.Subagent(s.cfg.Printer, p)})
 	}
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {

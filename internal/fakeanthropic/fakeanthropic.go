@@ -21,6 +21,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,10 @@ type Step struct {
 	ToolUses []ToolUse
 	// Error, when set, answers with an HTTP error instead.
 	Error *APIError
+	// Reply, when set, makes the reply from the request it answers
+	// instead (a tool input that names a file only the request names);
+	// the fields above are then ignored.
+	Reply func(Request) Step
 }
 
 // ToolUse is one tool call the model makes.
@@ -98,6 +103,66 @@ func Tool(name string, input any) Step {
 
 // Tools returns a step that calls several tools in one assistant message.
 func Tools(uses ...ToolUse) Step { return Step{ToolUses: uses} }
+
+// Question is one question of Claude Code's AskUserQuestion tool, in the
+// tool's input schema.
+type Question struct {
+	Question    string   `json:"question"`
+	Header      string   `json:"header"`
+	Options     []Option `json:"options"`
+	MultiSelect bool     `json:"multiSelect"`
+}
+
+// Option is one choice of a Question.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description"`
+}
+
+// AskUserQuestion returns a step that asks the person questions through
+// Claude Code's AskUserQuestion tool.
+func AskUserQuestion(questions ...Question) Step {
+	return Tool("AskUserQuestion", map[string]any{"questions": questions})
+}
+
+// WritePlan returns a step that writes plan, with the Write tool, to the
+// plan file Claude Code's plan mode names in the request it answers. It
+// answers text saying so when the request names none.
+func WritePlan(plan string) Step {
+	return Step{Reply: func(r Request) Step {
+		path := r.PlanFile()
+		if path == "" {
+			return Text("fake server: the request names no plan file")
+		}
+		return Tool("Write", map[string]any{"file_path": path, "content": plan})
+	}}
+}
+
+// ExitPlanMode returns a step that asks to leave plan mode with the plan
+// written to the plan file (Claude Code reads the plan from there).
+func ExitPlanMode() Step { return Tool("ExitPlanMode", nil) }
+
+// planFileRe finds the plan file in the reminder Claude Code's plan mode
+// adds to a request: "... create your plan at PATH using the Write tool"
+// before the file exists, "A plan file already exists at PATH" after.
+var planFileRe = regexp.MustCompile(`(?:create your plan at|plan file already exists at) (\S+\.md)`)
+
+// PlanFile returns the plan file that plan mode's reminder in the request
+// names, the latest one; "" when there is none.
+func (r Request) PlanFile() string {
+	path := ""
+	for _, m := range r.Messages {
+		for _, b := range m.Blocks {
+			if b.Type != "text" {
+				continue
+			}
+			for _, sub := range planFileRe.FindAllStringSubmatch(b.Text, -1) {
+				path = sub[1]
+			}
+		}
+	}
+	return path
+}
 
 // Fail returns a step that answers an HTTP error.
 func Fail(status int, typ, message string) Step {
@@ -302,6 +367,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 
 	st, which := s.choose(rec)
 	rec.Conversation = which
+	if st.Reply != nil {
+		st = st.Reply(rec)
+	}
 	if st.Error != nil {
 		e := *st.Error
 		if e.Status == 0 {

@@ -482,3 +482,64 @@ func jsonSame(t *testing.T, a, b string) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// withReminder is conversation's body with text added to the first user
+// message, as Claude Code adds its reminders.
+func withReminder(t *testing.T, body []byte, text string) []byte {
+	t.Helper()
+	var b map[string]any
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	first := b["messages"].([]any)[0].(map[string]any)
+	first["content"] = append(first["content"].([]any), map[string]any{"type": "text", "text": text})
+	data, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestQuestionAndPlanSteps checks the steps that drive Claude Code's
+// question and plan tools: AskUserQuestion's input in the tool's schema,
+// the plan written to the plan file the request names (the latest, when
+// it names one twice), and ExitPlanMode.
+func TestQuestionAndPlanSteps(t *testing.T) {
+	s := New(Script{Conversations: []Conversation{
+		{Match: "ASK", Steps: []Step{AskUserQuestion(Question{Question: "Which?", Header: "Pick",
+			Options: []Option{{Label: "x", Description: "the x"}, {Label: "y", Description: "the y"}}, MultiSelect: true})}},
+		{Match: "PLAN", Steps: []Step{WritePlan("# Plan\n"), ExitPlanMode()}},
+	}})
+	s.Start()
+	defer s.Close()
+	reply := func(body []byte) Block {
+		t.Helper()
+		a := assemble(t, readSSE(t, post(t, s.URL()+"/v1/messages", body).Body))
+		if len(a.Blocks) != 1 {
+			t.Fatalf("reply blocks = %+v, want one", a.Blocks)
+		}
+		return a.Blocks[0]
+	}
+
+	b := reply(conversation("ASK", 0, true, true))
+	want := `{"questions":[{"question":"Which?","header":"Pick","options":[{"label":"x","description":"the x"},{"label":"y","description":"the y"}],"multiSelect":true}]}`
+	if b.Name != "AskUserQuestion" || string(b.Input) != want {
+		t.Errorf("AskUserQuestion step = %s %s, want AskUserQuestion %s", b.Name, b.Input, want)
+	}
+
+	const reminder = "## Plan File Info:\nNo plan file exists yet. You should create your plan at /h/.claude/plans/a-b.md using the Write tool.\n"
+	b = reply(withReminder(t, conversation("PLAN", 0, true, true), reminder+
+		"Later: A plan file already exists at /h/.claude/plans/c-d.md. You can read it."))
+	if want := `{"content":"# Plan\n","file_path":"/h/.claude/plans/c-d.md"}`; b.Name != "Write" || string(b.Input) != want {
+		t.Errorf("WritePlan step = %s %s, want Write %s", b.Name, b.Input, want)
+	}
+	if got := s.MessageRequests()[1].PlanFile(); got != "/h/.claude/plans/c-d.md" {
+		t.Errorf("PlanFile() = %q, want the latest plan file named", got)
+	}
+	if b = reply(conversation("PLAN", 0, true, true)); b.Type != "text" || !strings.Contains(b.Text, "names no plan file") {
+		t.Errorf("WritePlan without a plan file named = %+v, want a text saying so", b)
+	}
+	if b = reply(withReminder(t, conversation("PLAN", 1, true, true), reminder)); b.Name != "ExitPlanMode" || string(b.Input) != "{}" {
+		t.Errorf("ExitPlanMode step = %s %s, want ExitPlanMode {}", b.Name, b.Input)
+	}
+}

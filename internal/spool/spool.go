@@ -42,8 +42,8 @@ import (
 const (
 	File    = "events.spool"
 	OldFile = "events.spool.old"
-	// lockFile is held while File is rotated or claimed.
-	lockFile = "events.spool.lock"
+	// LockFile is held while File is rotated or claimed.
+	LockFile = "events.spool.lock"
 	// ClaimPrefix starts the names of the files Claim renamed aside.
 	ClaimPrefix = "events.spool.replay-"
 )
@@ -146,7 +146,7 @@ func rotate(home string, n, half int64) (int, error) {
 
 // lock takes the spool's lock of home.
 func lock(home string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(home, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(home, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
