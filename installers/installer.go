@@ -69,6 +69,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Opencode.ID:    func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
 	agents.Pi.ID:          func(getenv func(string) string) (Installer, error) { return NewPi(getenv) },
 	agents.OMP.ID:         func(getenv func(string) string) (Installer, error) { return NewOMP(getenv) },
+	agents.OpenClaw.ID:    func(getenv func(string) string) (Installer, error) { return NewOpenClaw(getenv) },
 	agents.Qoder.ID:       func(getenv func(string) string) (Installer, error) { return NewQoder(getenv) },
 	agents.Cursor.ID:      func(getenv func(string) string) (Installer, error) { return NewCursor(getenv) },
 	agents.CodeBuddy.ID:   func(getenv func(string) string) (Installer, error) { return NewCodeBuddy(getenv) },
