@@ -60,7 +60,9 @@ var OpenClaw = &Agent{
 	},
 	Settings: "openclaw.json ($OPENCLAW_CONFIG_PATH, else in $OPENCLAW_STATE_DIR or ~/.openclaw) and clawd-plugin/ beside it",
 	// $OPENCLAW_STATE_DIR, else ~/.openclaw.
-	ConfigDir: func(getenv Env) (string, error) { return configDir(getenv, "OPENCLAW_STATE_DIR", ".openclaw", "OpenClaw") },
+	ConfigDir: func(getenv Env) (string, error) {
+		return configDir(getenv, "OPENCLAW_STATE_DIR", ".openclaw", "OpenClaw")
+	},
 	// The events the plugin sends; the timeouts are the plugin's, after
 	// which it kills the hook process.
 	Hooks: []HookSpec{
