@@ -66,7 +66,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Gemini.ID:      func(getenv func(string) string) (Installer, error) { return NewGemini(getenv) },
 	agents.Qwen.ID:        func(getenv func(string) string) (Installer, error) { return NewQwen(getenv) },
 	agents.Copilot.ID:     func(getenv func(string) string) (Installer, error) { return NewCopilot(getenv) },
-	agents.Opencode.ID:    func(getenv func(string) string) (Installer, error) { return NewOpencode(getenv) },
+	agents.Opencode.ID:    func(getenv func(string) string) (Installer, error) { return NewOpencodeFamily(getenv) },
 	agents.Pi.ID:          func(getenv func(string) string) (Installer, error) { return NewPi(getenv) },
 	agents.OMP.ID:         func(getenv func(string) string) (Installer, error) { return NewOMP(getenv) },
 	agents.OpenClaw.ID:    func(getenv func(string) string) (Installer, error) { return NewOpenClaw(getenv) },
