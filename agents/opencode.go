@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -557,6 +558,304 @@ func opencodeRenderAnswers(d *Decision) []byte {
 	b, err := marshalJSON(out)
 	if err != nil {
 		return opencodeNoDecision("question.asked")
+	}
+	return append(b, '\n')
+}
+
+// opencode 2.x (#1039).
+//
+// opencode 2 loads a plugin only as a default-exported {id, setup}
+// definition, registered by folder in opencode.json's "plugins" key (v1's
+// "plugin" key, and the plugin/ folder clawd's v1 plugin sits in, are
+// another loader's). clawd's v2 plugin (installers writes it, and
+// registers it only where `opencode --version` says 2.x) subscribes to the
+// v2 event stream, ctx.event.subscribe, whose vocabulary is new, and
+// answers permissions through ctx.permission.hook("evaluate"). It runs
+// `clawd hook opencode <type>` with the event slimmed to ids and names as
+// {type, data, location, clawd} on stdin (v2's envelope; the folder is the
+// envelope's location.directory). v2 runs plugins in a shared service, not
+// the TUI's process: the plugin sends no pid.
+//
+// No opencode 2.x is on npm (opencode-ai's newest is 1.18.33): the v2
+// parts are built from opencode's published v2 plugin API and the events a
+// real opencode 2.0.15 was seen to send (verified: documented format,
+// testdata/opencode/documented-v2-*).
+//
+//	session.created              session.start     idle; a child's (data.parentID):
+//	                                               subagent.start
+//	session.renamed              session.update    the title opencode gave it
+//	session.step.started         prompt.submit     thinking (the first step of a turn;
+//	                                               later steps: prompt.continue)
+//	session.tool.called          tool.start        working
+//	session.tool.success         tool.end          working
+//	session.tool.error           tool.failure      error flash, then working
+//	session.execution.succeeded  turn.end          attention flash, then idle; a
+//	                                               child's: subagent.stop
+//	session.execution.failed     turn.failure      error flash, then idle
+//	session.error                turn.failure      as execution.failed
+//	session.deleted              session.end       removed; a child's: subagent.stop
+//	permission.evaluate          permission.request waiting (blocking: the answer goes
+//	                                               back as the evaluation's decision)
+//
+// permission.evaluate is the plugin's name for an evaluation whose effect
+// is "ask" (opencode calls the hook for those only that its rules leave to
+// the person). The answer is {"decision":"allow"|"always"|"deny"}; with no
+// answer the effect stays "ask" and opencode's own prompt asks.
+
+// opencodeV2Hooks are the events the v2 plugin sends.
+var opencodeV2Hooks = []HookSpec{
+	{Event: "session.step.started", Timeout: opencodeStateTimeout},
+	{Event: "session.renamed", Timeout: opencodeStateTimeout},
+	{Event: "session.tool.called", Timeout: opencodeStateTimeout},
+	{Event: "session.tool.success", Timeout: opencodeStateTimeout},
+	{Event: "session.tool.error", Timeout: opencodeStateTimeout},
+	{Event: "session.execution.succeeded", Timeout: opencodeStateTimeout},
+	{Event: "session.execution.failed", Timeout: opencodeStateTimeout},
+	{Event: OpencodeEvaluate, Timeout: OpencodePermissionTimeout, Blocking: true},
+}
+
+// OpencodeEvaluate is the v2 plugin's event for a permission evaluation
+// that would ask the person.
+const OpencodeEvaluate = "permission.evaluate"
+
+// opencodeV2Kinds maps the v2 events to their usual kind, those v2
+// shares with v1 (session.created, session.deleted, session.error)
+// included.
+var opencodeV2Kinds = map[string]Kind{
+	"session.created":             KindSessionStart,
+	"session.renamed":             KindSessionUpdate,
+	"session.step.started":        KindPromptSubmit,
+	"session.tool.called":         KindToolStart,
+	"session.tool.success":        KindToolEnd,
+	"session.tool.error":          KindToolFailure,
+	"session.execution.succeeded": KindTurnEnd,
+	"session.execution.failed":    KindTurnFailure,
+	"session.error":               KindTurnFailure,
+	"session.deleted":             KindSessionEnd,
+	OpencodeEvaluate:              KindPermissionRequest,
+}
+
+// OpencodeV1Hooks returns the events the v1 plugin sends: Opencode.Hooks
+// without the v2 plugin's.
+func OpencodeV1Hooks() []HookSpec {
+	var out []HookSpec
+	for _, h := range Opencode.Hooks {
+		if !slices.ContainsFunc(opencodeV2Hooks, func(v HookSpec) bool { return v.Event == h.Event }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// OpencodeV2Hooks returns the events the v2 plugin sends.
+func OpencodeV2Hooks() []HookSpec { return slices.Clone(opencodeV2Hooks) }
+
+// init adds the v2 plugin's events to Opencode's, and routes its payloads
+// to the v2 decoder, describer and answers: v1's stay as they are.
+func init() {
+	Opencode.Hooks = append(Opencode.Hooks, opencodeV2Hooks...)
+	for name, k := range opencodeV2Kinds {
+		if _, ok := opencodeKinds[name]; !ok {
+			opencodeKinds[name] = k
+		}
+	}
+	decode, truncated, describe, render := Opencode.Decode, Opencode.DecodeTruncated, Opencode.Describe, Opencode.Render
+	Opencode.Decode = func(b []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+		if opencodeIsV2(b, hookEvent, false) {
+			return decodeOpencodeV2(b, hookEvent, now, false)
+		}
+		return decode(b, hookEvent, env, now)
+	}
+	Opencode.DecodeTruncated = func(b []byte, hookEvent string, env Env, now time.Time) (Event, error) {
+		if opencodeIsV2(b, hookEvent, true) {
+			return decodeOpencodeV2(b, hookEvent, now, true)
+		}
+		return truncated(b, hookEvent, env, now)
+	}
+	Opencode.Describe = func(ev Event, payload []byte, cut bool) Request {
+		if ev.HookEvent == OpencodeEvaluate {
+			return opencodeV2Describe(ev, payload, cut)
+		}
+		return describe(ev, payload, cut)
+	}
+	noDecision := Opencode.NoDecision
+	Opencode.NoDecision = func(hookEvent string) []byte {
+		if hookEvent == OpencodeEvaluate {
+			return []byte("{}\n")
+		}
+		return noDecision(hookEvent)
+	}
+	Opencode.Render = func(hookEvent string, d *Decision) []byte {
+		if hookEvent == OpencodeEvaluate {
+			return opencodeV2Render(d)
+		}
+		return render(hookEvent, d)
+	}
+}
+
+// opencodeIsV2 reports whether a payload is the v2 plugin's: an event
+// only v2 has, or v2's envelope (data, no properties) for one both have.
+func opencodeIsV2(b []byte, hookEvent string, truncated bool) bool {
+	name := hookEvent
+	if name == "" {
+		name = gjson.GetBytes(b, "type").String()
+	}
+	if _, ok := opencodeV2Kinds[name]; !ok {
+		return false
+	}
+	if slices.ContainsFunc(opencodeV2Hooks, func(h HookSpec) bool { return h.Event == name }) {
+		return true
+	}
+	if truncated {
+		return gjson.GetBytes(b, "clawd.v").Int() == 2
+	}
+	return gjson.GetBytes(b, "data").IsObject() && !gjson.GetBytes(b, "properties").Exists()
+}
+
+// decodeOpencodeV2 decodes a payload of the v2 plugin: {type, data,
+// location, clawd}. clawd holds the plugin's own notes: root (the root
+// session of a child's), agent (a child's agent), first (the first step
+// of a turn), headless.
+func decodeOpencodeV2(b []byte, hookEvent string, now time.Time, truncated bool) (Event, error) {
+	p, err := openPayload(b, truncated)
+	if err != nil {
+		return Event{}, err
+	}
+	name := hookEvent
+	if name == "" {
+		name = p.str("type", MaxWordLen)
+	}
+	kind, ok := opencodeV2Kinds[name]
+	if !ok {
+		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
+	}
+	data, ctx := p.get("data"), p.get("clawd")
+	str := func(r gjson.Result, path string, max int) string {
+		v := r.Get(path)
+		if v.Type != gjson.String {
+			return ""
+		}
+		return clip(v.String(), max)
+	}
+	sid := str(data, "sessionID", MaxIDLen)
+	if sid == "" {
+		return Event{}, ErrNoSession
+	}
+	e := Event{
+		Agent:     opencodeID,
+		Kind:      kind,
+		SessionID: sid,
+		Time:      now.UTC(),
+		HookEvent: name,
+		Cwd:       str(p.get("location"), "directory", MaxPathLen),
+		Headless:  ctx.Get("headless").Bool(),
+		Truncated: truncated,
+	}
+	root := str(ctx, "root", MaxIDLen)
+	if root == "" {
+		root = str(data, "parentID", MaxIDLen)
+	}
+	child := root != "" && root != sid
+	if child {
+		e.SessionID, e.SubagentID = root, sid
+		if e.SubagentType = str(ctx, "agent", MaxIDLen); e.SubagentType == "" {
+			e.SubagentType = "subagent"
+		}
+	}
+	switch name {
+	case "session.created":
+		if child {
+			e.Kind = KindSubagentStart
+		}
+	case "session.renamed":
+		if child {
+			return Event{}, fmt.Errorf("%w: a subagent's title", ErrNothingToShow)
+		}
+		if e.Title, e.TitleSource = opencodeTitle(str(data, "title", 1024)); e.Title == "" {
+			return Event{}, fmt.Errorf("%w: no title", ErrNothingToShow)
+		}
+	case "session.step.started":
+		if !ctx.Get("first").Bool() {
+			e.Kind = KindPromptContinue
+		}
+	case "session.tool.called", "session.tool.success", "session.tool.error":
+		e.ToolName = str(data, "name", MaxIDLen)
+		e.ToolUseID = str(data, "id", MaxIDLen)
+	case "session.execution.succeeded":
+		if child {
+			e.Kind = KindSubagentStop
+		}
+	case "session.execution.failed", "session.error":
+		if child {
+			// The task tool hands a subagent's failure to the parent.
+			return Event{}, fmt.Errorf("%w: a subagent's error", ErrNothingToShow)
+		}
+		e.ErrorKind = str(data, "error.name", MaxWordLen)
+		if e.ErrorKind == opencodeAborted {
+			e.Kind, e.Reason = KindTurnEnd, ReasonInterrupt
+		}
+	case "session.deleted":
+		if child {
+			e.Kind = KindSubagentStop
+		} else {
+			e.Reason = "deleted"
+		}
+	case OpencodeEvaluate:
+		e.ToolName = str(data, "action", MaxIDLen)
+		e.ToolUseID = str(data, "source.id", MaxIDLen)
+	}
+	return e, nil
+}
+
+// opencodeV2Describe says what an evaluation asks: the action's resources
+// (a command, a path) and, as the one suggestion, "always" for the action
+// in this session (v2 has no rules a plugin could persist: the plugin
+// remembers it while opencode runs).
+func opencodeV2Describe(ev Event, payload []byte, cut bool) Request {
+	r := Request{Kind: RequestPermission}
+	data := gjson.GetBytes(payload, "data")
+	var res []string
+	data.Get("resources").ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String {
+			res = append(res, v.String())
+		}
+		return true
+	})
+	if rs := data.Get("resources"); rs.Exists() {
+		r.ToolInput, r.InputTruncated = inputPreview(`{"resources":`+rs.Raw+`}`, cut)
+	}
+	r.Summary = strings.Join(res, ", ")
+	if !cut && ev.ToolName != "" {
+		r.Suggestions = []json.RawMessage{json.RawMessage(`{"decision":"always"}`)}
+		r.SuggestionLabels = []string{"Always allow " + ev.ToolName + " in this session"}
+	}
+	return r
+}
+
+// opencodeV2Render prints d as the plugin's answer to an evaluation:
+// {"decision":"allow"}, {"decision":"always"} (an allow with the
+// suggestion), {"decision":"deny"} or, with the person's message,
+// {"decision":"deny","message":"..."}. No decision is {}: the effect
+// stays "ask".
+func opencodeV2Render(d *Decision) []byte {
+	if d == nil {
+		return []byte("{}\n")
+	}
+	var out struct {
+		Decision string `json:"decision"`
+		Message  string `json:"message,omitempty"`
+	}
+	switch {
+	case d.Allow && len(d.UpdatedPermissions) > 0:
+		out.Decision = "always"
+	case d.Allow:
+		out.Decision = "allow"
+	default:
+		out.Decision, out.Message = "deny", strings.TrimSpace(d.Message)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return []byte("{}\n")
 	}
 	return append(b, '\n')
 }

@@ -121,7 +121,14 @@ func decodePiTruncated(prefix []byte, hookEvent string, env Env, now time.Time) 
 }
 
 func decodePiOpts(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
-	e, p, err := piShape.decode(b, hookEvent, env, now, truncated)
+	return decodePiFamily(piShape, b, hookEvent, env, now, truncated)
+}
+
+// decodePiFamily decodes the payload of an extension of clawd's for Pi or
+// a Pi-derived agent (OMP): both write the same fields, shape says which
+// agent's they are.
+func decodePiFamily(shape hookShape, b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
+	e, p, err := shape.decode(b, hookEvent, env, now, truncated)
 	if err != nil {
 		return Event{}, err
 	}

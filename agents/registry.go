@@ -223,7 +223,7 @@ type Supports struct {
 // registry holds every supported agent, in display order.
 var registry = []*Agent{
 	Claude, Codex, Gemini, Qwen, Copilot, Opencode,
-	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
+	Pi, OMP, OpenClaw, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
 }
 
 // All returns the supported agents.

@@ -211,7 +211,7 @@ func TestResume(t *testing.T) {
 	}
 	// The agents that came with the rest of the seed's (their files say
 	// how each was verified): clawd knows no resume by id of theirs.
-	for _, id := range []string{"pi", "qoder", "cursor", "codebuddy", "kiro", "kimi", "antigravity", "grok", "workbuddy",
+	for _, id := range []string{"pi", "omp", "openclaw", "qoder", "cursor", "codebuddy", "kiro", "kimi", "antigravity", "grok", "workbuddy",
 		"qwenwork", "traecode", "minimax", "zcode", "codewhale", "reasonix"} {
 		want[id] = "none"
 	}

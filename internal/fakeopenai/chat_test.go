@@ -391,6 +391,10 @@ func TestOwnText(t *testing.T) {
 		"<3 you":                       "<3 you",
 		"< spaced":                     "< spaced",
 		"":                             "",
+		// OpenClaw's context blocks.
+		"<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nx\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>": "",
+		"<<<BEGIN_X>>>x<<<END_X>>> go": "go",
+		"<<<BEGIN_X>>>never closed":    "",
 	} {
 		if got := ownText(in); got != want {
 			t.Errorf("ownText(%q) = %q, want %q", in, got, want)

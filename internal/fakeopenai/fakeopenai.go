@@ -744,12 +744,22 @@ func locate(items []Item) (string, int) {
 	return prompt, steps
 }
 
-// ownText returns text without the <tag>...</tag> blocks it starts with,
-// and without the space around them: what the person typed, if anything.
-// A block whose closing tag is missing takes the rest of the text.
+// ownText returns text without the <tag>...</tag> blocks it starts with
+// (and OpenClaw's <<<BEGIN_NAME>>>...<<<END_NAME>>> ones), and without the
+// space around them: what the person typed, if anything. A block whose
+// closing tag is missing takes the rest of the text.
 func ownText(text string) string {
 	for {
 		text = strings.TrimLeft(text, " \t\r\n")
+		if rest, ok := strings.CutPrefix(text, "<<<BEGIN_"); ok {
+			name, _, _ := strings.Cut(rest, ">>>")
+			_, after, closed := strings.Cut(rest, "<<<END_"+name+">>>")
+			if !closed {
+				return ""
+			}
+			text = after
+			continue
+		}
 		if !strings.HasPrefix(text, "<") {
 			return text
 		}
