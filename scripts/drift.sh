@@ -48,6 +48,8 @@ AGENTS=(
   "opencode npm:opencode-ai                   ^TestOpencode"
   "pi       npm:@mariozechner/pi-coding-agent ^TestPi"
   "qoder    npm:@qoder-ai/qodercli            ^TestQoder"
+  "omp      npm:@oh-my-pi/pi-coding-agent     ^TestOMP"
+  "openclaw npm:openclaw                      ^TestOpenClaw"
 )
 
 say() { echo "drift: $*" >&2; }
