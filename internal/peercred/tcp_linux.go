@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"net"
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // procTCP are the kernel's tables of this network namespace's TCP
@@ -26,6 +29,16 @@ const (
 // listening, whose peer is remote, in the kernel's tables, and returns its
 // uid.
 func tcpOwner(local, remote *net.TCPAddr, listening bool) (int, error) {
+	if !listening {
+		// The socket may be IPv4, or IPv6 holding an IPv4-mapped address.
+		uid, err := diagOwner(unix.AF_INET, local, remote)
+		if errors.Is(err, ErrNoSocket) {
+			uid, err = diagOwner(unix.AF_INET6, local, remote)
+		}
+		if !errors.Is(err, errDiag) {
+			return uid, err
+		}
+	}
 	var firstErr error
 	for _, path := range procTCP {
 		uid, err := scanTCP(path, local, remote, listening)

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strconv"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestTCP: the owner of a loopback connection's client and of a listener
@@ -74,4 +77,107 @@ func TestSameAddr(t *testing.T) {
 			t.Errorf("sameAddr(%q, %v) = %v, want %v", c.field, c.a, got, c.want)
 		}
 	}
+}
+
+// TestDiagOwner: the kernel's socket diagnostics find a loopback
+// connection's client by its addresses, in its own family, IPv4-mapped
+// too, and nothing for addresses no socket has.
+func TestDiagOwner(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 2)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for _, network := range []string{"tcp4", "tcp6"} {
+		d := net.Dialer{}
+		addr := ln.Addr().String()
+		if network == "tcp6" {
+			addr = "[::ffff:127.0.0.1]:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		}
+		c, err := d.Dial(network, addr)
+		if err != nil {
+			t.Logf("%s: %v", network, err) // a kernel without dual-stack sockets
+			continue
+		}
+		defer c.Close()
+		s := <-accepted
+		defer s.Close()
+		if uid, err := TCP(s); err != nil || uid != os.Geteuid() {
+			t.Errorf("TCP(%s client) = %d, %v; want %d", network, uid, err, os.Geteuid())
+		}
+	}
+	local := ln.Addr().(*net.TCPAddr)
+	if uid, err := diagOwner(unix.AF_INET, &net.TCPAddr{IP: local.IP, Port: 1}, local); !errors.Is(err, ErrNoSocket) {
+		t.Errorf("diagOwner(no such socket) = %d, %v; want ErrNoSocket", uid, err)
+	}
+	// The lookup itself, not the /proc fallback, answers here.
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := <-accepted
+	defer s.Close()
+	if uid, err := diagOwner(unix.AF_INET, s.RemoteAddr().(*net.TCPAddr), s.LocalAddr().(*net.TCPAddr)); err != nil || uid != os.Geteuid() {
+		t.Errorf("diagOwner = %d, %v; want %d", uid, err, os.Geteuid())
+	}
+}
+
+// BenchmarkTCP: one owner lookup with 2,000 other connections open (the
+// flood a lookup must not slow down with).
+func BenchmarkTCP(b *testing.B) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	var clients []net.Conn
+	for range 2000 {
+		c, err := net.Dial("tcp4", ln.Addr().String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		clients = append(clients, c)
+	}
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	c := clients[len(clients)-1]
+	remote, local := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
+	b.Run("diag", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := diagOwner(unix.AF_INET, remote, local); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("proc", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := scanTCP("/proc/net/tcp", remote, local, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
