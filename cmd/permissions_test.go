@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -259,7 +260,7 @@ func TestPermissionsAnswer(t *testing.T) {
 		f.mu.Lock()
 		got, ok := f.decided["p1"]
 		f.mu.Unlock()
-		if code != 0 || !ok || got != c.want || !strings.Contains(out, c.wantOut) || strings.Count(out, "\n") != 1 {
+		if code != 0 || !ok || !reflect.DeepEqual(got, c.want) || !strings.Contains(out, c.wantOut) || strings.Count(out, "\n") != 1 {
 			t.Errorf("permissions %q = %d, sent %+v (%v), stdout %q stderr %q; want 0, %+v, %q", c.args, code, got, ok, out, errb, c.want, c.wantOut)
 		}
 	}
