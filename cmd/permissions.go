@@ -143,6 +143,7 @@ func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionVie
 		tw.Row(cell(p.ID), agent, cell(session), tool, cell(p.Summary), age(pr, now, p.CreatedAt), offers)
 	}
 	tw.Flush()
+	renderAsks(w, pr, list)
 }
 
 // cell keeps a table cell to one inert line (internal/text's policy) and

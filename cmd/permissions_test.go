@@ -65,6 +65,17 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 		defer f.mu.Unlock()
 		writeJSON(w, 200, append([]client.PermissionView{}, f.list...))
 	})
+	mux.HandleFunc("GET /api/v1/permissions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, p := range f.list {
+			if p.ID == r.PathValue("id") {
+				writeJSON(w, 200, client.PermissionDetail{PermissionView: p})
+				return
+			}
+		}
+		writeJSON(w, 404, map[string]string{"error": "no permission request " + r.PathValue("id")})
+	})
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		var d client.DecisionBody
