@@ -276,3 +276,22 @@ func sameJSON(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// TestDashAsks: a card gets a question's labels exactly as the agent
+// wrote them (an answer names them) but shows them, the questions and a
+// plan as inert text; the view it also carries no longer repeats them.
+func TestDashAsks(t *testing.T) {
+	p := client.PermissionView{Kind: client.KindQuestion, QuestionView: client.QuestionView{Answerable: true, Questions: []agents.Question{
+		{Header: "DB", Text: "Which\u202e one?\x1b[2J", Options: []agents.QuestionOption{{Label: "<b>SQLite</b>\u202e", Description: "tiny\ncore"}}},
+	}}}
+	d := dashAsksOf(&p)
+	want := dashAsks{OneAtATime: true, Questions: []dashQuestion{{Title: "DB: Which one?[2J",
+		Options: []dashOption{{Label: "<b>SQLite</b>\u202e", Text: "<b>SQLite</b>", Description: "tiny core"}}}}}
+	if !reflect.DeepEqual(d, want) || p.Questions != nil {
+		t.Errorf("dashAsksOf = %+v (view's questions %v), want %+v and none left in the view", d, p.Questions, want)
+	}
+	plan := client.PermissionView{Kind: client.KindPlan, QuestionView: client.QuestionView{Plan: "# Plan\u2066\n\n  1. Go\x07\n"}}
+	if d := dashAsksOf(&plan); !reflect.DeepEqual(d.PlanLines, []string{"# Plan", "", "  1. Go"}) || plan.Plan != "" {
+		t.Errorf("dashAsksOf(plan) = %q (view's plan %q), want its lines inert and none left in the view", d.PlanLines, plan.Plan)
+	}
+}
