@@ -309,6 +309,7 @@ func claudeDescribe(ev Event, payload []byte, cut bool) Request {
 		r.Kind = RequestPlan
 	}
 	r.Summary = claudeSummary(ev.ToolName, r.ToolInput)
+	claudeCard(&r, ev.ToolName, payload, cut)
 	switch {
 	case ev.ToolName == claudeQuestionTool:
 		r.Options = claudeQuestionOptions(r.ToolInput)
@@ -348,6 +349,53 @@ func claudeSummary(tool string, in json.RawMessage) string {
 		return inputString(in, "plan")
 	}
 	return ""
+}
+
+// claudeCard adds to r what a person reads beside the summary: Bash's
+// description, a file tool's change, a fetch's address and prompt, an MCP
+// tool's server and name. It reads the payload's tool_input itself, not
+// r.ToolInput, which is only a preview of a large input: a big Write still
+// shows its file and its first lines.
+func claudeCard(r *Request, tool string, payload []byte, cut bool) {
+	in := gjson.GetBytes(payload, "tool_input")
+	switch tool {
+	case "Bash":
+		r.Description = inputText(in, "description", maxDescription)
+	case "Edit":
+		r.Change = editChange(in, cut)
+	case "MultiEdit":
+		r.Change = multiEditChange(in, cut)
+	case "Write":
+		r.Change = writeChange(in, cut)
+	case "WebFetch":
+		r.URL = inputText(in, "url", maxURL)
+		r.Prompt = inputText(in, "prompt", maxPrompt)
+	}
+	if r.Summary == "" && r.Change != nil {
+		r.Summary = r.Change.Path
+	}
+	r.MCPServer, r.MCPTool = claudeMCPTool(tool, gjson.GetBytes(payload, "mcp_server.name").String())
+}
+
+// claudeMCPTool splits an MCP tool's name, mcp__<server>__<tool>, by the
+// server its payload names (mcp_server.name: a server's own name may hold
+// "__"), else at the first "__" after the prefix; "", "" for Claude's own
+// tools.
+func claudeMCPTool(tool, server string) (string, string) {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return "", ""
+	}
+	if server != "" {
+		if name, ok := strings.CutPrefix(rest, server+"__"); ok && name != "" {
+			return clipUTF8(server, MaxIDLen), clipUTF8(name, MaxIDLen)
+		}
+	}
+	server, name, ok := strings.Cut(rest, "__")
+	if !ok || server == "" || name == "" {
+		return "", ""
+	}
+	return clipUTF8(server, MaxIDLen), clipUTF8(name, MaxIDLen)
 }
 
 // claudeQuestionOptions lists the option labels of an AskUserQuestion

@@ -66,6 +66,9 @@ var hookKinds = map[string]Kind{
 	"PermissionRequest.after-pretooluse-ask.json": KindPermissionRequest,
 	"PermissionRequest.json":                      KindPermissionRequest,
 	"PermissionRequest.mcp.json":                  KindPermissionRequest,
+	"PermissionRequest.Edit.json":                 KindPermissionRequest,
+	"PermissionRequest.Write.json":                KindPermissionRequest,
+	"PermissionRequest.WebFetch.json":             KindPermissionRequest,
 	"PermissionRequest.no-suggestions.json":       KindPermissionRequest,
 	"PermissionRequest.setMode.json":              KindPermissionRequest,
 	"PostCompact.json":                            KindCompactEnd,
@@ -873,8 +876,8 @@ func TestClaudeDescribe(t *testing.T) {
 
 	big := `{"tool_input":{"file_path":"/big","content":"` + strings.Repeat("x", MaxRequestInput) + `"}}`
 	r := Claude.Describe(perm("Write"), []byte(big), false)
-	if !r.InputTruncated || len(r.ToolInput) > MaxRequestInput+16 || r.Summary != "" {
-		t.Errorf("Describe(large Write) = truncated %v, %d bytes of input, summary %q; want a preview", r.InputTruncated, len(r.ToolInput), r.Summary)
+	if !r.InputTruncated || len(r.ToolInput) > MaxRequestInput+16 || r.Summary != "/big" {
+		t.Errorf("Describe(large Write) = truncated %v, %d bytes of input, summary %q; want a preview and the file", r.InputTruncated, len(r.ToolInput), r.Summary)
 	}
 }
 

@@ -194,10 +194,27 @@ func decodeCodexOpts(b []byte, hookEvent string, now time.Time, truncated bool) 
 }
 
 // codexDescribe says what a Codex PermissionRequest asks: a shell command
-// or a patch, both in the input's "command".
+// with the model's description of it, or a patch (apply_patch), both in
+// the input's "command": a patch reads as the files it changes, and its
+// text is the request's change.
 func codexDescribe(ev Event, payload []byte, cut bool) Request {
 	r := hookRequest(ev, payload, cut)
 	r.Summary = inputString(r.ToolInput, "command")
+	in := gjson.GetBytes(payload, "tool_input")
+	switch ev.ToolName {
+	case "Bash":
+		r.Description = inputText(in, "description", maxDescription)
+	case "apply_patch":
+		if patch := in.Get("command"); patch.Type == gjson.String {
+			files := codexPatchFiles(patch.String())
+			if len(files) > 0 {
+				r.Summary = strings.Join(files, ", ")
+				r.Change = patchChange(files[0], patch.String())
+			}
+		} else if cut {
+			r.Change = &FileChange{Cut: true}
+		}
+	}
 	return r
 }
 

@@ -360,6 +360,10 @@ func copilotDescribe(ev Event, payload []byte, cut bool) Request {
 		r.ToolInput, r.InputTruncated = inputPreview(in.Raw, cut)
 	}
 	r.Summary = inputSummary(r.ToolInput)
+	// Copilot CLI 1.0.102's permissionRequest carries the shell command
+	// alone (the description is in preToolUse's toolArgs only): one is
+	// read should a later release send it.
+	r.Description = inputText(gjson.GetBytes(payload, "toolInput"), "description", maxDescription)
 	return r
 }
 

@@ -436,6 +436,7 @@ func opencodeDescribe(ev Event, payload []byte, cut bool) Request {
 	if r.Summary == "" {
 		r.Summary = strings.Join(patterns, ", ")
 	}
+	opencodeCard(&r, ev.ToolName, props.Get("metadata"))
 	var always []string
 	props.Get("always").ForEach(func(_, v gjson.Result) bool {
 		if v.Type == gjson.String && v.String() != "" {
@@ -451,6 +452,21 @@ func opencodeDescribe(ev Event, payload []byte, cut bool) Request {
 		}
 	}
 	return r
+}
+
+// opencodeCard adds to r what a person reads beside the summary, from
+// the metadata opencode's tools ask with (read in opencode's bundled
+// source): edit and write ask for "edit" with the file and a unified diff
+// of the whole file they made themselves, webfetch with its url.
+func opencodeCard(r *Request, permission string, meta gjson.Result) {
+	switch permission {
+	case "edit":
+		if d := meta.Get("diff"); d.Type == gjson.String && d.String() != "" {
+			r.Change = patchChange(meta.Get("filepath").String(), d.String())
+		}
+	case "webfetch":
+		r.URL = inputText(meta, "url", maxURL)
+	}
 }
 
 // opencodeNoDecision: `{}` for a permission request or a question, which

@@ -295,6 +295,7 @@ func agentTime(t, now time.Time) time.Time {
 func qwenDescribe(ev Event, payload []byte, cut bool) Request {
 	r := hookRequest(ev, payload, cut)
 	r.Summary = inputSummary(r.ToolInput)
+	qwenCard(&r, ev.ToolName, payload, cut)
 	if ev.ToolName == qwenQuestionTool && !r.InputTruncated {
 		r.Questions = readQuestions(gjson.GetBytes(r.ToolInput, "questions"), qwenQuestionFields)
 		if len(r.Questions) > 0 {
@@ -302,6 +303,28 @@ func qwenDescribe(ev Event, payload []byte, cut bool) Request {
 		}
 	}
 	return r
+}
+
+// qwenCard adds to r what a person reads beside the summary, from Qwen
+// Code 0.24.4's tools (their schemas in its bundle; run_shell_command's
+// description as the fixtures have it): the command's description, the
+// change of edit and write_file, web_fetch's address and prompt.
+func qwenCard(r *Request, tool string, payload []byte, cut bool) {
+	in := gjson.GetBytes(payload, "tool_input")
+	switch tool {
+	case "run_shell_command":
+		r.Description = inputText(in, "description", maxDescription)
+	case "edit":
+		r.Change = editChange(in, cut)
+	case "write_file":
+		r.Change = writeChange(in, cut)
+	case "web_fetch":
+		r.URL = inputText(in, "url", maxURL)
+		r.Prompt = inputText(in, "prompt", maxPrompt)
+	}
+	if r.Summary == "" && r.Change != nil {
+		r.Summary = r.Change.Path
+	}
 }
 
 // qwenQuestionFields are ask_user_question's, which are Claude's

@@ -50,6 +50,20 @@ type Request struct {
 	// Summary is the request in one line: the command, the file, the URL.
 	// Empty, the runtime shows the first string of the tool input.
 	Summary string `json:"summary,omitempty"`
+	// Description is what the agent says the call is for, in its own
+	// words (Bash's description); empty when it says nothing.
+	Description string `json:"description,omitempty"`
+	// URL is the address a fetch reads (WebFetch); Prompt is what the
+	// agent asks of the page.
+	URL    string `json:"url,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// MCPServer and MCPTool name an MCP tool by its server and its own
+	// name; both empty for the agent's own tools.
+	MCPServer string `json:"mcp_server,omitempty"`
+	MCPTool   string `json:"mcp_tool,omitempty"`
+	// Change is what the call would change in a file (an Edit, a Write,
+	// a patch), which the runtime shows as a diff; nil for other calls.
+	Change *FileChange `json:"change,omitempty"`
 	// Options are a question's choices, as one list of labels (each
 	// prefixed with its question's header when it asks several).
 	Options []string `json:"options,omitempty"`

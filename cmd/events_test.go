@@ -162,7 +162,7 @@ func TestEventsAnsweredFormat(t *testing.T) {
 		{i18n.Printer{}, client.PermissionAnswer{Decision: "allow", Source: "cli"}, "Allowed Bash — from the command line"},
 		{i18n.Printer{}, client.PermissionAnswer{Decision: "deny", Source: "tray"}, "Denied Bash — from the tray"},
 		{i18n.Printer{}, client.PermissionAnswer{Decision: "always", Rule: "Always allow Bash(npm test)", Source: "dashboard"},
-			"Always allowed Bash (Always allow Bash(npm test)) — from the dashboard"},
+			"Allowed Bash (Always allow Bash(npm test)) — from the dashboard"},
 		{i18n.Printer{}, client.PermissionAnswer{Decision: "none", Reason: "terminal", Source: "cli"},
 			"Left Bash to the agent's terminal — from the command line"},
 		{i18n.Printer{}, client.PermissionAnswer{Decision: "none", Reason: "withdrawn", Source: "terminal"},

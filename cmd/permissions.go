@@ -123,11 +123,7 @@ func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionVie
 			agent += pr.T("tray.headless")
 		}
 		agent = cell(agent)
-		session := p.Title
-		if session == "" {
-			session = shortPath(p.Cwd, home)
-		}
-		tool := text.Line(p.Tool, 0)
+		tool := text.Line(present.ToolLabel(p), 0)
 		if p.Kind != "" && p.Kind != client.KindPermission {
 			tool += " (" + text.Line(string(p.Kind), 0) + ")"
 		}
@@ -140,10 +136,35 @@ func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionVie
 			}
 			offers = cell(pr.T("permissions.options", strings.Join(opts, " | ")))
 		}
-		tw.Row(cell(p.ID), agent, cell(session), tool, cell(p.Summary), age(pr, now, p.CreatedAt), offers)
+		tw.Row(cell(p.ID), agent, cell(folderCell(p, home)), cell(p.Title), tool, cell(requestWhat(p)), age(pr, now, p.CreatedAt), offers)
 	}
 	tw.Flush()
 	renderAsks(w, pr, list)
+}
+
+// folderCell is where a request runs: its folder by its repository
+// ("shop/api"), else its folder's path.
+func folderCell(p client.PermissionView, home string) string {
+	if p.Folder != "" {
+		return p.Folder
+	}
+	return shortPath(p.Cwd, home)
+}
+
+// requestWhat is what a request would do, in a cell: its summary (an
+// edit's file as its diff names it), with what the agent says of it
+// (Bash's description, a fetch's prompt).
+func requestWhat(p client.PermissionView) string {
+	what := p.Summary
+	if p.Diff != nil && p.Diff.Path != "" {
+		what = p.Diff.Path
+	}
+	for _, s := range []string{p.Description, p.Prompt} {
+		if s != "" {
+			what += " — " + s
+		}
+	}
+	return what
 }
 
 // cell keeps a table cell to one inert line (internal/text's policy) and

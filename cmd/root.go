@@ -184,6 +184,7 @@ func newRootCmd(e *env) *cli.Command {
 			newDoctorCmd(e),
 			newAutomationsCmd(e),
 			newRemoteCmd(e),
+			newChannelsCmd(e),
 			newInstallCmd(e),
 			newUninstallCmd(e),
 			newAutostartCmd(e),

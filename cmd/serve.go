@@ -21,6 +21,7 @@ import (
 	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
+	"github.com/clawdhq/clawd/runtime/channels/telegram"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/runtime/monitors"
@@ -166,6 +167,15 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return serveError(err)
 	}
 	var wg sync.WaitGroup
+	// The channels stop after the runtime: the phone hears how the last
+	// requests closed.
+	chctx, stopChannels := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopChannels()
+	if t := cfg.Channels.Telegram; t.Enabled {
+		ch := telegram.New(telegram.Options{Runtime: srv, Home: e.home(), TokenFile: t.TokenPath(e.home()), APIURL: t.APIURL,
+			Lifetime: cfg.Permissions.Timeout, Printer: e.printer(), Log: log, Now: e.now})
+		wg.Go(func() { ch.Run(chctx) })
+	}
 	wg.Go(func() { srv.RunSources(ctx) })
 	wg.Go(func() { repairer.Run(ctx, srv.IntegrationsChanged) })
 	wg.Go(func() { remotes.Run(ctx, srv) })
@@ -190,6 +200,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		}
 	}
 	err = <-errc
+	stopChannels()
 	wg.Wait()
 	return serveError(err)
 }

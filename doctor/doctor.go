@@ -123,6 +123,7 @@ func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 		r.Checks = append(r.Checks, checkAgent(ctx, o, a, rec, rt)...)
 	}
 	if all {
+		r.Checks = append(r.Checks, checkChannels(o, cfg, rt)...)
 		r.Checks = append(r.Checks, checkDesktop(o)...)
 		if o.Autostart != nil {
 			r.Checks = append(r.Checks, checkAutostart(ctx, o, rt))

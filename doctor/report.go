@@ -11,8 +11,10 @@ import (
 	goruntime "runtime"
 	"strings"
 
+	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/lazy"
+	"github.com/clawdhq/clawd/runtime/channels/telegram"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -72,6 +74,9 @@ var secrets = []func() *regexp.Regexp{
 	lazy.Regexp(`(?i)((?:token|secret|password|passwd|api[_-]?key|auth)[a-z_]*"?\s*[:=]\s*"?)[^\s",}]{8,}`),
 	lazy.Regexp(`\b(?:sk|pk|rk|ghp|gho|ghs|ghu|github_pat|xox[abprs])[-_][A-Za-z0-9_-]{10,}`),
 	lazy.Regexp(`\b[0-9a-fA-F]{32,}\b`),
+	// A Telegram bot token: the bot's id, a colon, the secret (also
+	// inside a Bot API URL, /bot<token>/).
+	lazy.Regexp(`[0-9]{5,20}:[A-Za-z0-9_-]{30,}`),
 }
 
 // redact takes the secrets, the API token and the home folder's path out
@@ -80,6 +85,11 @@ func redact(b []byte, o Options) []byte {
 	s := string(b)
 	if info, err := client.ReadInfo(o.Home); err == nil && info.Token != "" {
 		s = strings.ReplaceAll(s, info.Token, "[redacted]")
+	}
+	if cfg, err := config.Load(o.Home); err == nil {
+		if tok, err := telegram.ReadToken(cfg.Channels.Telegram.TokenPath(o.Home)); err == nil {
+			s = strings.ReplaceAll(s, tok, "[redacted]")
+		}
 	}
 	for _, secret := range secrets {
 		re := secret()

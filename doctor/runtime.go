@@ -39,6 +39,8 @@ type runtimeState struct {
 	remote       *client.Remote
 	remoteUp     bool
 	integrations []client.Integration
+	// pid is this machine's clawd serve, once it answered.
+	pid int
 }
 
 // adder returns a function that adds the runtime's check "runtime."+id.
@@ -99,11 +101,11 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		add("reachable", Warn, i18n.M("doctor.finding.not_running", o.Home),
 			i18n.Literal("clawd serve"))
 	case h.Version != o.Version:
-		rt.client = c
+		rt.client, rt.pid = c, h.PID
 		add("reachable", Warn, i18n.M("doctor.finding.other_version", h.Version, h.PID, sock, o.Version),
 			i18n.M("doctor.fixes.restart_this"))
 	default:
-		rt.client = c
+		rt.client, rt.pid = c, h.PID
 		add("reachable", OK, i18n.M("doctor.finding.answers", h.Version, h.PID, sock), none)
 	}
 	var links []client.RemoteLink

@@ -88,7 +88,7 @@ func groupTitle(p i18n.Printer, g string) string {
 		return a.Name + " (" + a.ID + ")"
 	}
 	switch g {
-	case "runtime", "desktop", "remote", "autostart", "record", "config":
+	case "runtime", "desktop", "remote", "autostart", "record", "config", "channels":
 		return p.T("doctor.group." + g)
 	}
 	return g

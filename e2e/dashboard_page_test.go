@@ -155,10 +155,10 @@ func TestDashboardPage(t *testing.T) {
 	const suggested = "/home/user/project"
 	hookC := w.blockingHook(ctx, claudePayload(t, "PermissionRequest.json", sidA, dirA))
 	cardC := pageCard(t, tab, srv, sidA)
-	if text := cardC.text(t, tab); !strings.Contains(text, "Always: ") || !strings.Contains(text, suggested) {
-		t.Errorf("the request reads %q, want an Always button adding %s", text, suggested)
+	if text := cardC.text(t, tab); !strings.Contains(text, "Allow access to "+suggested) || strings.Contains(text, "Always") {
+		t.Errorf("the request reads %q, want the offer as Claude's own label: Allow access to %s", text, suggested)
 	}
-	cardC.click(t, tab, "Always: ")
+	cardC.click(t, tab, "Allow access to ")
 	r := hookC.wait(t)
 	if gjson.Get(r.stdout, "hookSpecificOutput.decision.behavior").String() != "allow" ||
 		gjson.Get(r.stdout, "hookSpecificOutput.decision.updatedPermissions.0.type").String() != "addDirectories" ||

@@ -370,7 +370,9 @@ func TestTray(t *testing.T) {
 		t.Errorf("permission notification = %q / %q, want the agent, the title and the command", n.Summary, n.Body)
 	}
 	root = waitMenu(ctx, t, item, "Needs you (1)")
-	request := labelWith(t, root, "Claude Code · Bash: echo hello")
+	// The request reads where it runs, what it does and how long it has
+	// waited; who asks is on hover.
+	request := labelWith(t, root, "project · Bash: echo hello")
 	for _, label := range []string{"Allow", "Deny", "Answer in terminal"} {
 		if root.FindPath(request, label) == nil {
 			t.Errorf("request submenu lacks %q:\n%s", label, root)

@@ -345,6 +345,7 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 	if s.ignored(e) {
 		return nil, client.ReasonAgentOff // and no session shows it
 	}
+	card := s.cardOf(body)
 	b := s.perms
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -353,6 +354,7 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 	res, _, _ := s.apply(*e, false)
 	headless := e.Headless || res.Session.Headless
 	req := newPermRequest(e, body, res, headless, s.cfg.Now())
+	card.fill(&req.view, body)
 	if reason := s.immediateReason(e, headless); reason != "" {
 		// Never shown, so never announced on the API: no "added", no
 		// "closed". In process, a request left to the agent's own dialog

@@ -95,7 +95,8 @@ type dashSession struct {
 type dashRequest struct {
 	client.PermissionView
 	AgentName string `json:"agent_name"`
-	// Line is the request in one line ("Bash: npm test").
+	// Line is the request in one line ("Bash: npm test", "Edit:
+	// api/main.go").
 	Line string `json:"line"`
 	// Subagent marks a subagent's request ("subagent: Explore").
 	Subagent string `json:"subagent,omitempty"`
@@ -137,9 +138,9 @@ func (s *Server) dashboardView() dashView {
 			asks[statemachine.Key{Agent: p.Agent, ID: p.SessionID}] = true
 		}
 		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
-		asks := dashAsksOf(&p)
+		qa := dashAsksOf(&p)
 		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
-			Line: text.Line(present.RequestSummary(p), 0), Subagent: present.Subagent(s.cfg.Printer, p), dashAsks: asks})
+			Line: text.Line(present.RequestWhat(p), 0), Subagent: present.Subagent(s.cfg.Printer, p), dashAsks: qa})
 	}
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {

@@ -165,7 +165,7 @@ func TestIntruderCannotHoldConnections(t *testing.T) {
 	}
 	// The person, while nobody holds whatever it could: 64 token requests
 	// at once, and a dashboard login.
-	hc := &http.Client{Timeout: 5 * time.Second}
+	hc := &http.Client{Timeout: 20 * time.Second}
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for range 64 {

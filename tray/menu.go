@@ -133,7 +133,7 @@ func Build(v View) Menu {
 					Label: p.N("tray.pending_more", len(v.Permissions)-MaxRequests)})
 				break
 			}
-			m.Items = append(m.Items, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title), v.Picks))
+			m.Items = append(m.Items, withCard(p, r, v.Now, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title), v.Picks)))
 		}
 	}
 
@@ -251,11 +251,23 @@ func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef, picks P
 			decide("deny", pr.T("tray.deny"), client.DecisionBody{Behavior: client.Deny}))
 		for i, s := range p.Suggestions {
 			it.Children = append(it.Children,
-				decide(fmt.Sprintf("always:%d", i+1), pr.T("tray.always", s), client.DecisionBody{Behavior: client.Allow, Suggestion: i + 1}))
+				decide(fmt.Sprintf("always:%d", i+1), s, client.DecisionBody{Behavior: client.Allow, Suggestion: i + 1}))
 		}
 	}
 	it.Children = append(it.Children,
 		decide("terminal", terminal, client.DecisionBody{Behavior: client.Terminal}))
+	return it
+}
+
+// withCard labels a permission request's item as its card reads in one
+// line, where it runs, what it would do and how long it has waited ("shop/api
+// · Bash: npm test · 3m"), with who asks and the rest on hover.
+func withCard(pr i18n.Printer, p client.PermissionView, now time.Time, it Item) Item {
+	if p.Kind != client.KindPermission {
+		return it
+	}
+	it.Label = clip(present.RequestLine(pr, p, now))
+	it.Tooltip = present.RequestTooltip(pr, p)
 	return it
 }
 

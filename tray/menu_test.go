@@ -22,7 +22,8 @@ func sess(agent, id, state string, ago time.Duration, mod ...func(*client.Sessio
 }
 
 func perm(id, agent, sid string, kind client.RequestKind, mod ...func(*client.PermissionView)) client.PermissionView {
-	p := client.PermissionView{ID: id, Kind: kind, Agent: agent, SessionID: sid, Tool: "Bash", Summary: "Bash: npm test", Cwd: "/home/u/" + sid, State: "pending"}
+	p := client.PermissionView{ID: id, Kind: kind, Agent: agent, SessionID: sid, Tool: "Bash", Summary: "Bash: npm test", Cwd: "/home/u/" + sid,
+		Folder: sid, CreatedAt: t0.Add(-2 * time.Minute), State: "pending"}
 	for _, f := range mod {
 		f(&p)
 	}
@@ -94,10 +95,10 @@ func TestBuild(t *testing.T) {
 			"clawd: 1 needs you, 1 failed, 2 working, 1 idle (off)",
 			"-",
 			"Needs you (1) (off)",
-			"Claude Code · Bash: npm test — wait",
+			"wait · Bash: npm test · 2m",
 			"  Allow",
 			"  Deny",
-			"  Always: Allow Bash(npm test:*) in this project",
+			"  Allow Bash(npm test:*) in this project",
 			"  Answer in terminal",
 			"-",
 			"Sessions (6) (off)",
@@ -210,17 +211,17 @@ func TestBuild(t *testing.T) {
 			"clawd: 1 question (off)",
 			"-",
 			"Needs you (4) (off)",
-			"Claude Code (subagent: Explore) · Bash: npm test — w",
+			"w · Bash: npm test · 2m · subagent: Explore",
 			"  Allow",
 			"  Deny",
 			"  Answer in terminal",
 			"Claude Code (subagent: afc8) asks: Which? — w",
 			"  Answer in terminal",
-			"Claude Code · Bash: npm test — w",
+			"w · Bash: npm test · 2m",
 			"  Allow",
 			"  Deny",
 			"  Answer in terminal",
-			"Claude Code · Bash: npm test — w",
+			"w · Bash: npm test · 2m",
 			"  Allow",
 			"  Deny",
 			"  Answer in terminal",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
@@ -162,6 +163,7 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 		case client.KindPlan:
 			oc.Detail = words.T("notify.review_plan")
 		}
+		withRequestCard(&oc, p)
 		return oc, true
 	case c.Event != nil:
 		e := c.Event
@@ -187,6 +189,24 @@ func occurrence(words i18n.Printer, c client.Change) (notify.Occurrence, bool) {
 		}, true
 	}
 	return notify.Occurrence{}, false
+}
+
+// withRequestCard makes a request's note say where it runs, its folder
+// (by its repository) before the session's title, and for a permission
+// what it would do (an edit by its file, see present.RequestWhat) and
+// what the agent says it is for: "shop/api · Fix login — Bash: npm test
+// — Run the unit tests".
+func withRequestCard(oc *notify.Occurrence, p client.PermissionView) {
+	if p.Folder != "" {
+		oc.Title = strings.TrimSuffix(p.Folder+" · "+p.Title, " · ")
+	}
+	if p.Kind != client.KindPermission {
+		return
+	}
+	oc.Detail = present.RequestWhat(p)
+	if p.Description != "" {
+		oc.Detail += " — " + p.Description
+	}
 }
 
 // fromSession completes an event's occurrence with what its session knows

@@ -76,6 +76,19 @@
 //	# reports it (clawd status, the tray, clawd doctor).
 //	self_repair = true
 //
+//	[channels.telegram]
+//	# true: clawd serve sends permission requests, plan reviews and
+//	# questions to the chat paired with `clawd channels pair telegram`,
+//	# as messages with buttons, and takes the answers pressed there. It
+//	# only calls out (long polling): nothing listens on the network.
+//	enabled = false
+//	# The bot token's file (one line, from @BotFather), which nobody but
+//	# you may read (mode 600): absolute, or relative to the clawd home.
+//	token_file = "telegram.token"
+//	# The Bot API server: https://, or http:// on loopback only (a
+//	# telegram-bot-api server of your own on this machine).
+//	api_url = "https://api.telegram.org"
+//
 // An agent table is named by the agent's id or one of its aliases (see
 // agents.Lookup). Unknown keys and bad values are errors that name the key,
 // its line and what is accepted, so a typo never silently falls back to a
@@ -86,6 +99,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,9 +159,46 @@ type Config struct {
 	Notifications Notifications
 	// Agents holds the per-agent settings by agent id (agents.Agent.ID),
 	// for the agents the file has a table for.
-	Agents map[string]Agent
-	UI     UI
-	Doctor Doctor
+	Agents   map[string]Agent
+	UI       UI
+	Doctor   Doctor
+	Channels Channels
+}
+
+// Channels is the [channels] table: where requests go besides this
+// machine's own tray, dashboard and CLI.
+type Channels struct {
+	Telegram Telegram
+}
+
+// Telegram is the [channels.telegram] table.
+type Telegram struct {
+	// Enabled: clawd serve runs the Telegram channel.
+	Enabled bool
+	// TokenFile is token_file as written (DefaultTelegramTokenFile when
+	// absent); TokenPath resolves it.
+	TokenFile string
+	// APIURL is the Bot API server (DefaultTelegramAPI when absent).
+	APIURL string
+}
+
+// Defaults of [channels.telegram].
+const (
+	DefaultTelegramTokenFile = "telegram.token"
+	DefaultTelegramAPI       = "https://api.telegram.org"
+)
+
+// TokenPath is the bot token's file: token_file, relative to the clawd
+// home unless absolute.
+func (t Telegram) TokenPath(home string) string {
+	f := t.TokenFile
+	if f == "" {
+		f = DefaultTelegramTokenFile
+	}
+	if filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(home, f)
 }
 
 // UI is the [ui] table.
@@ -345,6 +397,7 @@ func Default() Config {
 		Notifications: DefaultNotifications(),
 		Agents:        map[string]Agent{},
 		Doctor:        Doctor{SelfRepair: true},
+		Channels:      Channels{Telegram: Telegram{TokenFile: DefaultTelegramTokenFile, APIURL: DefaultTelegramAPI}},
 	}
 }
 
@@ -423,6 +476,13 @@ type file struct {
 	Doctor struct {
 		SelfRepair *bool `toml:"self_repair"`
 	} `toml:"doctor"`
+	Channels struct {
+		Telegram struct {
+			Enabled   *bool   `toml:"enabled"`
+			TokenFile *string `toml:"token_file"`
+			APIURL    *string `toml:"api_url"`
+		} `toml:"telegram"`
+	} `toml:"channels"`
 }
 
 // notificationsFile is the [notifications] table as written.
@@ -522,6 +582,24 @@ func Parse(path string, data []byte) (Config, error) {
 	if v := f.Doctor.SelfRepair; v != nil {
 		c.Doctor.SelfRepair = *v
 	}
+	ft := f.Channels.Telegram
+	if v := ft.Enabled; v != nil {
+		c.Channels.Telegram.Enabled = *v
+	}
+	if v := ft.TokenFile; v != nil {
+		if strings.TrimSpace(*v) == "" {
+			p.add(toml.Key{"channels", "telegram", "token_file"}, "channels.telegram.token_file is empty: name the bot token's file, absolute or relative to the clawd home (default %q)", DefaultTelegramTokenFile)
+		} else {
+			c.Channels.Telegram.TokenFile = *v
+		}
+	}
+	if v := ft.APIURL; v != nil {
+		if u, err := checkAPIURL(*v); err != nil {
+			p.add(toml.Key{"channels", "telegram", "api_url"}, "channels.telegram.api_url = %q %v", *v, err)
+		} else {
+			c.Channels.Telegram.APIURL = u
+		}
+	}
 	names := make([]string, 0, len(f.Agents))
 	for name := range f.Agents {
 		names = append(names, name)
@@ -587,6 +665,36 @@ func Parse(path string, data []byte) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// checkAPIURL checks a Bot API server's URL and returns it without a
+// trailing slash: https, or http to this machine only (the bot token
+// travels in every request's path), no user, query or fragment.
+func checkAPIURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", errors.New(`is not a URL: want one like "https://api.telegram.org"`)
+	}
+	switch {
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return "", errors.New("has a user, a query or a fragment: want the server's address only")
+	case u.Scheme == "https":
+	case u.Scheme == "http" && loopback(u.Hostname()):
+	case u.Scheme == "http":
+		return "", errors.New("is plain http to another machine, which would send the bot token in the clear: use https")
+	default:
+		return "", errors.New("is not an http(s) URL")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// loopback reports whether host is this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // notifications applies the [notifications] keys that are set to n.
@@ -682,6 +790,16 @@ func wantType(key string) string {
 		return "a table: [doctor]"
 	case key == "doctor.self_repair":
 		return "true or false"
+	case key == "channels":
+		return "a table per channel: [channels.telegram]"
+	case key == "channels.telegram":
+		return "a table: [channels.telegram]"
+	case key == "channels.telegram.enabled":
+		return "true or false"
+	case key == "channels.telegram.token_file":
+		return `a quoted path like "telegram.token"`
+	case key == "channels.telegram.api_url":
+		return `a quoted URL like "https://api.telegram.org"`
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
 	case k[0] == "agents" && len(k) == 2:
@@ -702,7 +820,7 @@ func wantType(key string) string {
 func knownKeys(k toml.Key) string {
 	switch {
 	case len(k) == 1:
-		return "known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui]"
+		return "known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui], [channels.telegram]"
 	case k[0] == "permissions" && len(k) == 2:
 		return "known keys in [permissions]: timeout, headless"
 	case k[0] == "notifications" && len(k) == 2:
@@ -713,6 +831,10 @@ func knownKeys(k toml.Key) string {
 		return "known keys in [agents.<id>]: enabled, subagent_permissions, permissions, permission_mode, permission_modes"
 	case k[0] == "doctor" && len(k) == 2:
 		return "known keys in [doctor]: self_repair"
+	case k[0] == "channels" && len(k) == 2:
+		return "known tables in [channels]: [channels.telegram]"
+	case k[0] == "channels" && k[1] == "telegram" && len(k) == 3:
+		return "known keys in [channels.telegram]: enabled, token_file, api_url"
 	case k[0] == "agents" && len(k) == 2:
 		return "an agent needs a table: [agents." + k[1] + "]"
 	}

@@ -120,6 +120,20 @@ sound = false
 		{"notifications: quiet hours across midnight", "[notifications]\nquiet_hours = \"22:00-07:00\"\n", func(c *Config) {
 			c.Notifications.QuietHours = QuietHours{Start: 22 * 60, End: 7 * 60}
 		}},
+		{"telegram: the documented example", `
+[channels.telegram]
+enabled = false
+token_file = "telegram.token"
+api_url = "https://api.telegram.org"
+`, func(c *Config) {}},
+		{"telegram on, token elsewhere, a local server", `
+[channels.telegram]
+enabled = true
+token_file = "/etc/clawd/bot.token"
+api_url = "http://127.0.0.1:8081/"
+`, func(c *Config) {
+			c.Channels.Telegram = Telegram{Enabled: true, TokenFile: "/etc/clawd/bot.token", APIURL: "http://127.0.0.1:8081"}
+		}},
 		{"notifications: quiet hours, short hour and spaces", "notifications.quiet_hours = '7:30 - 09:15'\n", func(c *Config) {
 			c.Notifications.QuietHours = QuietHours{Start: 7*60 + 30, End: 9*60 + 15}
 		}},
@@ -154,9 +168,9 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown key with its line", "[permissions]\ntimout = \"1m\"\n",
 			[]string{":2: unknown key permissions.timout (known keys in [permissions]: timeout, headless)"}},
 		{"unknown top-level key", "timeout = \"1m\"\n",
-			[]string{":1: unknown key timeout (known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui])"}},
+			[]string{":1: unknown key timeout (known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui], [channels.telegram])"}},
 		{"unknown table reported once", "[foo]\nbar = 1\nbaz = 2\n",
-			[]string{":1: unknown key foo (known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui])"}},
+			[]string{":1: unknown key foo (known tables: [permissions], [notifications], [agents.<id>], [doctor], [ui], [channels.telegram])"}},
 		{"unknown doctor key", "[doctor]\nselfrepair = false\n",
 			[]string{":2: unknown key doctor.selfrepair (known keys in [doctor]: self_repair)"}},
 		{"self_repair not a bool", "[doctor]\nself_repair = \"no\"\n",
@@ -180,6 +194,20 @@ func TestLoadErrors(t *testing.T) {
 				`:4: permissions.timeout = "soon" is not a duration: want a string like "90s", "10m" or "1h30m" between 10s and 23h`,
 				`:5: unknown key permissions.extra (known keys in [permissions]: timeout, headless)`,
 			}},
+		{"unknown channel", "[channels.slack]\nenabled = true\n",
+			[]string{":1: unknown key channels.slack (known tables in [channels]: [channels.telegram])"}},
+		{"unknown telegram key", "[channels.telegram]\ntoken = \"123:abc\"\n",
+			[]string{":2: unknown key channels.telegram.token (known keys in [channels.telegram]: enabled, token_file, api_url)"}},
+		{"telegram enabled not a bool", "[channels.telegram]\nenabled = \"yes\"\n",
+			[]string{":2: channels.telegram.enabled has the wrong type: want true or false"}},
+		{"telegram token_file empty", "[channels.telegram]\ntoken_file = \"\"\n",
+			[]string{`:2: channels.telegram.token_file is empty: name the bot token's file, absolute or relative to the clawd home (default "telegram.token")`}},
+		{"telegram api_url plain http elsewhere", "[channels.telegram]\napi_url = \"http://api.telegram.org\"\n",
+			[]string{`:2: channels.telegram.api_url = "http://api.telegram.org" is plain http to another machine, which would send the bot token in the clear: use https`}},
+		{"telegram api_url with a query", "[channels.telegram]\napi_url = \"https://h/?x=1\"\n",
+			[]string{`:2: channels.telegram.api_url = "https://h/?x=1" has a user, a query or a fragment: want the server's address only`}},
+		{"telegram api_url not a URL", "[channels.telegram]\napi_url = \"api.telegram.org\"\n",
+			[]string{`:2: channels.telegram.api_url = "api.telegram.org" is not a URL: want one like "https://api.telegram.org"`}},
 		{"unknown language", "[ui]\nlanguage = \"fr\"\n",
 			[]string{`:2: ui.language = "fr" is not a language clawd speaks: want "auto", "en" or "zh-CN"`}},
 		{"unknown ui key", "[ui]\ntheme = \"dark\"\n",
@@ -445,6 +473,20 @@ func TestPermissionModes(t *testing.T) {
 		write(body)
 		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load(%q) error = %v, want it to contain %q", body, err, want)
+		}
+	}
+}
+
+func TestTelegramTokenPath(t *testing.T) {
+	home := filepath.Join(t.TempDir(), ".clawd")
+	abs := filepath.Join(t.TempDir(), "bot.token")
+	for _, c := range []struct{ file, want string }{
+		{"", filepath.Join(home, "telegram.token")},
+		{"keys/bot.token", filepath.Join(home, "keys", "bot.token")},
+		{abs, abs},
+	} {
+		if got := (Telegram{TokenFile: c.file}).TokenPath(home); got != c.want {
+			t.Errorf("TokenPath(%q) = %q, want %q", c.file, got, c.want)
 		}
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -263,16 +264,24 @@ func hold(n int, url string) {
 		slow = append(slow, c)
 		fmt.Fprintf(c, "GET /%s HTTP/1.1\r\nHost: %s\r\n", path, host)
 	}
-	held := 0
+	// A connection the server closed reads EOF; one it keeps waiting
+	// times out. All read at once, with time for a loaded server to get
+	// through its backlog.
+	var held atomic.Int32
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(2 * time.Second)
 	for _, c := range slow {
-		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		var b [1]byte
-		if _, err := c.Read(b[:]); err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				held++
+		wg.Go(func() {
+			c.SetReadDeadline(deadline)
+			var b [1]byte
+			if _, err := c.Read(b[:]); err != nil {
+				if ne, ok := err.(net.Error); ok && ne.Timeout() {
+					held.Add(1)
+				}
 			}
-		}
+		})
 	}
-	report(map[string]any{"answered": answered, "closed_by_server": closed, "held": held})
+	wg.Wait()
+	report(map[string]any{"answered": answered, "closed_by_server": closed, "held": held.Load()})
 	io.Copy(io.Discard, os.Stdin)
 }

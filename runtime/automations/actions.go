@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -24,11 +23,13 @@ import (
 
 // result is what an action did: a short output summary for the run
 // record, the error, and whether the error is transient (worth a retry by
-// a safe or keyed policy).
+// a safe or keyed policy), with the least wait the receiver asked for
+// before the next attempt.
 type result struct {
-	output    string
-	err       error
-	transient bool
+	output     string
+	err        error
+	transient  bool
+	retryAfter time.Duration
 }
 
 // fallbackTitles are a notification's titles when its own is empty.
@@ -71,9 +72,15 @@ func (e *Engine) act(ctx context.Context, d *Definition, env *Envelope, doc any,
 		}
 		return result{output: "played"}
 	case ActionWebhook:
-		return e.webhook(ctx, a, env, input, key)
+		return e.webhook(ctx, a, env, doc, input, key)
 	case ActionCommand:
 		return command(ctx, a, env, input)
+	case ActionSlack:
+		return e.slack(ctx, a, doc)
+	case ActionDiscord:
+		return e.discord(ctx, a, doc)
+	case ActionNtfy:
+		return e.ntfy(ctx, a, env, doc)
 	}
 	return result{err: fmt.Errorf("unknown action %q", a.Type)}
 }
@@ -97,22 +104,26 @@ func request(env *Envelope, input map[string]any) ([]byte, error) {
 	return b, nil
 }
 
-// webhook POSTs {"event", "input"}. 2xx succeeds; 408, 425, 429 and 5xx
-// and network errors are transient; other statuses fail for good. A
-// redirect is never followed, whatever client the engine was given: the
-// person trusted this URL, and following would re-send the event and the
-// definition's headers (an API key) to a host they never saw.
-func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input map[string]any, key string) result {
-	b, err := request(env, input)
+// webhook POSTs {"event", "input"}, or the JSON of its body_template, and
+// says how it went as post does.
+func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, doc any, input map[string]any, key string) result {
+	var b []byte
+	if a.BodyTemplate != "" {
+		raw, err := renderJSON(a.BodyTemplate, doc, nil)
+		if err != nil {
+			return result{err: fmt.Errorf("webhook: body_template: %w", err)}
+		}
+		b = raw
+	} else {
+		var err error
+		if b, err = request(env, input); err != nil {
+			return result{err: fmt.Errorf("webhook: %w", err)}
+		}
+	}
+	req, err := newPost(ctx, a.URL, b, "application/json")
 	if err != nil {
 		return result{err: fmt.Errorf("webhook: %w", err)}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(b))
-	if err != nil {
-		return result{err: err}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "clawd-automations")
 	req.Header.Set("X-Clawd-Event", string(env.EventName))
 	for k, v := range a.Headers {
 		req.Header.Set(k, v)
@@ -120,32 +131,7 @@ func (e *Engine) webhook(ctx context.Context, a *Action, env *Envelope, input ma
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
-	client := *e.o.HTTP
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
-	if err != nil {
-		return result{err: fmt.Errorf("webhook: %w", err), transient: transientNet(err)}
-	}
-	defer resp.Body.Close()
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	out := fmt.Sprintf("HTTP %d", resp.StatusCode)
-	if s := text.Line(string(snippet), 120); s != "" {
-		out += ": " + redact(s)
-	}
-	switch c := resp.StatusCode; {
-	case c >= 200 && c < 300:
-		return result{output: out}
-	case c >= 300 && c < 400:
-		msg := fmt.Sprintf("webhook answered %d", c)
-		if loc := resp.Header.Get("Location"); loc != "" {
-			msg += " to " + redact(text.Line(loc, 200))
-		}
-		return result{output: out, err: errors.New(msg + ": redirects are not followed; put the final URL in the definition")}
-	case c == 408 || c == 425 || c == 429 || c >= 500:
-		return result{output: out, err: fmt.Errorf("webhook answered %d", c), transient: true}
-	default:
-		return result{output: out, err: fmt.Errorf("webhook answered %d", c)}
-	}
+	return e.post(req, ActionWebhook)
 }
 
 // transientNet reports whether a request error is the network's, which a

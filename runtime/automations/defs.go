@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +51,41 @@ func (d *Definition) IsEnabled() bool { return d.Enabled == nil || *d.Enabled }
 
 // Action is what a definition does.
 type Action struct {
-	// Type is "notification", "sound", "webhook" or "command".
+	// Type is "notification", "sound", "webhook", "command", "slack",
+	// "discord" or "ntfy".
 	Type string `toml:"type" json:"type"`
 	// Title and Body are a notification's texts, templates with
 	// ${path} placeholders. An empty title falls back to the event's own.
+	// Title is an ntfy message's title too.
 	Title string `toml:"title,omitempty" json:"title,omitempty"`
 	Body  string `toml:"body,omitempty" json:"body,omitempty"`
-	// URL and Headers are a webhook's: POST {"event", "input"} as JSON.
+	// Text is a slack, discord or ntfy message: a template with ${path}
+	// placeholders.
+	Text string `toml:"text,omitempty" json:"text,omitempty"`
+	// URL is where a webhook, slack or discord action posts (for those two
+	// the service's incoming webhook URL), or an ntfy action's server.
+	// Headers are a webhook's or an ntfy action's own (an ntfy access
+	// token: Authorization = "Bearer tk_...").
 	URL     string            `toml:"url,omitempty" json:"url,omitempty"`
 	Headers map[string]string `toml:"headers,omitempty" json:"headers,omitempty"`
+	// BodyTemplate replaces a webhook's {"event", "input"} body: JSON
+	// text with ${path} placeholders, which write the value's text escaped
+	// for JSON inside a string, and the value as JSON elsewhere.
+	BodyTemplate string `toml:"body_template,omitempty" json:"body_template,omitempty"`
+	// Blocks are a slack message's Block Kit blocks, Embeds a discord
+	// message's embeds: JSON arrays with placeholders as in BodyTemplate.
+	Blocks string `toml:"blocks,omitempty" json:"blocks,omitempty"`
+	Embeds string `toml:"embeds,omitempty" json:"embeds,omitempty"`
+	// Username is the name a discord message is posted under instead of
+	// the webhook's.
+	Username string `toml:"username,omitempty" json:"username,omitempty"`
+	// Topic, Priority (1 min to 5 max, 3 ntfy's default), Tags and Click
+	// (the URL opened when the notification is tapped) are an ntfy
+	// message's.
+	Topic    string   `toml:"topic,omitempty" json:"topic,omitempty"`
+	Priority int      `toml:"priority,omitempty" json:"priority,omitempty"`
+	Tags     []string `toml:"tags,omitempty" json:"tags,omitempty"`
+	Click    string   `toml:"click,omitempty" json:"click,omitempty"`
 	// Argv is a command: the program and its arguments, never a shell;
 	// it gets {"event", "input"} as JSON on stdin.
 	Argv []string `toml:"argv,omitempty" json:"argv,omitempty"`
@@ -70,7 +97,59 @@ const (
 	ActionSound        = "sound"
 	ActionWebhook      = "webhook"
 	ActionCommand      = "command"
+	ActionSlack        = "slack"
+	ActionDiscord      = "discord"
+	ActionNtfy         = "ntfy"
 )
+
+// knownAction are the action types.
+var knownAction = map[string]bool{ActionNotification: true, ActionSound: true, ActionWebhook: true, ActionCommand: true,
+	ActionSlack: true, ActionDiscord: true, ActionNtfy: true}
+
+// ownText are the action types that send a message of their own making,
+// never the event or an input.
+var ownText = map[string]bool{ActionSlack: true, ActionDiscord: true, ActionNtfy: true}
+
+// actionField is one optional field of an action: whether it is set, and
+// the types it belongs to.
+type actionField struct {
+	name  string
+	set   bool
+	types []string
+}
+
+// fields are a's optional fields.
+func (a *Action) fields() []actionField {
+	return []actionField{
+		{"title", a.Title != "", []string{ActionNotification, ActionNtfy}},
+		{"body", a.Body != "", []string{ActionNotification}},
+		{"text", a.Text != "", []string{ActionSlack, ActionDiscord, ActionNtfy}},
+		{"url", a.URL != "", []string{ActionWebhook, ActionSlack, ActionDiscord, ActionNtfy}},
+		{"headers", len(a.Headers) > 0, []string{ActionWebhook, ActionNtfy}},
+		{"body_template", a.BodyTemplate != "", []string{ActionWebhook}},
+		{"blocks", a.Blocks != "", []string{ActionSlack}},
+		{"embeds", a.Embeds != "", []string{ActionDiscord}},
+		{"username", a.Username != "", []string{ActionDiscord}},
+		{"topic", a.Topic != "", []string{ActionNtfy}},
+		{"priority", a.Priority != 0, []string{ActionNtfy}},
+		{"tags", len(a.Tags) > 0, []string{ActionNtfy}},
+		{"click", a.Click != "", []string{ActionNtfy}},
+		{"argv", len(a.Argv) > 0, []string{ActionCommand}},
+	}
+}
+
+// describeType names a's kind in an error: "a slack action", "a webhook
+// with a body_template".
+func describeType(a *Action) string {
+	if a.Type == ActionWebhook {
+		return "a webhook with a body_template"
+	}
+	return "a " + a.Type + " action"
+}
+
+// ntfyTopic is what ntfy takes as a topic name (docs/publish.md,
+// "Picking a topic").
+var ntfyTopic = lazy.Regexp(`^[-_A-Za-z0-9]{1,64}$`)
 
 // Policy is how a definition's runs are carried out.
 type Policy struct {
@@ -267,12 +346,45 @@ func canonicalJSON(v any) []byte {
 
 // Leaves lists what an action sends off the machine, for a person to
 // confirm before trusting: the input's fields, and what else the action
-// carries (the whole event for a webhook or command).
+// carries (the whole event for a webhook or command, a body_template or a
+// service's templates as written, the names of its headers but not their
+// values, a Slack or Discord URL without its token).
 func (d *Definition) Leaves() []string {
 	var out []string
-	switch d.Action.Type {
+	a := &d.Action
+	switch a.Type {
 	case ActionWebhook:
-		out = append(out, "the whole event envelope (session title, folders, agent, turn; for response.committed the answer's text) to "+d.Action.URL)
+		if a.BodyTemplate != "" {
+			out = append(out, "the JSON of body_template "+strconvQuote(a.BodyTemplate)+" with its placeholders filled in, to "+a.URL)
+		} else {
+			out = append(out, "the whole event envelope (session title, folders, agent, turn; for response.committed the answer's text) to "+a.URL)
+		}
+		out = appendHeaderNames(out, a.Headers)
+	case ActionSlack:
+		out = append(out, "a Slack message to "+hideToken(a.URL))
+		out = appendTemplate(out, "text", a.Text)
+		out = appendTemplate(out, "blocks", a.Blocks)
+	case ActionDiscord:
+		out = append(out, "a Discord message to "+hideToken(a.URL))
+		out = appendTemplate(out, "content", a.Text)
+		out = appendTemplate(out, "embeds", a.Embeds)
+		if a.Username != "" {
+			out = append(out, "username = "+strconvQuote(a.Username))
+		}
+	case ActionNtfy:
+		out = append(out, "an ntfy message to topic "+a.Topic+" on "+a.URL)
+		out = appendTemplate(out, "title", cmpOr(a.Title, fallbackTitles[d.Event]))
+		out = appendTemplate(out, "message", a.Text)
+		if a.Priority != 0 {
+			out = append(out, fmt.Sprintf("priority = %d", a.Priority))
+		}
+		if len(a.Tags) > 0 {
+			out = append(out, "tags = "+strings.Join(a.Tags, ","))
+		}
+		if a.Click != "" {
+			out = append(out, "click = "+a.Click)
+		}
+		out = appendHeaderNames(out, a.Headers)
 	case ActionCommand:
 		out = append(out, "the whole event envelope on the standard input of "+strings.Join(d.Action.Argv, " "))
 	case ActionNotification:
@@ -295,6 +407,44 @@ func (d *Definition) Leaves() []string {
 		}
 	}
 	return out
+}
+
+// appendTemplate adds "name = template" to leaves when the template is
+// set.
+func appendTemplate(leaves []string, name, tmpl string) []string {
+	if tmpl == "" {
+		return leaves
+	}
+	return append(leaves, name+" = "+strconvQuote(tmpl))
+}
+
+// appendHeaderNames adds the names of the headers sent, not their values
+// (an API key).
+func appendHeaderNames(leaves []string, h map[string]string) []string {
+	if len(h) == 0 {
+		return leaves
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return append(leaves, "headers "+strings.Join(names, ", ")+" (their values not shown)")
+}
+
+// hideToken is a Slack or Discord webhook URL without its last path
+// segment, the token that lets anyone post: what a person checks is the
+// host.
+func hideToken(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "a URL that does not parse"
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
+		p = p[:i+1] + "…"
+	}
+	return u.Scheme + "://" + u.Host + p
 }
 
 func cmpOr(a, b string) string {
@@ -596,44 +746,103 @@ func (d *Definition) check() []problem {
 		ps = append(ps, problem{"input", err.Error()})
 	}
 	a := &d.Action
-	switch a.Type {
-	case ActionNotification:
-		for f, s := range map[string]string{"action.title": a.Title, "action.body": a.Body} {
-			x := Expr{Template: s}
-			if s != "" {
-				if err := x.check(d.Event, f); err != nil {
-					ps = append(ps, problem{"action", err.Error()})
-				}
-			}
+	template := func(field, s string) {
+		if s == "" {
+			return
 		}
-	case ActionSound:
-	case ActionWebhook:
+		x := Expr{Template: s}
+		if err := x.check(d.Event, field); err != nil {
+			ps = append(ps, problem{field, err.Error()})
+		}
+	}
+	jsonTemplate := func(field, s string, array bool) {
+		if s == "" {
+			return
+		}
+		if err := checkJSONTemplate(s, d.Event, field, array); err != nil {
+			ps = append(ps, problem{field, err.Error()})
+		}
+	}
+	postURL := func(what string) {
 		u, err := url.Parse(a.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add("action.url", "%q: a webhook needs an http:// or https:// URL", a.URL)
+			add("action.url", "%q: %s needs an http:// or https:// URL", a.URL, what)
 		}
-		for k := range a.Headers {
-			if k == "" || strings.ContainsAny(k, ": \r\n") {
-				add("action.headers", "%q is not a header name", k)
-			}
-		}
+	}
+	switch a.Type {
+	case ActionNotification:
+		template("action.title", a.Title)
+		template("action.body", a.Body)
+	case ActionSound:
+	case ActionWebhook:
+		postURL("a webhook")
+		jsonTemplate("action.body_template", a.BodyTemplate, false)
 	case ActionCommand:
 		if len(a.Argv) == 0 || a.Argv[0] == "" {
 			add("action.argv", "a command needs argv = [\"/path/to/program\", \"args\"...] (no shell is run)")
 		} else if strings.ContainsRune(a.Argv[0], '/') && !filepath.IsAbs(a.Argv[0]) {
 			add("action.argv", "%q: give the program's absolute path, or a name found on PATH", a.Argv[0])
 		}
+	case ActionSlack:
+		postURL("a slack action (its incoming webhook's URL)")
+		if a.Text == "" && a.Blocks == "" {
+			add("action.text", "a slack message needs a text (or blocks)")
+		}
+		template("action.text", a.Text)
+		jsonTemplate("action.blocks", a.Blocks, true)
+	case ActionDiscord:
+		postURL("a discord action (its webhook's URL)")
+		if a.Text == "" && a.Embeds == "" {
+			add("action.text", "a discord message needs a text (or embeds)")
+		}
+		template("action.text", a.Text)
+		if n := utf8.RuneCountInString(a.Username); n > discordMaxUsername || a.Username != text.Line(a.Username, 0) {
+			add("action.username", "%q: one line of at most %d characters", a.Username, discordMaxUsername)
+		}
+		jsonTemplate("action.embeds", a.Embeds, true)
+	case ActionNtfy:
+		postURL("an ntfy action (its server's)")
+		if !ntfyTopic().MatchString(a.Topic) {
+			add("action.topic", "%q: an ntfy topic is 1 to 64 letters, digits, '-' and '_'", a.Topic)
+		}
+		if a.Text == "" {
+			add("action.text", "an ntfy message needs a text")
+		}
+		template("action.text", a.Text)
+		template("action.title", a.Title)
+		if a.Priority < 0 || a.Priority > 5 {
+			add("action.priority", "%d: 1 (min) to 5 (max); 3 is ntfy's default", a.Priority)
+		}
+		for _, tag := range a.Tags {
+			if tag == "" || strings.Contains(tag, ",") || tag != text.Line(tag, 0) {
+				add("action.tags", "%q: a tag is one line without commas", tag)
+			}
+		}
+		if a.Click != "" {
+			if u, err := url.Parse(a.Click); err != nil || u.Scheme == "" || a.Click != text.Line(a.Click, 0) {
+				add("action.click", "%q: an absolute URL (https://..., mailto:...)", a.Click)
+			}
+		}
 	default:
-		add("action.type", "%q: notification, sound, webhook or command", a.Type)
+		add("action.type", "%q: notification, sound, webhook, command, slack, discord or ntfy", a.Type)
 	}
-	if a.Type != ActionWebhook && (a.URL != "" || len(a.Headers) > 0) {
-		add("action", "url and headers belong to a webhook")
+	for k, v := range a.Headers {
+		if k == "" || strings.ContainsAny(k, ": \r\n") {
+			add("action.headers", "%q is not a header name", k)
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			add("action.headers", "%q: a header's value is one line", k)
+		}
 	}
-	if a.Type != ActionCommand && len(a.Argv) > 0 {
-		add("action", "argv belongs to a command")
+	if knownAction[a.Type] {
+		for _, f := range a.fields() {
+			if f.set && !slices.Contains(f.types, a.Type) {
+				add("action."+f.name, "belongs to %s, not to %s", strings.Join(f.types, " or "), a.Type)
+			}
+		}
 	}
-	if a.Type != ActionNotification && (a.Title != "" || a.Body != "") {
-		add("action", "title and body belong to a notification")
+	if len(d.Input) > 0 && (ownText[a.Type] || a.Type == ActionWebhook && a.BodyTemplate != "") {
+		add("input", "%s sends its own text, not an input: read the event in the template instead (${session.title})", describeType(a))
 	}
 	p := d.Policy.withDefaults()
 	if t := time.Duration(p.Timeout); t < MinTimeout || t > MaxTimeout {

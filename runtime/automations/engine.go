@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/repo"
 )
 
 // Run states.
@@ -178,7 +179,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		o.HTTP = &http.Client{Transport: &http.Transport{Proxy: nil}}
 	}
 	if o.RepoRoot == nil {
-		o.RepoRoot = findRepoRoot
+		o.RepoRoot = repo.Root
 	}
 	if err := os.MkdirAll(o.Home, 0o700); err != nil {
 		return nil, err
@@ -695,6 +696,9 @@ type outcome struct {
 	state, code, message string
 	input, output        string
 	retryable            bool
+	// retryAfter is the least wait before the next attempt, when the
+	// receiver asked for one (Retry-After).
+	retryAfter time.Duration
 }
 
 // execute runs one claimed attempt and writes where it ended: a terminal
@@ -719,6 +723,10 @@ func (e *Engine) execute(actx context.Context, c *claimed) {
 	}
 	if out.retryable && c.run.Attempts < p.MaxAttempts && (p.Retry == RetrySafe || p.Retry == RetryKeyed) {
 		backoff := time.Duration(p.Backoff) << (c.run.Attempts - 1)
+		if out.retryAfter > backoff {
+			// Sooner would only be refused again (Slack's and Discord's 429s).
+			backoff = out.retryAfter
+		}
 		_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, next_at = ?,
 			lease_until = 0, input_summary = ?, output_summary = ? WHERE id = ? AND state = ?`,
 			StateQueued, out.code, out.message, ms(now.Add(backoff)), out.input, out.output, c.run.ID, StateRunning)
@@ -818,6 +826,7 @@ func (e *Engine) attempt(ctx context.Context, c *claimed) outcome {
 		out.state, out.code, out.message = StateOutcomeUnknown, CodeShutdown, "clawd stopped while the action ran"
 	case res.transient:
 		out.state, out.code, out.message, out.retryable = StateFailed, CodeTransient, res.err.Error(), true
+		out.retryAfter = res.retryAfter
 	default:
 		out.state, out.code, out.message = StateFailed, CodeActionFailed, res.err.Error()
 	}
@@ -1072,20 +1081,6 @@ func (e *Engine) prepare(ctx context.Context) error {
 		e.stmts[q] = st
 	}
 	return nil
-}
-
-// findRepoRoot walks up from dir to the folder holding .git.
-func findRepoRoot(dir string) string {
-	for d := filepath.Clean(dir); ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
 }
 
 // DefinitionView is a definition as the CLI and the dashboard show it.

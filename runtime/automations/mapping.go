@@ -1,6 +1,7 @@
 package automations
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,6 +126,30 @@ func valueSize(v any) int {
 // ok is then false and s the first max bytes (cut at a rune boundary), so
 // a template of many large placeholders costs max, not what it would make.
 func expand(tmpl string, doc any, max int) (s string, ok bool) {
+	return expandEscaped(tmpl, doc, max, nil)
+}
+
+// expandEscaped is expand with each placeholder's text passed through esc
+// (when not nil) and the template's own text left as written: what a
+// service would read as markup (Slack's <!channel>) can be written in the
+// template, never slipped in by a value.
+func expandEscaped(tmpl string, doc any, max int, esc func(string) string) (s string, ok bool) {
+	s, ok, _ = walk(tmpl, max, nil, func(path string) (string, error) {
+		v := fill(path, doc)
+		if esc != nil {
+			v = esc(v)
+		}
+		return v, nil
+	})
+	return strings.TrimSpace(s), ok
+}
+
+// walk writes tmpl within max bytes: its text through lit, each
+// placeholder's path through val ("$${" is text: "${"); nil lit writes the
+// text as it is. It stops at the first error, or as soon as the output
+// would pass max: ok is then false and s the first max bytes, cut at a
+// rune boundary.
+func walk(tmpl string, max int, lit func(string) error, val func(path string) (string, error)) (s string, ok bool, err error) {
 	var b strings.Builder
 	add := func(p string) bool {
 		if room := max - b.Len(); len(p) > room {
@@ -134,24 +159,40 @@ func expand(tmpl string, doc any, max int) (s string, ok bool) {
 		b.WriteString(p)
 		return true
 	}
+	literal := func(p string) bool {
+		if lit != nil {
+			if err = lit(p); err != nil {
+				return false
+			}
+		}
+		return add(p)
+	}
 	ok = true
 	for rest := tmpl; ok; {
 		m := placeholder().FindStringSubmatchIndex(rest)
 		if m == nil {
-			ok = add(rest)
+			ok = literal(rest)
 			break
 		}
-		ok = add(rest[:m[0]]) && add(fill(rest[m[0]:m[1]], rest[m[2]:m[3]], doc))
+		if ok = literal(rest[:m[0]]); !ok {
+			break
+		}
+		if match := rest[m[0]:m[1]]; strings.HasPrefix(match, "$$") {
+			ok = literal(match[1:])
+		} else {
+			var v string
+			if v, err = val(rest[m[2]:m[3]]); err != nil {
+				return b.String(), false, err
+			}
+			ok = add(v)
+		}
 		rest = rest[m[1]:]
 	}
-	return strings.TrimSpace(b.String()), ok
+	return b.String(), ok && err == nil, err
 }
 
-// fill is what placeholder m, of path, writes.
-func fill(m, path string, doc any) string {
-	if strings.HasPrefix(m, "$$") {
-		return m[1:]
-	}
+// fill is what the placeholder of path writes in a text.
+func fill(path string, doc any) string {
 	v, ok := resolve(doc, strings.TrimSpace(path))
 	if !ok || v == nil {
 		return ""
@@ -164,6 +205,99 @@ func fill(m, path string, doc any) string {
 		return string(b)
 	}
 	return fmt.Sprint(v)
+}
+
+// errAfterBackslash is a JSON template's placeholder right after a
+// backslash inside a string, which would escape the value's first
+// character: refused when the definition is read.
+var errAfterBackslash = errors.New(`a placeholder right after a backslash: write "\\${...}" for a backslash before the value`)
+
+// expandJSON fills the placeholders of tmpl, a JSON text: inside a string
+// a placeholder writes what expand would (through esc when not nil),
+// escaped for JSON, so that no value can end the string; anywhere else
+// the value as JSON, one whole value (null for nothing). A template that
+// is JSON with each placeholder so filled (checkJSONTemplate) therefore
+// makes JSON whatever the event holds; the result is checked anyway. ok
+// is false over max bytes.
+func expandJSON(tmpl string, doc any, max int, esc func(string) string) (s string, ok bool, err error) {
+	inString, escaped := false, false
+	lit := func(p string) error {
+		for i := 0; i < len(p); i++ {
+			switch c := p[i]; {
+			case escaped:
+				escaped = false
+			case inString && c == '\\':
+				escaped = true
+			case c == '"':
+				inString = !inString
+			}
+		}
+		return nil
+	}
+	val := func(path string) (string, error) {
+		switch {
+		case escaped:
+			return "", errAfterBackslash
+		case inString:
+			v := fill(path, doc)
+			if esc != nil {
+				v = esc(v)
+			}
+			b := marshalJSON(v)
+			return string(b[1 : len(b)-1]), nil
+		}
+		v, _ := resolve(doc, strings.TrimSpace(path))
+		return string(marshalJSON(v)), nil
+	}
+	s, ok, err = walk(tmpl, max, lit, val)
+	if err == nil && ok && !json.Valid([]byte(s)) {
+		err = errors.New("the template did not make JSON")
+	}
+	return s, ok, err
+}
+
+// marshalJSON is v's JSON without encoding/json's escaping of <, > and &
+// (which would make a text six times its size): what a service's body
+// holds.
+func marshalJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null") // only values decoded from JSON get here
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// checkJSONTemplate says why tmpl, the JSON template of field (an array
+// when array is set), cannot make JSON for event: a placeholder's path,
+// or the JSON itself once every placeholder is filled with nothing ("" in
+// a string, null elsewhere), with where in the template it goes wrong.
+func checkJSONTemplate(tmpl string, event EventName, field string, array bool) error {
+	x := Expr{Template: tmpl}
+	if err := x.check(event, field); err != nil {
+		return err
+	}
+	s, ok, err := expandJSON(tmpl, nil, maxBody, nil)
+	switch {
+	case errors.Is(err, errAfterBackslash):
+		return fmt.Errorf("%s: %w", field, err)
+	case !ok && err == nil:
+		return fmt.Errorf("%s: more than %d KiB", field, maxBody>>10)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s: not JSON with its placeholders filled in (a placeholder stands inside a string, or for a whole value): %v near %q",
+				field, err, text.Line(s[max(0, int(se.Offset)-20):min(len(s), int(se.Offset)+10)], 0))
+		}
+		return fmt.Errorf("%s: not JSON with its placeholders filled in: %v", field, err)
+	}
+	if _, isArray := v.([]any); array && !isArray {
+		return fmt.Errorf("%s: a JSON array ([...])", field)
+	}
+	return nil
 }
 
 // Input is a definition's input mapping: what the action receives, field

@@ -96,6 +96,8 @@ const (
 	SourceTray      = "tray"
 	SourceDashboard = "dashboard"
 	SourceCLI       = "cli"
+	// SourceTelegram is a button pressed in the paired Telegram chat.
+	SourceTelegram = "telegram"
 	// SourceAPI is any other client of the API (a token client, a
 	// script): one that names itself nothing the runtime knows.
 	SourceAPI = "api"
@@ -119,7 +121,7 @@ const (
 // own name when it is one of the person's clients, else SourceAPI.
 func ClientSource(via string) string {
 	switch via {
-	case SourceTray, SourceDashboard, SourceCLI:
+	case SourceTray, SourceDashboard, SourceCLI, SourceTelegram:
 		return via
 	}
 	return SourceAPI

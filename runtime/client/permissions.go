@@ -105,6 +105,24 @@ type PermissionView struct {
 	Cwd       string      `json:"cwd,omitempty"`
 	Tool      string      `json:"tool"`
 	Summary   string      `json:"summary"`
+	// Folder names where the request runs, for people: its repository's
+	// name with the folder inside it ("clawd/runtime"), or outside a
+	// repository (or on a remote machine) the folder's own name. Cwd is
+	// the whole path.
+	Folder string `json:"folder,omitempty"`
+	// Description is what the agent says the call is for (Bash's
+	// description), one line.
+	Description string `json:"description,omitempty"`
+	// URL and Prompt are a fetch's address and what it asks of the page.
+	URL    string `json:"url,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// MCPServer and MCPTool name an MCP tool by its server and its own
+	// name (Tool is the agent's name for it, "mcp__github__create_issue").
+	MCPServer string `json:"mcp_server,omitempty"`
+	MCPTool   string `json:"mcp_tool,omitempty"`
+	// Diff is what the call would change in a file, worked out once when
+	// the request came; nil for a call that changes none.
+	Diff *Diff `json:"diff,omitempty"`
 	// Suggestions are human labels of the offered "always" options, in
 	// the order `clawd permissions always ID N` numbers them (from 1).
 	Suggestions []string `json:"suggestions,omitempty"`
@@ -147,6 +165,37 @@ type QuestionView struct {
 // MaxViewPlan bounds the plan a PermissionView carries: every view of the
 // runtime carries its pending requests.
 const MaxViewPlan = 16 << 10
+
+// Diff is a file change as a unified diff, bounded (MaxDiffLines,
+// MaxDiffBytes) and safe to show: every line is one line of the change
+// through internal/text's CodeLine (indentation kept; control, format and
+// bidi characters dropped).
+type Diff struct {
+	// Path is the file: relative to the request's repository (else its
+	// folder) when it is inside, else as the agent named it.
+	Path string `json:"path"`
+	// Whole says the change writes the whole file, whose old content the
+	// request does not hold: every line is added.
+	Whole bool `json:"whole,omitempty"`
+	// All says a replacement applies to every occurrence of its text,
+	// not only the one shown.
+	All bool `json:"all,omitempty"`
+	// Lines are the diff's lines, each led by its kind: ' ' unchanged, '-'
+	// removed, '+' added, '@' a hunk's or a file's header (its text the
+	// agent's own, or none between two edits of one file).
+	Lines []string `json:"lines"`
+	// More counts the lines of the diff past the bound, not in Lines.
+	More int `json:"more,omitempty"`
+	// Cut says the change was larger than the request carries: Lines are
+	// the diff of its start, or none when nothing of its text arrived.
+	Cut bool `json:"cut,omitempty"`
+}
+
+// The bounds of a Diff.
+const (
+	MaxDiffLines = 200
+	MaxDiffBytes = 16 << 10
+)
 
 // PermissionDetail adds the full input (or its truncated preview), and
 // the whole plan (Plan, PlanTruncated false).

@@ -38,6 +38,8 @@ func Answered(p i18n.Printer, a client.PermissionAnswer, request string) string 
 		from = p.T("answered.from_dashboard")
 	case client.SourceCLI:
 		from = p.T("answered.from_cli")
+	case client.SourceTelegram:
+		from = p.T("answered.from_telegram")
 	case client.SourceAPI:
 		from = p.T("answered.from_api")
 	default:

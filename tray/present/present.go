@@ -285,16 +285,18 @@ func subagentName(v client.PermissionView) string {
 	return text.Line(cmp.Or(v.SubagentType, v.SubagentID), 0)
 }
 
-// RequestSummary is a permission request in one line: the tool and what
-// it would do, "Bash: npm test".
+// RequestSummary is a permission request in one line: the tool (an MCP
+// tool by server and name, see ToolLabel) and what it would do, "Bash:
+// npm test".
 func RequestSummary(p client.PermissionView) string {
+	tool := ToolLabel(p)
 	switch {
 	case p.Summary == "" || p.Summary == p.Tool:
-		return p.Tool
+		return tool
 	case p.Tool == "" || strings.HasPrefix(p.Summary, p.Tool):
 		return p.Summary
 	}
-	return p.Tool + ": " + p.Summary
+	return tool + ": " + p.Summary
 }
 
 // Place names a session for people: its title, else its folder's name.

@@ -268,8 +268,10 @@ function makeRequest(p) {
   const li = el("li", {class: "card request"});
   const what = p.kind === "question" ? t("dashboard.asks") : p.kind === "plan" ? t("dashboard.asks_plan") : t("dashboard.asks_run");
   li.append(
-    el("div", {class: "who"}, el("strong", {}, p.agent_name), p.subagent ? el("span", {class: "subagent"}, " (" + p.subagent + ")") : null, " " + what, el("span", {class: "where"})),
+    el("div", {class: "who"}, el("strong", {}, p.agent_name), p.subagent ? el("span", {class: "subagent"}, " (" + p.subagent + ")") : null, " " + what, el("span", {class: "where"}),
+      el("span", {class: "waited", "data-since": p.created_at})),
     el("p", {class: "line"}),
+    ...[requestFacts(p)].filter(Boolean),
     el("ul", {class: "options"}),
   );
   const details = el("details", {class: "input"}, el("summary", {}, t("dashboard.full_request")), el("pre", {}));
@@ -285,7 +287,9 @@ function makeRequest(p) {
   const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p, typeof body === "function" ? body() : body, ev.currentTarget)}, label);
   if (p.kind === "permission") {
     buttons.append(button(t("dashboard.allow"), {behavior: "allow"}, "allow"), button(t("dashboard.deny"), {behavior: "deny"}, "deny"));
-    (p.suggestions || []).forEach((s, i) => buttons.append(button(t("dashboard.always", s), {behavior: "allow", suggestion: i + 1})));
+    // An offer reads as the agent's own label ("Always allow Bash(npm
+    // test:*)"), which says what it does.
+    (p.suggestions || []).forEach((s, i) => buttons.append(button(s, {behavior: "allow", suggestion: i + 1})));
   } else if (p.kind === "plan") {
     li.append(makePlan(p, buttons, button));
   } else if (p.kind === "question" && p.answerable && p.asks) {
@@ -293,7 +297,7 @@ function makeRequest(p) {
     li.append(makeAsks(p, buttons, button));
   }
   buttons.append(button(t("dashboard.terminal"), {behavior: "terminal"}));
-  li.append(buttons, details);
+  li.append(...[buttons, requestChange(p), details].filter(Boolean));
   return li;
 }
 
@@ -359,7 +363,7 @@ function makePlan(p, buttons, button) {
 }
 
 function updateRequest(li, p) {
-  setText(li.querySelector(".where"), [" — " + (place(p.title, p.cwd) || p.session_id), p.headless ? t("dashboard.headless") : ""].join(""));
+  updateWhere(li, p);
   setText(li.querySelector(".line"), p.kind === "question" ? p.summary : p.line);
   const opts = li.querySelector(".options");
   const want = (p.options || []).join("\n");
@@ -368,6 +372,58 @@ function updateRequest(li, p) {
     opts.replaceChildren(...(p.options || []).map((o) => el("li", {}, o)));
   }
 }
+
+// requestFacts is what the agent says of the call beside its one line:
+// Bash's description, what a fetch asks of the page. They never change for
+// a request, so its card is made with them.
+function requestFacts(p) {
+  const facts = el("div", {class: "facts"},
+    p.description ? el("p", {class: "description"}, p.description) : null,
+    p.prompt ? el("p", {class: "prompt"}, t("dashboard.card.prompt", p.prompt)) : null);
+  return facts.childElementCount ? facts : null;
+}
+
+// requestChange is the change an edit would make, as the runtime worked
+// it out when the request came (bounded, every line safe): the file, then
+// the diff, line by line by its kind, then what is not shown. It comes
+// after the buttons, so Allow stays the card's first Tab stop.
+function requestChange(p) {
+  const d = p.diff;
+  if (!d) return null;
+  const kind = {"+": "add", "-": "del", "@": "hunk"};
+  const pre = el("pre", {class: "diff-lines"},
+    ...(d.lines || []).map((l) => el("span", {class: kind[l[0]] || "ctx"}, (l[0] === "@" ? l.slice(1) || "⋯" : l) + "\n")));
+  const notes = [d.whole ? t("dashboard.card.whole_file") : "", d.all ? t("dashboard.card.every_occurrence") : ""].filter(Boolean);
+  return el("div", {class: "change"},
+    el("div", {class: "change-head"}, el("code", {}, d.path), notes.length ? el("span", {class: "muted"}, " (" + notes.join(", ") + ")") : null),
+    d.lines && d.lines.length ? pre : null,
+    d.more ? el("p", {class: "more muted"}, n("dashboard.card.more_lines", d.more)) : null,
+    d.cut ? el("p", {class: "more muted"}, t("dashboard.card.cut")) : null);
+}
+
+// updateWhere says where the request runs and how long it has waited: its
+// folder by its repository (the whole path on hover), the session's title,
+// "waiting 3m" (counted on in the page, see tickWaited).
+function updateWhere(li, p) {
+  const where = li.querySelector(".where");
+  const name = [p.folder || place("", p.cwd), p.title].filter(Boolean).join(" · ") || p.session_id;
+  setText(where, " — " + name + (p.headless ? t("dashboard.headless") : ""));
+  if (where.title !== (p.cwd || "")) where.title = p.cwd || "";
+  const w = li.querySelector(".waited");
+  w.dataset.since = p.created_at;
+  setText(w, waited(p.created_at));
+}
+
+// waited is " · waiting 12s", " · waiting 3m": seconds from the first.
+function waited(iso) {
+  const s = seconds(iso);
+  return " · " + t("dashboard.card.waited", s < 60 ? t("age.seconds", s) : age(iso));
+}
+
+function tickWaited() {
+  for (const w of document.querySelectorAll("#needs-list .waited")) setText(w, waited(w.dataset.since));
+}
+setInterval(tickWaited, 1000);
 
 // decide answers request p (as its card was made): the broker takes the
 // first answer, so a request answered elsewhere meanwhile is refused

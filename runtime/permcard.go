@@ -1,0 +1,58 @@
+package runtime
+
+import (
+	"cmp"
+
+	"github.com/clawdhq/clawd/internal/repo"
+	"github.com/clawdhq/clawd/runtime/card"
+	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
+)
+
+// Limits of what a request's card says in the agent's words, in runes.
+const (
+	maxDescription = 300
+	maxURL         = 500
+	maxPrompt      = 500
+)
+
+// requestCard is what a request's card shows beyond its one line: the
+// folder, named by its repository, and the change as a diff. It is worked
+// out once when the request comes, outside the broker's lock, since
+// finding the repository looks at the disk.
+type requestCard struct {
+	folder string
+	diff   *client.Diff
+}
+
+// cardOf works out body's card. Its folder is the event's, else the one
+// its session knows; a remote machine's is never looked for here.
+func (s *Server) cardOf(body *client.RequestBody) requestCard {
+	e := &body.Event
+	cwd, host := e.Cwd, e.Host
+	if cwd == "" {
+		s.mu.Lock()
+		if ss, ok := s.m.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); ok {
+			cwd, host = ss.Cwd, cmp.Or(host, ss.Host)
+		}
+		s.mu.Unlock()
+	}
+	folder, root := card.Where(cwd, host == "")
+	return requestCard{folder: oneLine(folder, maxLabel), diff: card.Diff(body.Change, cmp.Or(root, cwd))}
+}
+
+// fill puts the card, and what the agent said of the call, into v.
+func (c requestCard) fill(v *client.PermissionView, body *client.RequestBody) {
+	v.Folder = c.folder
+	if v.Folder == "" {
+		v.Folder = oneLine(repo.Name(v.Cwd, ""), maxLabel) // the session's folder, known only now
+	}
+	v.Description = oneLine(body.Description, maxDescription)
+	v.URL = oneLine(body.URL, maxURL)
+	v.Prompt = oneLine(body.Prompt, maxPrompt)
+	v.MCPServer, v.MCPTool = oneLine(body.MCPServer, maxLabel), oneLine(body.MCPTool, maxLabel)
+	if v.MCPServer == "" || v.MCPTool == "" {
+		v.MCPServer, v.MCPTool = "", ""
+	}
+	v.Diff = c.diff
+}
