@@ -49,16 +49,9 @@ func runAnswer(ctx context.Context, e *env, o *answerOptions, args []string) err
 		return exitCode(2, errors.New("usage: clawd answer ID OPTION... [--text TEXT] (the ID and the options as `clawd permissions` lists them)"))
 	}
 	id := args[0]
-	c, err := connect(ctx, e)
+	c, d, err := requestOfKind(ctx, e, id, client.KindQuestion, "a question", "answer it with `clawd permissions` or `clawd plan`")
 	if err != nil {
 		return err
-	}
-	d, err := c.Permission(ctx, id)
-	if err != nil {
-		return permissionError(err, id)
-	}
-	if d.Kind != client.KindQuestion {
-		return exitCode(1, fmt.Errorf("%s is not a question (it is a %s): answer it with `clawd permissions` or `clawd plan`", id, text.Line(string(d.Kind), 0)))
 	}
 	if len(d.Questions) == 0 {
 		return exitCode(1, fmt.Errorf("clawd has no options of %s to pick from: answer it in the agent's terminal (`clawd permissions terminal %s`)", id, id))
@@ -72,6 +65,25 @@ func runAnswer(ctx context.Context, e *env, o *answerOptions, args []string) err
 	}
 	fmt.Fprintf(e.stdout, "answered %s (%s): %s\n", id, cell(d.Summary), answerWords(answers))
 	return nil
+}
+
+// requestOfKind reads request id, and refuses it unless it is of kind:
+// what a command answers it with fits that kind alone (an approval is an
+// allow, which must never allow a tool call that is no plan). what names
+// the kind, how says what to do instead.
+func requestOfKind(ctx context.Context, e *env, id string, kind client.RequestKind, what, how string) (*client.Client, client.PermissionDetail, error) {
+	c, err := connect(ctx, e)
+	if err != nil {
+		return nil, client.PermissionDetail{}, err
+	}
+	d, err := c.Permission(ctx, id)
+	if err != nil {
+		return nil, d, permissionError(err, id)
+	}
+	if d.Kind != kind {
+		return nil, d, exitCode(1, fmt.Errorf("%s is not %s (it is a %s): %s", id, what, text.Line(string(d.Kind), 0), how))
+	}
+	return c, d, nil
 }
 
 // answerWords is what was answered, in one line: the labels picked, and

@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/present"
 )
@@ -58,23 +57,15 @@ func newPlanCmd(e *env) *cli.Command {
 }
 
 // runPlan shows, approves or sends back (keep) the plan of request
-// args[0]. It reads the request first: an approval is an allow, which
-// must not allow a tool call that is no plan.
+// args[0], once it read that the request is one.
 func runPlan(ctx context.Context, e *env, verb string, args []string, message string) error {
 	if len(args) != 1 || args[0] == "" {
 		return exitCode(2, fmt.Errorf("usage: clawd plan %s ID (the ID from `clawd permissions`)", verb))
 	}
 	id := args[0]
-	c, err := connect(ctx, e)
+	c, d, err := requestOfKind(ctx, e, id, client.KindPlan, "a plan review", "see `clawd permissions`")
 	if err != nil {
 		return err
-	}
-	d, err := c.Permission(ctx, id)
-	if err != nil {
-		return permissionError(err, id)
-	}
-	if d.Kind != client.KindPlan {
-		return exitCode(1, fmt.Errorf("%s is not a plan review (it is a %s): see `clawd permissions`", id, text.Line(string(d.Kind), 0)))
 	}
 	switch verb {
 	case "show":

@@ -153,29 +153,39 @@ export const ClawdPlugin = async ({ client, directory }) => {
       })
   }
 
-  // ask runs the blocking hook of a permission request once the events
-  // before it went out, and sends opencode the person's answer.
-  const ask = (event) => {
-    const p = event.properties || {}
-    if (!p.id || !p.sessionID) return
-    const callID = p.tool?.callID
-    if (callID) note(calls, p.id, callID)
+  // block runs the blocking hook of request p (a permission request or a
+  // question, id p.id) with payload once the events before it went out,
+  // and hands what it printed to answer, unless opencode had its answer
+  // meanwhile (settled).
+  const block = (type, p, payload, answer) => {
     const w = { child: null, replied: false }
     note(waiting, p.id, w)
-    const payload = { clawd: context(p.sessionID, callID ? { callID } : {}), ...event }
     tail
       .then(async () => {
         if (w.replied) return
-        const out = await hook(event.type, payload, PERMISSION_TIMEOUT_MS, true, (child) => {
+        const out = await hook(type, payload, PERMISSION_TIMEOUT_MS, true, (child) => {
           w.child = child
           if (w.replied) child.kill()
         })
         if (waiting.get(p.id) === w) waiting.delete(p.id)
         if (w.replied) return
-        const answer = decision(out)
-        if (answer) await reply(p, answer)
+        await answer(out)
       })
       .catch(() => {})
+  }
+
+  // ask runs the blocking hook of a permission request and sends opencode
+  // the person's answer.
+  const ask = (event) => {
+    const p = event.properties || {}
+    if (!p.id || !p.sessionID) return
+    const callID = p.tool?.callID
+    if (callID) note(calls, p.id, callID)
+    const payload = { clawd: context(p.sessionID, callID ? { callID } : {}), ...event }
+    block(event.type, p, payload, async (out) => {
+      const answer = decision(out)
+      if (answer) await reply(p, answer)
+    })
   }
   const decision = (out) => {
     try {
@@ -214,27 +224,16 @@ export const ClawdPlugin = async ({ client, directory }) => {
     const p = event.properties || {}
     if (!p.id || !p.sessionID) return
     const callID = p.tool?.callID
-    const w = { child: null, replied: false }
-    note(waiting, p.id, w)
     const payload = {
       clawd: context(p.sessionID, callID ? { callID } : {}),
       id: event.id,
       type: event.type,
       properties: { id: p.id, sessionID: p.sessionID, questions: p.questions, tool: p.tool },
     }
-    tail
-      .then(async () => {
-        if (w.replied) return
-        const out = await hook(event.type, payload, PERMISSION_TIMEOUT_MS, true, (child) => {
-          w.child = child
-          if (w.replied) child.kill()
-        })
-        if (waiting.get(p.id) === w) waiting.delete(p.id)
-        if (w.replied) return
-        const answer = answers(out)
-        if (answer) await answerQuestion(p, answer)
-      })
-      .catch(() => {})
+    block(event.type, p, payload, async (out) => {
+      const answer = answers(out)
+      if (answer) await answerQuestion(p, answer)
+    })
   }
   const answers = (out) => {
     try {
