@@ -209,8 +209,10 @@ type PermissionDetail struct {
 
 // DecisionBody is what a client (CLI, tray, dashboard) sends to answer.
 type DecisionBody struct {
-	// Behavior is Allow, Deny or Terminal (close it here, answer in the
-	// agent's terminal).
+	// Behavior is Allow, Deny, AnswerQuestions (a question's Answers) or
+	// Terminal (close it here, answer in the agent's terminal). On a plan,
+	// Allow approves it and Deny sends it back to keep planning, with
+	// Message saying what to plan further.
 	Behavior Behavior `json:"behavior"`
 	// Suggestion applies offered suggestion N (1-based) with an allow.
 	Suggestion int `json:"suggestion,omitempty"`
