@@ -50,10 +50,9 @@ import (
 //	                                           (Esc): turn.end, reason interrupt
 //	session.deleted       session.end          removed; a child's: subagent.stop
 //	dispose               session.end          opencode exits: every session it ran
-//	question.asked        question.asked       waiting: the question tool's questions; the
-//	                                           person's answers go back as the answers
-//	                                           (decoded, answered and rendered here; the
-//	                                           plugin does not send it yet)
+//	question.asked        question.asked       waiting (blocking: the question tool's
+//	                                           questions; the person's answers go back as
+//	                                           the answers, or a rejection)
 //
 // A child session's events carry the child's id; the decoder files them
 // under the root session with SubagentID set, as Codex's sub-agents are.
@@ -62,14 +61,14 @@ var Opencode = &Agent{
 	Name:     "opencode",
 	Command:  "opencode",
 	Package:  "opencode-ai",
-	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, QuestionsInTerminal: opencodeQuestions},
+	Supports: Supports{States: true, Permissions: true, Titles: true, Subagents: true, AnswersQuestions: true},
 	Verified: VerifiedRealCLI,
 	Tested:   []string{"1.18.33"},
 	Notes: []string{
 		"clawd hooks opencode with a plugin (plugin/clawd.js in its config folder): opencode loads plugins when it starts, so restart a running opencode after installing",
 		"opencode run rejects every permission request by itself at once (unless --auto): clawd shows those sessions as headless and answers nothing there; the TUI and opencode serve wait for clawd's answer",
 		"an answer from clawd reaches opencode as once, always (the patterns opencode itself offers) or reject; a deny with a message rejects with that feedback to the model, a plain deny ends the turn",
-		"opencode's question tool is not shown: answer its questions in opencode",
+		"opencode's question tool (the TUI's; opencode run denies it) is answered from clawd: its options, several for a multi-select, or text of one's own",
 	},
 	Settings: "plugin/clawd.js in $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode or ~/.config/opencode",
 	// $OPENCODE_CONFIG_DIR (a config folder opencode reads besides the
@@ -84,6 +83,7 @@ var Opencode = &Agent{
 		{Event: "message.part.updated", Timeout: opencodeStateTimeout},
 		{Event: "permission.asked", Timeout: OpencodePermissionTimeout, Blocking: true},
 		{Event: "permission.replied", Timeout: opencodeStateTimeout},
+		{Event: "question.asked", Timeout: OpencodePermissionTimeout, Blocking: true},
 		{Event: "session.status", Timeout: opencodeStateTimeout},
 		{Event: "session.idle", Timeout: opencodeStateTimeout},
 		{Event: "session.error", Timeout: opencodeStateTimeout},
@@ -99,14 +99,6 @@ var Opencode = &Agent{
 	Answer:          opencodeAnswer,
 	Resume:          func(id string) []string { return []string{"--session", id} },
 }
-
-// opencodeQuestions says why opencode's questions are answered in its
-// terminal. Its question tool (the TUI's; `opencode run` denies it)
-// fires question.asked, which a plugin answers through POST
-// /question/{id}/reply with the answers (verified against 1.18.33:
-// testdata/opencode/questions); opencodeAnswer makes them, but clawd's
-// plugin has yet to pass the event on and the answer back.
-const opencodeQuestions = "clawd's plugin does not pass opencode's questions on yet"
 
 const opencodeID = "opencode"
 

@@ -86,13 +86,18 @@ func TestAnswersAndSupports(t *testing.T) {
 			t.Errorf("%s answers questions without an Answer, without permissions, or with a reason not to: %+v", a.ID, s)
 		}
 	}
-	for _, a := range []*Agent{Codex, Qwen, Gemini, Copilot, Opencode} {
+	for _, a := range []*Agent{Codex, Qwen, Gemini, Copilot} {
 		if a.Supports.AnswersQuestions || a.Supports.QuestionsInTerminal == "" {
 			t.Errorf("%s has a question tool clawd cannot answer today: want AnswersQuestions false and the reason, got %+v", a.ID, a.Supports)
 		}
 	}
-	if !Claude.Supports.AnswersQuestions {
-		t.Error("Claude Code's questions are answered from clawd: want AnswersQuestions")
+	for _, a := range []*Agent{Claude, Opencode} {
+		if !a.Supports.AnswersQuestions {
+			t.Errorf("%s's questions are answered from clawd: want AnswersQuestions", a.ID)
+		}
+		if spec, ok := a.Hook(map[string]string{"claude": "PermissionRequest", "opencode": "question.asked"}[a.ID]); !ok || !spec.Blocking {
+			t.Errorf("%s: the hook its questions come through is %+v (%v), want a blocking one", a.ID, spec, ok)
+		}
 	}
 }
 

@@ -139,6 +139,7 @@ func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionVie
 		tw.Row(cell(p.ID), agent, cell(folderCell(p, home)), cell(p.Title), tool, cell(requestWhat(p)), age(pr, now, p.CreatedAt), offers)
 	}
 	tw.Flush()
+	renderAsks(w, pr, list)
 }
 
 // folderCell is where a request runs: its folder by its repository

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -63,6 +64,17 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		writeJSON(w, 200, append([]client.PermissionView{}, f.list...))
+	})
+	mux.HandleFunc("GET /api/v1/permissions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, p := range f.list {
+			if p.ID == r.PathValue("id") {
+				writeJSON(w, 200, client.PermissionDetail{PermissionView: p})
+				return
+			}
+		}
+		writeJSON(w, 404, map[string]string{"error": "no permission request " + r.PathValue("id")})
 	})
 	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
@@ -259,7 +271,7 @@ func TestPermissionsAnswer(t *testing.T) {
 		f.mu.Lock()
 		got, ok := f.decided["p1"]
 		f.mu.Unlock()
-		if code != 0 || !ok || got != c.want || !strings.Contains(out, c.wantOut) || strings.Count(out, "\n") != 1 {
+		if code != 0 || !ok || !reflect.DeepEqual(got, c.want) || !strings.Contains(out, c.wantOut) || strings.Count(out, "\n") != 1 {
 			t.Errorf("permissions %q = %d, sent %+v (%v), stdout %q stderr %q; want 0, %+v, %q", c.args, code, got, ok, out, errb, c.want, c.wantOut)
 		}
 	}

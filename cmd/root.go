@@ -172,6 +172,8 @@ func newRootCmd(e *env) *cli.Command {
 			newStatusCmd(e),
 			newEventsCmd(e),
 			newPermissionsCmd(e),
+			newAnswerCmd(e),
+			newPlanCmd(e),
 			newDNDCmd(e),
 			newHistoryCmd(e),
 			newResumeCmd(e),

@@ -24,13 +24,13 @@ import (
 // testdata/opencode/harness.mjs.
 
 // fakeClawd is the clawd the plugin under test runs: it reads the payload
-// and, for a permission request, prints $FAKE_CLAWD_ANSWER or, with
+// and, for a permission request or a question, prints $FAKE_CLAWD_ANSWER or, with
 // FAKE_CLAWD_BLOCK=1, waits until it is killed. FAKE_CLAWD_HANG=1 makes
 // every hook wait so.
 const fakeClawd = `#!/bin/sh
 cat >/dev/null
 if [ "$FAKE_CLAWD_HANG" = 1 ]; then exec sleep 300; fi
-if [ "$3" = permission.asked ]; then
+if [ "$3" = permission.asked ] || [ "$3" = question.asked ]; then
   if [ "$FAKE_CLAWD_BLOCK" = 1 ]; then exec sleep 300; fi
   printf '%s\n' "$FAKE_CLAWD_ANSWER"
 fi
@@ -418,5 +418,77 @@ func TestOpencodePluginHeadless(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOpencodePluginQuestions: a question of opencode's question tool
+// goes to clawd as a blocking question.asked that decodes to its
+// questions; the answers clawd prints go to opencode's
+// /question/{id}/reply (as captured in
+// ../testdata/opencode/questions/answered), a rejection to
+// /question/{id}/reject, and anything else nowhere. How the person
+// answered (question.replied carries it) is not passed on.
+func TestOpencodePluginQuestions(t *testing.T) {
+	t.Parallel()
+	plugin, _ := writePlugin(t, t.TempDir(), nil)
+	fixtures := filepath.Join("..", "testdata", "opencode", "questions", "answered")
+	const que = "que_234908418001ifD0C4XiYaktvb"
+	answers := []any{[]any{"SQLite"}, []any{"Auth", "Export"}, []any{"Zig, maybe"}}
+	for _, c := range []struct {
+		answer string
+		want   []pluginReply
+	}{
+		{`{"answers":[["SQLite"],["Auth","Export"],["Zig, maybe"]]}`, []pluginReply{{Via: "v2", URL: "/question/{requestID}/reply",
+			Path: map[string]any{"requestID": que}, Body: map[string]any{"answers": answers}}}},
+		{`{"reply":"reject"}`, []pluginReply{{Via: "v2", URL: "/question/{requestID}/reject", Path: map[string]any{"requestID": que}}}},
+		{`{}`, nil},
+		{`{"answers":[["SQLite"],[1]]}`, nil},
+		{`{"answers":"SQLite"}`, nil},
+		{`not json`, nil},
+	} {
+		t.Run(c.answer, func(t *testing.T) {
+			t.Parallel()
+			r := runPlugin(t, plugin, "tui", fixtures, "FAKE_CLAWD_ANSWER="+c.answer)
+			asks := ofEvent(r.Hooks, "question.asked")
+			if len(asks) != 1 || killed(asks[0]) {
+				t.Fatalf("question hooks %+v, want one that ran to its end", asks)
+			}
+			if spec, ok := agents.Opencode.Hook("question.asked"); !ok || !spec.Blocking {
+				t.Errorf("agents.Opencode.Hooks: question.asked = %+v (%v), want a blocking hook", spec, ok)
+			}
+			e, err := agents.Opencode.Decode(asks[0].Stdin, "question.asked", func(string) string { return "" }, time.Now())
+			if err != nil || e.Kind != agents.KindQuestion {
+				t.Fatalf("Decode(question.asked) = %+v, %v; want a question", e, err)
+			}
+			if req := agents.Opencode.Describe(e, asks[0].Stdin, false); len(req.Questions) != 3 || !req.Questions[1].MultiSelect {
+				t.Errorf("the question as clawd reads it: %+v, want its 3 questions", req.Questions)
+			}
+			for _, h := range r.Hooks {
+				if strings.Contains(string(h.Stdin), "Zig") {
+					t.Errorf("the plugin passed on what the person answered: %s %s", h.Event, h.Stdin)
+				}
+			}
+			if len(r.Replies)+len(c.want) > 0 && !reflect.DeepEqual(r.Replies, c.want) {
+				t.Errorf("with clawd answering %q the plugin told opencode %+v, want %+v", c.answer, r.Replies, c.want)
+			}
+		})
+	}
+}
+
+// TestOpencodePluginQuestionAnsweredInOpencode: a question answered (or
+// rejected) in opencode while clawd's hook waits kills the hook, which
+// withdraws it from clawd, and sends opencode nothing.
+func TestOpencodePluginQuestionAnsweredInOpencode(t *testing.T) {
+	t.Parallel()
+	plugin, _ := writePlugin(t, t.TempDir(), nil)
+	for _, sc := range []string{"answered", "rejected"} {
+		r := runPlugin(t, plugin, "tui", filepath.Join("..", "testdata", "opencode", "questions", sc), "FAKE_CLAWD_BLOCK=1")
+		asks := ofEvent(r.Hooks, "question.asked")
+		if len(asks) != 1 || !killed(asks[0]) || *asks[0].Signal != "SIGTERM" {
+			t.Errorf("%s: question hooks %+v, want one killed with SIGTERM", sc, asks)
+		}
+		if len(r.Replies) != 0 {
+			t.Errorf("%s: the plugin answered opencode %+v after the person did", sc, r.Replies)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,7 @@ func held(s *Server) []client.EventRecord {
 
 // answersOf returns the permission.answered records of session sid the
 // backlog holds, and fails unless each comes after a permission.request
-// of the session.
+// (or question.asked) of the session.
 func answersOf(t *testing.T, s *Server, sid string) []client.EventRecord {
 	t.Helper()
 	var out []client.EventRecord
@@ -37,7 +38,7 @@ func answersOf(t *testing.T, s *Server, sid string) []client.EventRecord {
 			continue
 		}
 		switch r.Kind {
-		case agents.KindPermissionRequest:
+		case agents.KindPermissionRequest, agents.KindQuestion:
 			asked = true
 		case client.KindPermissionAnswered:
 			if !asked {
@@ -211,7 +212,7 @@ func TestPermissionAnsweredEveryClose(t *testing.T) {
 			}
 			want := c.want
 			want.ID, want.Request, want.Summary = a.ID, client.KindPermission, "npm test"
-			if a != want {
+			if !reflect.DeepEqual(a, want) {
 				t.Errorf("answer = %+v, want %+v", a, want)
 			}
 			if rec.Agent != "claude" || rec.ToolName != "Bash" || rec.Cwd != "/tmp/p" || rec.HookEvent != "PermissionRequest" || rec.Seq == 0 {

@@ -169,9 +169,11 @@ func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
 }
 
 // answeredBy is who closed a request (a client.Source constant) and, for
-// an "always", the label of the suggestion applied.
+// an "always", the label of the suggestion applied; for a question, what
+// was answered.
 type answeredBy struct {
 	source, rule string
+	answers      []client.AnsweredQuestion
 }
 
 // closeLocked closes a pending request with ans, tells every follower,
@@ -259,6 +261,8 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 		switch {
 		case !d.Allow:
 			a.Decision = client.DecisionDeny
+		case by.answers != nil:
+			a.Decision, a.Answers = client.DecisionAnswer, by.answers
 		case by.rule != "":
 			a.Decision, a.Rule = client.DecisionAlways, by.rule
 		default:
@@ -454,7 +458,12 @@ func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionV
 	if n := body.Suggestion; n > 0 && n <= len(p.view.Suggestions) {
 		by.rule = p.view.Suggestions[n-1]
 	}
+	if body.Behavior == client.AnswerQuestions {
+		by.answers = answeredQuestions(body.Answers)
+	}
 	s.closeLocked(p, ans, state, reason, by)
+	// Neither the answers nor a message: they may be the person's own
+	// words (see client.AnsweredQuestion).
 	s.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
 	return p.view, nil
 }
@@ -477,18 +486,25 @@ func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reaso
 	switch body.Behavior {
 	case client.Terminal:
 		return client.Answer{Reason: client.ReasonTerminal}, client.ReasonTerminal, stateAnswered, ""
+	case client.AnswerQuestions:
+		if ans, problem = decideQuestion(p, body); problem != "" {
+			return ans, "", "", problem
+		}
+		return ans, reasonAnswered, stateAnswered, ""
 	case client.Allow, client.Deny:
 	default:
-		return ans, "", "", fmt.Sprintf("behavior %q: want %q, %q or %q", body.Behavior, client.Allow, client.Deny, client.Terminal)
+		return ans, "", "", fmt.Sprintf("behavior %q: want %q, %q, %q or %q", body.Behavior, client.Allow, client.Deny,
+			client.AnswerQuestions, client.Terminal)
 	}
-	switch p.view.Kind {
-	case client.KindQuestion:
-		return ans, "", "", fmt.Sprintf("this is a question: answer it in the agent's terminal (behavior %q)", client.Terminal)
-	case client.KindPlan:
-		if body.Behavior != client.Allow {
-			return ans, "", "", fmt.Sprintf("a plan review is approved (behavior %q) or answered in the agent's terminal (behavior %q)",
-				client.Allow, client.Terminal)
+	if len(body.Answers) > 0 {
+		return ans, "", "", fmt.Sprintf("answers go with behavior %q", client.AnswerQuestions)
+	}
+	if p.view.Kind == client.KindQuestion {
+		if p.view.Answerable {
+			return ans, "", "", fmt.Sprintf("this is a question: answer it with behavior %q and its options (clawd answer ID OPTION...), or in the agent's terminal (behavior %q)",
+				client.AnswerQuestions, client.Terminal)
 		}
+		return ans, "", "", cannotAnswer(p)
 	}
 	d := &agents.Decision{Allow: body.Behavior == client.Allow}
 	if !d.Allow {
@@ -502,6 +518,12 @@ func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reaso
 			return ans, "", "", fmt.Sprintf("suggestion %d out of range: this request offers 1-%d", n, k)
 		}
 		d.UpdatedPermissions = []json.RawMessage{p.rawSuggestions[n-1]}
+	}
+	if p.view.Kind == client.KindPlan {
+		if ans, problem = decidePlan(p, d); problem != "" {
+			return ans, "", "", problem
+		}
+		return ans, reasonAnswered, stateAnswered, ""
 	}
 	return client.Answer{Decision: d}, reasonAnswered, stateAnswered, ""
 }

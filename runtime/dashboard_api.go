@@ -100,6 +100,7 @@ type dashRequest struct {
 	Line string `json:"line"`
 	// Subagent marks a subagent's request ("subagent: Explore").
 	Subagent string `json:"subagent,omitempty"`
+	dashAsks
 }
 
 // dashboardView takes the runtime's View and dresses it for the page.
@@ -137,8 +138,9 @@ func (s *Server) dashboardView() dashView {
 			asks[statemachine.Key{Agent: p.Agent, ID: p.SessionID}] = true
 		}
 		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
+		qa := dashAsksOf(&p)
 		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
-			Line: text.Line(present.RequestWhat(p), 0), Subagent: present.Subagent(s.cfg.Printer, p)})
+			Line: text.Line(present.RequestWhat(p), 0), Subagent: present.Subagent(s.cfg.Printer, p), dashAsks: qa})
 	}
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {

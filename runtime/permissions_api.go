@@ -20,8 +20,10 @@ const (
 	// that would be refused: a big Write is shown, never auto-denied (the
 	// original's #36).
 	maxPermissionBody = 1 << 20
-	// maxDecisionBody caps a decision: a verdict and a message.
-	maxDecisionBody = 64 << 10
+	// maxDecisionBody caps a decision: a verdict, a message, and a
+	// question's answers (up to 8 questions of 32 labels of 1 KiB and
+	// agents.MaxAnswerText of one's own each).
+	maxDecisionBody = 1 << 20
 )
 
 // handlePermissionRequest is the hook's POST /api/v1/permissions: it

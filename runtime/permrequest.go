@@ -29,6 +29,9 @@ type permRequest struct {
 	inputTruncated bool
 	rawSuggestions []json.RawMessage
 	message        string
+	// asked is what the agent's hook said the request asks, for the
+	// agent's Answer and Approve: its kind, input, questions and plan.
+	asked agents.Request
 
 	// hookEvent is the agent's name of the hook that asked
 	// (PermissionRequest), which the answer's record names too.
@@ -41,8 +44,12 @@ type permRequest struct {
 }
 
 func (r *permRequest) detail() client.PermissionDetail {
+	v := r.view
+	if v.Kind == client.KindPlan {
+		v.Plan, v.PlanTruncated = r.asked.Plan, false
+	}
 	return client.PermissionDetail{
-		PermissionView: r.view,
+		PermissionView: v,
 		ToolInput:      r.toolInput,
 		InputTruncated: r.inputTruncated,
 		RawSuggestions: r.rawSuggestions,
@@ -81,17 +88,27 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 		inputTruncated: body.InputTruncated,
 		rawSuggestions: body.Suggestions,
 		message:        body.Message,
-		hookEvent:      e.HookEvent,
-		key:            res.Session.Key(),
-		pendingKey:     res.PendingKey,
-		answer:         make(chan client.Answer, 1),
+		asked: agents.Request{Kind: requestKinds[kind], ToolInput: body.ToolInput, InputTruncated: body.InputTruncated,
+			Questions: body.Questions, Plan: body.Plan},
+		hookEvent:  e.HookEvent,
+		key:        res.Session.Key(),
+		pendingKey: res.PendingKey,
+		answer:     make(chan client.Answer, 1),
 	}
+	req.view.QuestionView = questionView(e.Agent, kind, &req.asked)
 	if req.view.SubagentID != "" {
 		// A type alone is no subagent: Claude Code names one on the main
 		// thread of an --agent session too.
 		req.view.SubagentType = oneLine(e.SubagentType, maxLabel)
 	}
 	return req
+}
+
+// requestKinds are the agents' names of the request kinds.
+var requestKinds = map[client.RequestKind]agents.RequestKind{
+	client.KindPermission: agents.RequestPermission,
+	client.KindQuestion:   agents.RequestQuestion,
+	client.KindPlan:       agents.RequestPlan,
 }
 
 var permIDEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)

@@ -35,14 +35,15 @@ type controller struct {
 	ui     ui
 	clicks <-chan string
 
-	menu Menu
-	view client.View    // what menu shows
-	wg   sync.WaitGroup // side effects started by clicks
+	menu  Menu
+	view  client.View    // what menu shows
+	picks Picks          // options ticked and not sent yet
+	wg    sync.WaitGroup // side effects started by clicks
 }
 
 func newController(o Options, u ui, clicks <-chan string) *controller {
 	o.defaults()
-	return &controller{o: o, ui: u, clicks: clicks}
+	return &controller{o: o, ui: u, clicks: clicks, picks: Picks{}}
 }
 
 // run shows the menu and keeps it current until ctx ends.
@@ -94,7 +95,8 @@ func (c *controller) run(ctx context.Context) {
 // render shows the runtime as it is now: one View, taken at once.
 func (c *controller) render() {
 	c.view = c.o.Runtime.View()
-	c.menu = Build(View{View: c.view, Now: c.o.Now(), Dashboard: c.o.Dashboard != nil, Printer: c.o.Printer})
+	c.prunePicks()
+	c.menu = Build(View{View: c.view, Now: c.o.Now(), Dashboard: c.o.Dashboard != nil, Printer: c.o.Printer, Picks: c.picks})
 	c.ui.Apply(c.menu)
 }
 
@@ -113,11 +115,16 @@ func (c *controller) click(ctx context.Context, key string) {
 	switch a.Kind {
 	case ActFocus:
 		c.focus(ctx, a.Session)
+	case ActPick:
+		if p, ok := c.pending(a.Request); ok {
+			c.picks.toggle(a.Pick, p.Questions)
+		}
 	case ActDecide:
 		if _, err := rt.Decide(a.Request, a.Decision); err != nil {
 			c.o.Log.Warn("tray decision not applied", "request", a.Request, "err", err)
 			return
 		}
+		c.dropPicks(a.Request)
 		c.o.Log.Info("tray decision", "request", a.Request, "behavior", a.Decision.Behavior)
 		if a.Decision.Behavior == client.Terminal {
 			c.focus(ctx, a.Session)
@@ -163,6 +170,34 @@ func (c *controller) async(ctx context.Context, what string, f func(context.Cont
 			c.o.Log.Info(what+" failed", "err", err)
 		}
 	}()
+}
+
+// pending is the request id of the view shown now, if it is pending.
+func (c *controller) pending(id string) (client.PermissionView, bool) {
+	for _, p := range c.view.Permissions {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return client.PermissionView{}, false
+}
+
+// prunePicks forgets the options ticked for requests no longer pending.
+func (c *controller) prunePicks() {
+	for k := range c.picks {
+		if _, ok := c.pending(k.Request); !ok {
+			delete(c.picks, k)
+		}
+	}
+}
+
+// dropPicks forgets the options ticked for request id.
+func (c *controller) dropPicks(id string) {
+	for k := range c.picks {
+		if k.Request == id {
+			delete(c.picks, k)
+		}
+	}
 }
 
 func findItem(items []Item, key string) (Item, bool) {

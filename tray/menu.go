@@ -25,6 +25,8 @@ type View struct {
 	// Dashboard offers "Open dashboard" (the tray was given a way to open
 	// it).
 	Dashboard bool
+	// Picks are the options ticked in the menu, not sent yet.
+	Picks Picks
 }
 
 // ActionKind is what clicking a menu item does.
@@ -41,6 +43,7 @@ const (
 	ActOpenConfig            // open the clawd home in the file manager
 	ActDashboard             // open the web dashboard in the browser
 	ActQuit                  // stop the runtime and the tray
+	ActPick                  // tick or untick a question's option (Pick)
 )
 
 // Action is a menu item's effect.
@@ -51,6 +54,8 @@ type Action struct {
 	// Request and Decision are the request answered by ActDecide.
 	Request  string
 	Decision client.DecisionBody
+	// Pick is the option ActPick ticks.
+	Pick Pick
 }
 
 // SessionRef names a session and how to find its terminal.
@@ -128,7 +133,7 @@ func Build(v View) Menu {
 					Label: p.N("tray.pending_more", len(v.Permissions)-MaxRequests)})
 				break
 			}
-			m.Items = append(m.Items, withCard(p, r, v.Now, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title))))
+			m.Items = append(m.Items, withCard(p, r, v.Now, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title), v.Picks)))
 		}
 	}
 
@@ -205,7 +210,7 @@ func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) S
 	return r
 }
 
-func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
+func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef, picks Picks) Item {
 	agent := present.Requester(pr, p)
 	where := present.Place(p.Title, p.Cwd)
 	key := "request:" + p.ID
@@ -227,13 +232,19 @@ func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
 		return Item{Key: key + ":" + sub, Label: clip(label), Enabled: true,
 			Action: Action{Kind: ActDecide, Request: p.ID, Decision: d, Session: r}}
 	}
+	terminal := pr.T("tray.terminal")
 	switch p.Kind {
 	case client.KindQuestion:
+		if p.Answerable {
+			it.Children = append(it.Children, questionItems(pr, p, picks, decide)...)
+			terminal = pr.T("tray.other_terminal")
+			break
+		}
 		for i, o := range p.Options {
 			it.Children = append(it.Children, Item{Key: fmt.Sprintf("%s:option:%d", key, i), Label: clip("• " + o)})
 		}
 	case client.KindPlan:
-		it.Children = append(it.Children, decide("allow", pr.T("tray.approve_plan"), client.DecisionBody{Behavior: client.Allow}))
+		it.Children = append(it.Children, planItems(pr, p, decide)...)
 	default:
 		it.Children = append(it.Children,
 			decide("allow", pr.T("tray.allow"), client.DecisionBody{Behavior: client.Allow}),
@@ -244,7 +255,7 @@ func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef) Item {
 		}
 	}
 	it.Children = append(it.Children,
-		decide("terminal", pr.T("tray.terminal"), client.DecisionBody{Behavior: client.Terminal}))
+		decide("terminal", terminal, client.DecisionBody{Behavior: client.Terminal}))
 	return it
 }
 

@@ -180,6 +180,7 @@ func TestBuild(t *testing.T) {
 			"  Answer in terminal",
 			"Claude Code: review the plan — other",
 			"  Approve plan",
+			"  Keep planning",
 			"  Answer in terminal",
 			"-",
 			"Sessions (1) (off)",

@@ -2,7 +2,8 @@
 // notifications. Like the CLI, it is a client of the runtime: one event
 // loop follows the runtime's change feed, rebuilds the menu from a fresh
 // View with the pure Build and hands clicks back to the runtime. It holds
-// no state of its own, and it knows the runtime only by the client types
+// no state of its own but the options ticked in a question's submenu
+// before they are sent (Picks), and it knows the runtime only by the client types
 // of runtime/client and the small interfaces below, so it could as well
 // follow a runtime over its local API.
 //

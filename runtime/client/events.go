@@ -47,12 +47,15 @@ type PermissionAnswer struct {
 	ID string `json:"id"`
 	// Request is what the request asked: permission, question or plan.
 	Request RequestKind `json:"request"`
-	// Decision is DecisionAllow, DecisionDeny, DecisionAlways or
-	// DecisionNone (the agent asks in its own terminal, or, headless,
-	// does what it does by itself).
+	// Decision is DecisionAllow, DecisionDeny, DecisionAlways,
+	// DecisionAnswer or DecisionNone (the agent asks in its own terminal,
+	// or, headless, does what it does by itself).
 	Decision string `json:"decision"`
 	// Rule is the label of the suggestion an "always" applied.
 	Rule string `json:"rule,omitempty"`
+	// Answers are a question's answers (DecisionAnswer), per question in
+	// order.
+	Answers []AnsweredQuestion `json:"answers,omitempty"`
 	// Reason says why there is no decision: one of the no-decision
 	// reasons of Answer (terminal, timeout, withdrawn, dnd, shutdown,
 	// headless, bypass, disabled, native).
@@ -66,11 +69,23 @@ type PermissionAnswer struct {
 	Summary string `json:"-"`
 }
 
-// PermissionAnswer decisions.
+// AnsweredQuestion is how a person answered one question: the labels of
+// the options picked, and whether they typed an answer of their own. What
+// they typed is their own words, as a deny's or a plan's message is: it
+// goes to the agent only, never to the event stream, the logs or the
+// history.
+type AnsweredQuestion struct {
+	Labels []string `json:"labels,omitempty"`
+	Typed  bool     `json:"typed,omitempty"`
+}
+
+// PermissionAnswer decisions. A plan approved is an allow, a plan sent
+// back to keep planning a deny.
 const (
 	DecisionAllow  = "allow"
 	DecisionDeny   = "deny"
 	DecisionAlways = "always" // allowed, with a suggested rule applied
+	DecisionAnswer = "answer" // a question answered (Answers)
 	DecisionNone   = "none"
 )
 

@@ -20,10 +20,17 @@ import (
 // permissionsPath is the route of the permission API.
 const permissionsPath = "/api/v1/permissions"
 
-// MaxAnswerBody caps what AskPermission reads of the runtime's answer. An
-// Answer is an id, a verdict and the suggestions the person chose: far
-// smaller than this.
-const MaxAnswerBody = 64 << 10
+// MaxAnswerBody caps what AskPermission reads of the runtime's answer:
+// the heartbeats and the Answer's line. An Answer to a question carries
+// the tool's whole input back with the person's answers in it (Claude
+// Code's updatedInput), up to agents.MaxRequestInput and the answers.
+const MaxAnswerBody = 1 << 20
+
+// MaxAnswerLine caps the Answer's line: the runtime refuses a decision
+// whose answer would not fit (a 400 that says so), and leaves the rest of
+// MaxAnswerBody to the heartbeats of a long wait (one byte a second: 18
+// hours' worth).
+const MaxAnswerLine = MaxAnswerBody - 64<<10
 
 // ErrBadAnswer means the runtime's answer to a permission request was not
 // an Answer.

@@ -61,6 +61,17 @@ func TestAskPermission(t *testing.T) {
 			var e *APIError
 			return errors.As(err, &e) && e.Status == 500 && e.Message == "boom"
 		}},
+		{"an answer of the largest line the runtime sends", func(w http.ResponseWriter, r *http.Request) {
+			identify(w)
+			// A question's answer carries the tool's whole input back
+			// (agents.MaxRequestInput) and the answers; the heartbeats
+			// of an hour's wait come before it.
+			io.WriteString(w, strings.Repeat("\n", 3600))
+			pad := strings.Repeat("x", MaxAnswerLine-len(`{"decision":{"behavior":"allow","updated_input":{"x":""}}}`))
+			io.WriteString(w, `{"decision":{"behavior":"allow","updated_input":{"x":"`+pad+`"}}}`)
+		}, func(a Answer, err error) bool {
+			return err == nil && a.Decision != nil && a.Decision.Allow && len(a.Decision.UpdatedInput) > MaxAnswerLine-64
+		}},
 		{"answer too large", func(w http.ResponseWriter, r *http.Request) {
 			identify(w)
 			io.WriteString(w, `{"reason":"`+strings.Repeat("x", MaxAnswerBody)+`"}`)

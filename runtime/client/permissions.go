@@ -21,7 +21,8 @@ import (
 //	GET  /api/v1/permissions                 -> []PermissionView (pending only)
 //	GET  /api/v1/permissions/{id}            -> PermissionDetail
 //	POST /api/v1/permissions/{id}/decision   DecisionBody -> PermissionView
-//	                                         (404 unknown id, 409 already answered or withdrawn)
+//	                                         (400 a decision that does not fit the request, saying why;
+//	                                         404 unknown id, 409 already answered or withdrawn)
 //	GET  /api/v1/permissions/events          NDJSON/SSE stream of PermissionChange
 //	GET  /api/v1/dnd, POST /api/v1/dnd       DND{On}
 
@@ -34,12 +35,13 @@ const (
 	// always (apply a suggestion).
 	KindPermission RequestKind = "permission"
 	// KindQuestion: the agent asks something (AskUserQuestion, an MCP
-	// elicitation). Shown with its text and options; by default never
-	// answered with a permission decision: the person answers in the
-	// terminal.
+	// elicitation). Shown with its questions and their options; answered
+	// with behavior AnswerQuestions when the view says Answerable, else
+	// in the agent's terminal. Never with a permission's allow or deny.
 	KindQuestion RequestKind = "question"
-	// KindPlan: ExitPlanMode's plan review. Approve is offered; the other
-	// choice is to answer in the terminal.
+	// KindPlan: ExitPlanMode's plan review: approved with Allow, sent back
+	// to keep planning with Deny (and the person's message), or answered
+	// in the terminal.
 	KindPlan RequestKind = "plan"
 )
 
@@ -64,6 +66,8 @@ const (
 	// Terminal closes the request without a decision: the person answers
 	// in the agent's own terminal.
 	Terminal Behavior = "terminal"
+	// AnswerQuestions answers a question with DecisionBody.Answers.
+	AnswerQuestions Behavior = "answer"
 )
 
 // Answer is the runtime's reply to a RequestBody. Decision is nil for "no
@@ -124,8 +128,10 @@ type PermissionView struct {
 	Suggestions []string `json:"suggestions,omitempty"`
 	// Options are the answers a question offers (AskUserQuestion's
 	// option labels), shown so the person knows what the terminal will ask.
-	Options  []string `json:"options,omitempty"`
-	Headless bool     `json:"headless,omitempty"`
+	Options []string `json:"options,omitempty"`
+	// QuestionView says what a question or a plan asks, whole.
+	QuestionView
+	Headless bool `json:"headless,omitempty"`
 	// SubagentID and SubagentType name the subagent that asks (Claude
 	// Code's agent_id and agent_type, "Explore"); both empty for the
 	// session's own requests.
@@ -135,6 +141,30 @@ type PermissionView struct {
 	// State is pending, answered, withdrawn or expired.
 	State string `json:"state"`
 }
+
+// QuestionView is what a question request asks, structured, and a plan
+// request's plan: enough for a client to show them and to answer.
+type QuestionView struct {
+	// Questions are a question's questions, in order, when clawd read
+	// them whole: their text, header and options with the exact labels an
+	// answer names (display them through internal/text's policy; they are
+	// the agent's words).
+	Questions []agents.Question `json:"questions,omitempty"`
+	// Answerable: clawd can hand the agent an answer to Questions
+	// (behavior AnswerQuestions). Otherwise the person answers in the
+	// agent's terminal (the agent's Supports.QuestionsInTerminal says
+	// why).
+	Answerable bool `json:"answerable,omitempty"`
+	// Plan is a plan review's plan as the agent wrote it (Markdown), its
+	// first MaxViewPlan bytes; PlanTruncated says there is more, which
+	// PermissionDetail has whole.
+	Plan          string `json:"plan,omitempty"`
+	PlanTruncated bool   `json:"plan_truncated,omitempty"`
+}
+
+// MaxViewPlan bounds the plan a PermissionView carries: every view of the
+// runtime carries its pending requests.
+const MaxViewPlan = 16 << 10
 
 // Diff is a file change as a unified diff, bounded (MaxDiffLines,
 // MaxDiffBytes) and safe to show: every line is one line of the change
@@ -167,7 +197,8 @@ const (
 	MaxDiffBytes = 16 << 10
 )
 
-// PermissionDetail adds the full input (or its truncated preview).
+// PermissionDetail adds the full input (or its truncated preview), and
+// the whole plan (Plan, PlanTruncated false).
 type PermissionDetail struct {
 	PermissionView
 	ToolInput      json.RawMessage   `json:"tool_input,omitempty"`
@@ -178,13 +209,22 @@ type PermissionDetail struct {
 
 // DecisionBody is what a client (CLI, tray, dashboard) sends to answer.
 type DecisionBody struct {
-	// Behavior is Allow, Deny or Terminal (close it here, answer in the
-	// agent's terminal).
+	// Behavior is Allow, Deny, AnswerQuestions (a question's Answers) or
+	// Terminal (close it here, answer in the agent's terminal). On a plan,
+	// Allow approves it and Deny sends it back to keep planning, with
+	// Message saying what to plan further.
 	Behavior Behavior `json:"behavior"`
 	// Suggestion applies offered suggestion N (1-based) with an allow.
-	Suggestion int    `json:"suggestion,omitempty"`
-	Message    string `json:"message,omitempty"`
-	Interrupt  bool   `json:"interrupt,omitempty"`
+	Suggestion int `json:"suggestion,omitempty"`
+	// Message goes to the model with a deny: why, or, for a plan, what to
+	// plan further ("keep planning").
+	Message   string `json:"message,omitempty"`
+	Interrupt bool   `json:"interrupt,omitempty"`
+	// Answers answer a question (behavior AnswerQuestions): one per
+	// PermissionView.Questions, in order, each the labels picked and the
+	// person's own text; a zero one leaves its question unanswered. The
+	// agent's Answer checks them against the questions.
+	Answers []agents.Answer `json:"answers,omitempty"`
 	// Via names the client that answers ("cli", "tray", "dashboard"),
 	// for the log and the answer's record on the event stream
 	// (PermissionAnswer.Source, see ClientSource). It is only recorded:

@@ -20,8 +20,13 @@ func Answered(p i18n.Printer, a client.PermissionAnswer, request string) string 
 		}
 	case client.DecisionAlways:
 		what = p.T("answered.always", request, a.Rule)
+	case client.DecisionAnswer:
+		what = p.T("answered.answer", request, answeredList(p, a.Answers))
 	case client.DecisionDeny:
 		what = p.T("answered.deny", request)
+		if a.Request == client.KindPlan {
+			what = p.T("answered.keep_planning", request)
+		}
 	default:
 		what = noDecision(p, a.Reason, request)
 	}

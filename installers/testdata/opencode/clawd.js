@@ -6,8 +6,9 @@
 // order; the hook passes them on to `clawd serve` over its socket and exits
 // at once when clawd is not running. For a permission request it waits for
 // the person's answer in clawd and sends it to opencode (once, always or
-// reject) through the client opencode hands its plugins; with no answer it
-// does nothing, and opencode's own prompt decides. Nothing here holds
+// reject) through the client opencode hands its plugins; for a question of
+// opencode's question tool, the person's answers (or a rejection). With no
+// answer it does nothing, and opencode's own prompt decides. Nothing here holds
 // opencode up: hooks run in the background, their errors are ignored, and
 // none lives longer than its timeout.
 import { spawn } from "node:child_process"
@@ -26,6 +27,9 @@ const DISPOSE_WAIT_MS = 1500
 const MAX_PROMPT = 4096
 // How many ids of tool calls and permission requests are remembered.
 const MAX_IDS = 1024
+// How much of a hook's answer is read: an answer to a question carries
+// the person's own text (clawd's client.MaxAnswerBody).
+const MAX_ANSWER = 1 << 20
 
 // opencode's placeholder titles (its own isDefaultTitle).
 const DEFAULT_TITLE = /^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -47,7 +51,7 @@ export const ClawdPlugin = async ({ client, directory }) => {
   const started = new Set() // tool parts sent as running
   const finished = new Set() // tool parts sent as ended
   const calls = new Map() // permission request id → tool call id
-  const waiting = new Map() // permission request id → { child, replied }
+  const waiting = new Map() // permission or question request id → { child, replied }
 
   const session = (id) => {
     let s = sessions.get(id)
@@ -124,7 +128,7 @@ export const ClawdPlugin = async ({ client, directory }) => {
         if (read) {
           child.stdout.setEncoding("utf8")
           child.stdout.on("data", (d) => {
-            if (out.length < 65536) out += d
+            if (out.length < MAX_ANSWER) out += d
           })
         }
         child.stdin.on("error", () => {})
@@ -149,29 +153,39 @@ export const ClawdPlugin = async ({ client, directory }) => {
       })
   }
 
-  // ask runs the blocking hook of a permission request once the events
-  // before it went out, and sends opencode the person's answer.
-  const ask = (event) => {
-    const p = event.properties || {}
-    if (!p.id || !p.sessionID) return
-    const callID = p.tool?.callID
-    if (callID) note(calls, p.id, callID)
+  // block runs the blocking hook of request p (a permission request or a
+  // question, id p.id) with payload once the events before it went out,
+  // and hands what it printed to answer, unless opencode had its answer
+  // meanwhile (settled).
+  const block = (type, p, payload, answer) => {
     const w = { child: null, replied: false }
     note(waiting, p.id, w)
-    const payload = { clawd: context(p.sessionID, callID ? { callID } : {}), ...event }
     tail
       .then(async () => {
         if (w.replied) return
-        const out = await hook(event.type, payload, PERMISSION_TIMEOUT_MS, true, (child) => {
+        const out = await hook(type, payload, PERMISSION_TIMEOUT_MS, true, (child) => {
           w.child = child
           if (w.replied) child.kill()
         })
         if (waiting.get(p.id) === w) waiting.delete(p.id)
         if (w.replied) return
-        const answer = decision(out)
-        if (answer) await reply(p, answer)
+        await answer(out)
       })
       .catch(() => {})
+  }
+
+  // ask runs the blocking hook of a permission request and sends opencode
+  // the person's answer.
+  const ask = (event) => {
+    const p = event.properties || {}
+    if (!p.id || !p.sessionID) return
+    const callID = p.tool?.callID
+    if (callID) note(calls, p.id, callID)
+    const payload = { clawd: context(p.sessionID, callID ? { callID } : {}), ...event }
+    block(event.type, p, payload, async (out) => {
+      const answer = decision(out)
+      if (answer) await reply(p, answer)
+    })
   }
   const decision = (out) => {
     try {
@@ -202,18 +216,70 @@ export const ClawdPlugin = async ({ client, directory }) => {
       })
     } catch {}
   }
-  // replied: opencode's prompt (or clawd) answered; a hook still waiting
-  // for clawd has nothing left to wait for.
-  const replied = (event) => {
+  // question runs the blocking hook of a question of opencode's question
+  // tool, as ask does a permission's, and sends opencode the person's
+  // answers: one list of labels (and text of their own) per question, or a
+  // rejection, which ends the turn.
+  const question = (event) => {
     const p = event.properties || {}
-    const w = waiting.get(p.requestID)
+    if (!p.id || !p.sessionID) return
+    const callID = p.tool?.callID
+    const payload = {
+      clawd: context(p.sessionID, callID ? { callID } : {}),
+      id: event.id,
+      type: event.type,
+      properties: { id: p.id, sessionID: p.sessionID, questions: p.questions, tool: p.tool },
+    }
+    block(event.type, p, payload, async (out) => {
+      const answer = answers(out)
+      if (answer) await answerQuestion(p, answer)
+    })
+  }
+  const answers = (out) => {
+    try {
+      const d = JSON.parse(out.trim() || "{}")
+      if (d && Array.isArray(d.answers) && d.answers.every((a) => Array.isArray(a) && a.every((x) => typeof x === "string"))) {
+        return { answers: d.answers }
+      }
+      if (d && d.reply === "reject") return { reject: true }
+    } catch {}
+    return null
+  }
+  const answerQuestion = async (p, answer) => {
+    try {
+      const post = client?._client?.post
+      if (!post) return
+      if (answer.reject) {
+        await post({ url: "/question/{requestID}/reject", path: { requestID: p.id } })
+        return
+      }
+      await post({
+        url: "/question/{requestID}/reply",
+        path: { requestID: p.id },
+        body: { answers: answer.answers },
+        headers: { "Content-Type": "application/json" },
+      })
+    } catch {}
+  }
+  // settled: the question was answered or rejected in opencode (or by
+  // clawd); a hook still waiting has nothing left to wait for. What the
+  // person answered is theirs: it is not passed on.
+  const settled = (id) => {
+    const w = waiting.get(id)
     if (w) {
-      waiting.delete(p.requestID)
+      waiting.delete(id)
       w.replied = true
       try {
         w.child?.kill()
       } catch {}
     }
+  }
+
+  // replied: opencode's prompt (or clawd) answered; a hook still waiting
+  // for clawd has nothing left to wait for.
+  const replied = (event) => {
+    const p = event.properties || {}
+    settled(p.requestID)
     if (!p.sessionID) return
     const callID = calls.get(p.requestID)
     calls.delete(p.requestID)
@@ -347,6 +413,13 @@ export const ClawdPlugin = async ({ client, directory }) => {
         return
       case "permission.replied":
         replied(event)
+        return
+      case "question.asked":
+        question(event)
+        return
+      case "question.replied":
+      case "question.rejected":
+        settled(p.requestID)
         return
     }
   }

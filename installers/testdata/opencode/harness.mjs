@@ -10,8 +10,8 @@
 // until the plugin is quiet. FIXTURES is a folder of recorded calls
 // (NN-event.<type>.json, NN-hook.chat.message.json, NN-hook.dispose.json):
 // they are handed to the plugin in order, each once the hooks of the one
-// before have finished (those of permission requests too, unless the fake
-// clawd blocks them: FAKE_CLAWD_BLOCK=1). The client the plugin gets
+// before have finished (those of permission requests and questions too,
+// unless the fake clawd blocks them: FAKE_CLAWD_BLOCK=1). The client the plugin gets
 // records what it is asked.
 //
 // FIXTURES "-" hands it nothing; HARNESS_FLOOD=N first makes N
@@ -53,16 +53,17 @@ const client = {
 
 const block = process.env.FAKE_CLAWD_BLOCK === "1"
 const noWait = process.env.HARNESS_NOWAIT === "1"
-// quiet resolves once no hook process runs but blocked permission hooks
-// and the plugin has nothing more to start.
+// quiet resolves once no hook process runs but blocked permission and
+// question hooks and the plugin has nothing more to start.
+const blocked = (s) => block && (s.event === "permission.asked" || s.event === "question.asked")
 const quiet = async () => {
   for (let i = 0; i < 2000; i++) {
     await new Promise((r) => setTimeout(r, 5))
-    const busy = spawns.filter((s) => !s.done && !(block && s.event === "permission.asked"))
+    const busy = spawns.filter((s) => !s.done && !blocked(s))
     if (busy.length === 0) {
       // Let promise chains run that start the next hook.
       await new Promise((r) => setTimeout(r, 20))
-      if (spawns.every((s) => s.done || (block && s.event === "permission.asked"))) return
+      if (spawns.every((s) => s.done || blocked(s))) return
     }
   }
   throw new Error("the plugin's hooks did not finish")

@@ -284,18 +284,82 @@ function makeRequest(p) {
     }, (e) => { details.querySelector("pre").textContent = e.message; });
   });
   const buttons = el("div", {class: "buttons"});
-  const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p, body, ev.currentTarget)}, label);
+  const button = (label, body, cls) => el("button", {type: "button", class: cls || "", onclick: (ev) => decide(p, typeof body === "function" ? body() : body, ev.currentTarget)}, label);
   if (p.kind === "permission") {
     buttons.append(button(t("dashboard.allow"), {behavior: "allow"}, "allow"), button(t("dashboard.deny"), {behavior: "deny"}, "deny"));
     // An offer reads as the agent's own label ("Always allow Bash(npm
     // test:*)"), which says what it does.
     (p.suggestions || []).forEach((s, i) => buttons.append(button(s, {behavior: "allow", suggestion: i + 1})));
   } else if (p.kind === "plan") {
-    buttons.append(button(t("dashboard.approve_plan"), {behavior: "allow"}, "allow"));
+    li.append(makePlan(p, buttons, button));
+  } else if (p.kind === "question" && p.answerable && p.asks) {
+    li.querySelector(".options").hidden = true;
+    li.append(makeAsks(p, buttons, button));
   }
   buttons.append(button(t("dashboard.terminal"), {behavior: "terminal"}));
   li.append(...[buttons, requestChange(p), details].filter(Boolean));
   return li;
+}
+
+// makeAsks is a question's form: each question with its options, as
+// buttons that answer at once when one click says it all (one question,
+// one option to pick), else as radio buttons or checkboxes; a field for
+// an answer of one's own where the question takes one; and Send, which
+// answers every question at once. Labels go back exactly as the agent
+// wrote them; what the card shows of them is the runtime's inert text.
+function makeAsks(p, buttons, button) {
+  const form = el("div", {class: "asks"});
+  const fields = p.asks.map((q, i) => {
+    const set = el("fieldset", {class: "ask"}, el("legend", {}, q.title + (q.multi ? t("dashboard.several") : "")));
+    const inputs = [];
+    q.options.forEach((o, j) => {
+      const desc = o.description ? el("span", {class: "desc"}, o.description) : null;
+      if (p.one_at_a_time) {
+        const b = button(o.text, {behavior: "answer", answers: [{labels: [o.label]}]}, "option");
+        if (desc) b.append(" ", desc);
+        set.append(b);
+        return;
+      }
+      const input = el("input", {type: q.multi ? "checkbox" : "radio", name: "ask-" + p.id + "-" + i, value: String(j)});
+      inputs.push([input, o.label]);
+      set.append(el("label", {class: "option"}, input, " " + o.text, desc ? " " : null, desc));
+    });
+    let other = null;
+    if (q.custom) {
+      other = el("input", {type: "text", class: "other", maxlength: "8192", placeholder: t("dashboard.other"), "aria-label": t("dashboard.other")});
+      set.append(other);
+    }
+    form.append(set);
+    return {inputs, other};
+  });
+  const answers = () => fields.map(({inputs, other}) => {
+    const a = {labels: inputs.filter(([input]) => input.checked).map(([, label]) => label)};
+    if (other && other.value.trim()) a.text = other.value;
+    return a;
+  });
+  if (!p.one_at_a_time || fields.some((f) => f.other)) {
+    const send = button(t("dashboard.send"), () => ({behavior: "answer", answers: answers()}), "allow send");
+    const ready = () => { send.disabled = !answers().some((a) => a.labels.length || a.text); };
+    form.addEventListener("input", ready);
+    form.addEventListener("change", ready);
+    ready();
+    buttons.append(send);
+  }
+  return form;
+}
+
+// makePlan is a plan's review: the plan as text (its lines as the
+// runtime sent them), a field for what to plan further, Approve and Keep
+// planning.
+function makePlan(p, buttons, button) {
+  const box = el("div", {class: "plan"}, el("pre", {class: "plan-text"}));
+  box.querySelector("pre").textContent = (p.plan_lines || []).join("\n");
+  if (p.plan_truncated) box.append(el("p", {class: "plan-more"}, t("dashboard.plan_more")));
+  const message = el("textarea", {class: "keep-message", rows: "2", maxlength: "8192", placeholder: t("dashboard.keep_message"), "aria-label": t("dashboard.keep_message")});
+  box.append(message);
+  buttons.append(button(t("dashboard.approve_plan"), {behavior: "allow"}, "allow"),
+    button(t("dashboard.keep_planning"), () => ({behavior: "deny", message: message.value.trim()}), "deny keep"));
+  return box;
 }
 
 function updateRequest(li, p) {
