@@ -172,7 +172,7 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	chctx, stopChannels := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopChannels()
 	if t := cfg.Channels.Telegram; t.Enabled {
-		ch := telegram.New(telegram.Options{Runtime: srv, Home: e.home(), TokenFile: t.TokenPath(e.home()), APIURL: t.APIURL,
+		ch := telegram.New(telegram.Options{Runtime: srv, Answers: telegram.QuestionAnswerer{Runtime: srv}, Home: e.home(), TokenFile: t.TokenPath(e.home()), APIURL: t.APIURL,
 			Lifetime: cfg.Permissions.Timeout, Printer: e.printer(), Log: log, Now: e.now})
 		wg.Go(func() { ch.Run(chctx) })
 	}

@@ -40,6 +40,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -55,12 +56,31 @@ type Runtime interface {
 }
 
 // Answerer answers a question with the labels of the options picked,
-// for the client via. Without one (Options.Answers nil, as clawd serve
-// runs the channel today: the broker takes allow, deny and terminal
-// only), a question's options are shown as text and its one button
+// for the client via (QuestionAnswerer: the runtime's broker). Without one
+// (Options.Answers nil), or for a question one tap cannot answer (see
+// oneTap), a question's options are shown as text and its one button
 // leaves it to the agent's terminal.
 type Answerer interface {
 	AnswerQuestion(id string, labels []string, via string) (client.PermissionView, error)
+}
+
+// oneTap reports whether a question can be answered by one button of the
+// phone: clawd can hand the agent its answer, it is one question, and one
+// option answers it. Several questions, a multi-select or only free text
+// go to the agent's terminal (or the dashboard).
+func oneTap(v client.PermissionView) bool {
+	return v.Kind == client.KindQuestion && v.Answerable && len(v.Questions) == 1 &&
+		!v.Questions[0].MultiSelect && len(v.Questions[0].Options) > 0 && len(v.Options) > 0
+}
+
+// QuestionAnswerer is the Answerer of a runtime: one label, for a
+// question oneTap lets the phone answer.
+type QuestionAnswerer struct{ Runtime Runtime }
+
+// AnswerQuestion answers request id's one question with labels.
+func (q QuestionAnswerer) AnswerQuestion(id string, labels []string, via string) (client.PermissionView, error) {
+	return q.Runtime.Decide(id, client.DecisionBody{Behavior: client.AnswerQuestions,
+		Answers: []agents.Answer{{Labels: labels}}, Via: via})
 }
 
 // Defaults and limits of the channel.
@@ -596,7 +616,7 @@ func (c *Channel) add(v client.PermissionView) {
 		c.mu.Unlock()
 		return
 	}
-	options := c.o.Answers != nil && v.Kind == client.KindQuestion && len(v.Options) > 0
+	options := c.o.Answers != nil && oneTap(v)
 	cd, err := newCard(c.o.Printer, v, paired.ChatID, now, c.o.Random, options)
 	if err != nil {
 		c.mu.Unlock()

@@ -419,6 +419,32 @@ func TestPlanAndQuestion(t *testing.T) {
 	}
 }
 
+// TestQuestionAnsweredFromPhone: with the runtime's own answerer, a tap on
+// an option of a one-question, single-select question answers the agent
+// (the hook gets Claude Code's updatedInput with the answer); a
+// multi-select question offers only the terminal.
+func TestQuestionAnsweredFromPhone(t *testing.T) {
+	r := newRig(t, rigOptions{paired: &person, runtimeAnswers: true})
+	r.waitPaired()
+	question := `{"tool_input":{"questions":[{"question":"Which database?","header":"DB","multiSelect":false,` +
+		`"options":[{"label":"Postgres","description":"p"},{"label":"SQLite","description":"s"}]}]}}`
+	hook := r.askRaw("sq", "AskUserQuestion", question)
+	m := r.card(person.ID, "Which database?")
+	q := r.press(person, m, "SQLite")
+	r.answerTo(q)
+	h := r.hookAnswer(hook)
+	if h.ans.Decision == nil || !h.ans.Decision.Allow || !strings.Contains(string(h.ans.Decision.UpdatedInput), `"Which database?":"SQLite"`) {
+		t.Fatalf("hook got %+v, want an allow carrying the answer SQLite", h.ans)
+	}
+	multi := `{"tool_input":{"questions":[{"question":"Which features?","header":"F","multiSelect":true,` +
+		`"options":[{"label":"Auth","description":"a"},{"label":"Export","description":"e"}]}]}}`
+	r.askRaw("sm", "AskUserQuestion", multi)
+	m = r.card(person.ID, "Which features?")
+	if got, want := m.Labels(), []string{"Answer in terminal"}; !slices.Equal(got, want) {
+		t.Errorf("multi-select buttons %q, want %q", got, want)
+	}
+}
+
 // TestQuestionWithoutAnswers: without an answer API a question's options
 // are text and the only button is the terminal.
 func TestQuestionWithoutAnswers(t *testing.T) {

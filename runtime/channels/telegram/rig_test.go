@@ -77,11 +77,13 @@ type rig struct {
 }
 
 type rigOptions struct {
-	noRoots  bool // the client does not trust the test CA
-	answers  telegram.Answerer
-	lifetime time.Duration
-	paired   *faketelegram.User
-	group    *faketelegram.Chat
+	noRoots bool // the client does not trust the test CA
+	answers telegram.Answerer
+	// runtimeAnswers answers with the runtime's own QuestionAnswerer.
+	runtimeAnswers bool
+	lifetime       time.Duration
+	paired         *faketelegram.User
+	group          *faketelegram.Chat
 }
 
 func newRig(t *testing.T, o rigOptions) *rig {
@@ -114,7 +116,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 		r.pair(*o.paired, o.group)
 	}
 	opts := telegram.Options{
-		Runtime: r.srv, Answers: o.answers, Home: r.home, TokenFile: tokenFile, APIURL: r.api.URL(),
+		Runtime: r.srv, Answers: answerer(o, r), Home: r.home, TokenFile: tokenFile, APIURL: r.api.URL(),
 		RootCAs: r.api.CertPool(), PollTimeout: 5 * time.Second, Lifetime: o.lifetime, Log: log, Now: r.clock.now,
 		// The waits between tries are short, not gone: a cut network is
 		// tried again at once, but not in a hot loop.
@@ -356,3 +358,11 @@ func (r *rig) noSecrets() {
 
 // groupChat is a group the person and the stranger are both in.
 var groupChat = faketelegram.Chat{ID: -100300, Type: "supergroup", Title: "team"}
+
+// answerer is the rig's Answerer: the test's, or the runtime's own.
+func answerer(o rigOptions, r *rig) telegram.Answerer {
+	if o.runtimeAnswers {
+		return telegram.QuestionAnswerer{Runtime: r.srv}
+	}
+	return o.answers
+}
