@@ -44,6 +44,13 @@ type Agent struct {
 	Notes []string
 	// Verified says how what clawd does for the agent was checked.
 	Verified Verification
+	// Custom marks an agent the person declared in config.toml (see
+	// SetCustom): it reports its own state over POST /state, and clawd
+	// answers none of its permission requests.
+	Custom bool
+	// Icon is the tray icon a custom agent's idle sessions show (a
+	// tray/icons name); "" shows the state's own.
+	Icon string
 	// Unsupported, when set, says why clawd knows the agent but installs
 	// nothing for it: no source it can trust states its hook format. Such
 	// an agent has no hooks and no decoder.
@@ -200,10 +207,15 @@ var registry = []*Agent{
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }
 
-// Lookup finds an agent by id or alias, case-insensitively. It returns nil
-// for an unknown name.
+// Lookup finds an agent by id or alias, case-insensitively, among the
+// supported agents and the registered custom ones (SetCustom). It returns
+// nil for an unknown name: a custom- id that is not registered is no
+// agent at all, never another's.
 func Lookup(name string) *Agent {
 	name = strings.ToLower(strings.TrimSpace(name))
+	if strings.HasPrefix(name, CustomPrefix) {
+		return lookupCustom(name)
+	}
 	for _, a := range registry {
 		if a.ID == name {
 			return a
