@@ -202,6 +202,8 @@ type Supports struct {
 var registry = []*Agent{
 	Claude, Codex, Gemini, Qwen, Copilot, Opencode,
 	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
+	// Beyond the seed.
+	Droid,
 }
 
 // All returns the supported agents.

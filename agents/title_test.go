@@ -208,6 +208,7 @@ func TestResume(t *testing.T) {
 		"qwen":     "qwen --resume ID",
 		"copilot":  "copilot --resume=ID",
 		"opencode": "opencode --session ID",
+		"droid":    "droid --resume ID",
 	}
 	// The agents that came with the rest of the seed's (their files say
 	// how each was verified): clawd knows no resume by id of theirs.

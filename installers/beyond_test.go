@@ -1,0 +1,96 @@
+package installers
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/golden"
+)
+
+// beyondCases are the golden cases of the agents past the seed's, under
+// testdata/<agent>/<case>/: in (the user's file, absent for "missing"),
+// installed = install(in) with goldenBinary, and uninstall(installed)
+// giving in back byte for byte (no file for "missing"); or error.txt when
+// install must refuse the file and leave it as it is.
+var beyondCases = []struct {
+	agent   *agents.Agent
+	file    string // the settings file, relative to HOME
+	name    string
+	// stale: in holds clawd's entries already, so uninstall gives back
+	// in without them (uninstalled), not in.
+	stale   bool
+	wantErr error
+}{
+	{agents.Droid, ".factory/hooks.json", "missing", false, nil},
+	{agents.Droid, ".factory/hooks.json", "foreign-hooks", false, nil},
+	{agents.Droid, ".factory/hooks.json", "stale", true, nil},
+	{agents.Droid, ".factory/hooks.json", "not-object", false, ErrUnexpectedShape},
+	{agents.Droid, ".factory/hooks.json", "event-not-array", false, ErrUnexpectedShape},
+}
+
+func TestBeyondGolden(t *testing.T) {
+	for _, tc := range beyondCases {
+		t.Run(tc.agent.ID+"/"+tc.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", tc.agent.ID, tc.name)
+			ext := filepath.Ext(tc.file)
+			in, err := os.ReadFile(filepath.Join(dir, "in"+ext))
+			missing := errors.Is(err, os.ErrNotExist)
+			if err != nil && !missing {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			path := filepath.Join(home, tc.file)
+			if !missing {
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, in, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			inst, err := For(tc.agent, envMap(map[string]string{"HOME": home}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = inst.Install(goldenBinary, Options{})
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Install(%s) = %v, want %v", tc.name, err, tc.wantErr)
+				}
+				if now, _ := os.ReadFile(path); string(now) != string(in) {
+					t.Errorf("Install(%s) refused yet changed the file:\n%s", tc.name, now)
+				}
+				msg := strings.ReplaceAll(err.Error(), home, "$HOME")
+				golden.Check(t, filepath.Join(dir, "error.txt"), []byte(msg+"\n"))
+				return
+			}
+			if err != nil {
+				t.Fatalf("Install(%s): %v", tc.name, err)
+			}
+			installed, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join(dir, "installed"+ext), installed)
+			if rep, err := inst.Install(goldenBinary, Options{}); err != nil || rep.Any() {
+				t.Errorf("second Install = %+v, %v; want nothing to do", rep, err)
+			}
+			if _, err := inst.Uninstall(Options{}); err != nil {
+				t.Fatalf("Uninstall: %v", err)
+			}
+			after, err := os.ReadFile(path)
+			switch {
+			case missing && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("after uninstall the file clawd created is there: %q (%v)", after, err)
+			case tc.stale:
+				golden.Check(t, filepath.Join(dir, "uninstalled"+ext), after)
+			case !missing && string(after) != string(in):
+				t.Errorf("after uninstall =\n%s\nwant the user's file back byte for byte\n%s", after, in)
+			}
+		})
+	}
+}
