@@ -17,9 +17,9 @@ import (
 // giving in back byte for byte (no file for "missing"); or error.txt when
 // install must refuse the file and leave it as it is.
 var beyondCases = []struct {
-	agent   *agents.Agent
-	file    string // the settings file, relative to HOME
-	name    string
+	agent *agents.Agent
+	file  string // the settings file, relative to HOME
+	name  string
 	// stale: in holds clawd's entries already, so uninstall gives back
 	// in without them (uninstalled), not in.
 	stale   bool
@@ -92,5 +92,49 @@ func TestBeyondGolden(t *testing.T) {
 				t.Errorf("after uninstall =\n%s\nwant the user's file back byte for byte\n%s", after, in)
 			}
 		})
+	}
+}
+
+// TestClineFiles: clawd's hook files for Cline are bash scripts that run
+// the hook for their event; a file of the person's at one of their places
+// stops the install untouched, and one clawd wrote for another binary is
+// rewritten for this one. Uninstall leaves the person's own hooks.
+func TestClineFiles(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".cline", "hooks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := NewCline(envMap(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "PreToolUse.bash")
+	if err := os.WriteFile(mine, []byte("#!/bin/bash\necho mine\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.Install(goldenBinary, Options{}); !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("Install beside the person's PreToolUse.bash = %v, want ErrNotOurs", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("a refused install wrote files: %v", entries)
+	}
+	os.Rename(mine, filepath.Join(dir, "PreToolUse"))
+	if _, err := inst.Install("/old/bin/clawd", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := inst.Install(goldenBinary, Options{})
+	if err != nil || len(rep.Files) != len(agents.Cline.Hooks) {
+		t.Fatalf("Install for a moved clawd = %+v, %v", rep, err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "TaskStart.bash"))
+	if want := "#!/bin/bash\n" + clineMarker + "\nexec /usr/local/bin/clawd hook cline TaskStart\n"; err != nil || string(got) != want {
+		t.Errorf("TaskStart.bash = %q (%v), want %q", got, err, want)
+	}
+	if _, err := inst.Uninstall(Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 || entries[0].Name() != "PreToolUse" {
+		t.Errorf("after uninstall the folder holds %v, want the person's PreToolUse alone", entries)
 	}
 }

@@ -82,6 +82,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.ZCode.ID:       func(getenv func(string) string) (Installer, error) { return NewZCode(getenv) },
 	agents.Reasonix.ID:    func(getenv func(string) string) (Installer, error) { return NewReasonix(getenv) },
 	agents.Droid.ID:       func(getenv func(string) string) (Installer, error) { return NewDroid(getenv) },
+	agents.Cline.ID:       func(getenv func(string) string) (Installer, error) { return NewCline(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
