@@ -217,6 +217,7 @@ func TestResume(t *testing.T) {
 		want[id] = "none"
 	}
 	// Past the seed: no resume by id that was seen to work.
+	want["kilo"] = "kilo --session ID"
 	for _, id := range []string{"cline"} {
 		want[id] = "none"
 	}

@@ -83,6 +83,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Reasonix.ID:    func(getenv func(string) string) (Installer, error) { return NewReasonix(getenv) },
 	agents.Droid.ID:       func(getenv func(string) string) (Installer, error) { return NewDroid(getenv) },
 	agents.Cline.ID:       func(getenv func(string) string) (Installer, error) { return NewCline(getenv) },
+	agents.Kilo.ID:        func(getenv func(string) string) (Installer, error) { return NewKilo(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
