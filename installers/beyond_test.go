@@ -30,6 +30,8 @@ var beyondCases = []struct {
 	{agents.Droid, ".factory/hooks.json", "stale", true, nil},
 	{agents.Droid, ".factory/hooks.json", "not-object", false, ErrUnexpectedShape},
 	{agents.Droid, ".factory/hooks.json", "event-not-array", false, ErrUnexpectedShape},
+	{agents.Auggie, ".augment/settings.json", "missing", false, nil},
+	{agents.Auggie, ".augment/settings.json", "foreign-hooks", false, nil},
 }
 
 func TestBeyondGolden(t *testing.T) {

@@ -84,6 +84,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Droid.ID:       func(getenv func(string) string) (Installer, error) { return NewDroid(getenv) },
 	agents.Cline.ID:       func(getenv func(string) string) (Installer, error) { return NewCline(getenv) },
 	agents.Kilo.ID:        func(getenv func(string) string) (Installer, error) { return NewKilo(getenv) },
+	agents.Auggie.ID:      func(getenv func(string) string) (Installer, error) { return NewAuggie(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
