@@ -75,7 +75,7 @@ var Droid = &Agent{
 	DecodeTruncated: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeDroid(b, ev, env, now, true)
 	},
-	Describe:   droidDescribe,
+	Describe:   toolRequest,
 	NoDecision: noOutput,
 	Render:     droidRender,
 	// -r, --resume [sessionId], as droid --help says.
@@ -150,9 +150,10 @@ func decodeDroid(b []byte, hookEvent string, env Env, now time.Time, truncated b
 	return e, nil
 }
 
-// droidDescribe says what a PreToolUse that asks wants: the tool input,
-// summed up by the field a person decides on (an Execute's command).
-func droidDescribe(ev Event, payload []byte, cut bool) Request {
+// toolRequest says what a PreToolUse that asks wants (Droid's, Crush's):
+// the tool input, summed up by the field a person decides on (a command,
+// a file).
+func toolRequest(ev Event, payload []byte, cut bool) Request {
 	r := hookRequest(ev, payload, cut)
 	r.Summary = inputSummary(r.ToolInput)
 	return r

@@ -203,7 +203,7 @@ var registry = []*Agent{
 	Claude, Codex, Gemini, Qwen, Copilot, Opencode,
 	Pi, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
 	// Beyond the seed.
-	Droid, Cline, Kilo, Auggie,
+	Droid, Cline, Kilo, Auggie, Crush,
 }
 
 // All returns the supported agents.

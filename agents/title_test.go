@@ -218,7 +218,7 @@ func TestResume(t *testing.T) {
 	}
 	// Past the seed: no resume by id that was seen to work.
 	want["kilo"] = "kilo --session ID"
-	for _, id := range []string{"cline", "auggie"} {
+	for _, id := range []string{"cline", "auggie", "crush"} {
 		want[id] = "none"
 	}
 	for _, a := range All() {

@@ -32,6 +32,8 @@ var beyondCases = []struct {
 	{agents.Droid, ".factory/hooks.json", "event-not-array", false, ErrUnexpectedShape},
 	{agents.Auggie, ".augment/settings.json", "missing", false, nil},
 	{agents.Auggie, ".augment/settings.json", "foreign-hooks", false, nil},
+	{agents.Crush, ".config/crush/crush.json", "missing", false, nil},
+	{agents.Crush, ".config/crush/crush.json", "foreign-hooks", false, nil},
 }
 
 func TestBeyondGolden(t *testing.T) {

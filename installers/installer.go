@@ -85,6 +85,7 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.Cline.ID:       func(getenv func(string) string) (Installer, error) { return NewCline(getenv) },
 	agents.Kilo.ID:        func(getenv func(string) string) (Installer, error) { return NewKilo(getenv) },
 	agents.Auggie.ID:      func(getenv func(string) string) (Installer, error) { return NewAuggie(getenv) },
+	agents.Crush.ID:       func(getenv func(string) string) (Installer, error) { return NewCrush(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv
