@@ -11,7 +11,8 @@ import (
 // ($KILO_CONFIG_DIR, else $XDG_CONFIG_HOME/kilo or ~/.config/kilo), the
 // same plugin API, bus events and permission replies as opencode 1.18
 // (observed: session.created, chat.message, tool parts, session.status,
-// session.idle; `kilo run` is its headless run). clawd hooks it with its
+// session.idle, permission.asked answered through the plugin's client in
+// the TUI; `kilo run` is its headless run). clawd hooks it with its
 // opencode plugin, which runs `clawd hook kilo <event>`, and reads what
 // the plugin sends exactly as opencode's (see Opencode for the events and
 // what they become), under Kilo's id.
@@ -25,7 +26,8 @@ var Kilo = &Agent{
 	Verified: VerifiedRealCLI,
 	Notes: []string{
 		"clawd hooks Kilo Code with a plugin (plugin/clawd.js in its config folder), the one it writes for opencode, of which Kilo is a fork: Kilo loads plugins when it starts, so restart a running kilo after installing",
-		"kilo run rejects every permission request by itself at once: clawd shows those sessions as headless and answers nothing there; the TUI waits for clawd's answer (verified in kilo run only: its TUI was not run here)",
+		"kilo run rejects every permission request by itself at once: clawd shows those sessions as headless and answers nothing there; the TUI waits for clawd's answer, and its own prompt closes when clawd answers",
+		"Ctrl-C does not quit Kilo's TUI; /exit does, and ends the session in clawd",
 	},
 	Settings: "plugin/clawd.js in $KILO_CONFIG_DIR, else $XDG_CONFIG_HOME/kilo or ~/.config/kilo",
 	ConfigDir: func(getenv Env) (string, error) {

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clawdhq/clawd/internal/fakeopenai"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // The Kilo Code tests drive the real Kilo Code CLI (npm @kilocode/cli,
@@ -28,6 +30,55 @@ const kiloAPIKey = "sk-clawd-e2e-fake-kilo"
 func kiloPath(t *testing.T) string {
 	t.Helper()
 	return cachedCLI(t, "Kilo Code", kiloVersion, "CLAWD_E2E_KILO", "kilo", "node_modules", ".bin", "kilo")
+}
+
+// kiloWorld is a world with a Kilo config folder and a fake model API.
+type kiloWorld struct {
+	*world
+	bin, configDir string
+	api            *fakeopenai.Server
+	// userConfig is the kilo.json the user wrote.
+	userConfig []byte
+}
+
+// newKiloWorld writes a user's kilo.json with the fake API as its model
+// provider and permission (nil: Kilo's defaults) as its rules.
+func newKiloWorld(t *testing.T, script fakeopenai.Script, permission map[string]any) *kiloWorld {
+	t.Helper()
+	w := &kiloWorld{world: newWorld(t), bin: kiloPath(t)}
+	checkCLIVersion(t, w.bin, kiloVersion)
+	w.api = fakeopenai.New(script)
+	w.api.Start()
+	t.Cleanup(w.api.Close)
+	w.configDir = filepath.Join(w.home, ".config", "kilo")
+	if err := os.MkdirAll(w.configDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := opencodeUserConfig(w.api.URL() + "/v1")
+	delete(cfg, "$schema")
+	cfg["provider"].(map[string]any)["fake"].(map[string]any)["options"] = map[string]any{"baseURL": w.api.URL() + "/v1", "apiKey": kiloAPIKey}
+	if permission != nil {
+		cfg["permission"] = permission
+	}
+	var err error
+	if w.userConfig, err = json.MarshalIndent(cfg, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.configDir, "kilo.json"), w.userConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// kiloEnv is the whole environment of kilo: its XDG folders in the
+// world's home, no catalog, update or share, every proxy the fake.
+func (w *kiloWorld) kiloEnv() []string {
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "CLAWD_HOME=" + w.clawdHome,
+		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(w.home, ".local", "state"),
+		"KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_SHARE=1",
+		"TERM=xterm-256color", "LANG=C.UTF-8", "SHELL=/bin/bash", "XDG_RUNTIME_DIR=" + w.dir}, proxyEnv(w.api.URL())...)
+	return append(env, raceEnv()...)
 }
 
 // TestKiloRun: with `clawd install kilo`'s plugin, `kilo run` that runs
@@ -46,28 +97,10 @@ func TestKiloRun(t *testing.T) {
 		final   = "Wrote hello to out.txt."
 		message = "Please " + marker + " now"
 	)
-	w := newWorld(t)
-	bin := kiloPath(t)
-	checkCLIVersion(t, bin, kiloVersion)
-	api := fakeopenai.New(fakeopenai.Script{Model: fakeopenai.DefaultModel, Conversations: []fakeopenai.Conversation{{Match: marker, Steps: []fakeopenai.Step{
+	w := newKiloWorld(t, fakeopenai.Script{Model: fakeopenai.DefaultModel, Conversations: []fakeopenai.Conversation{{Match: marker, Steps: []fakeopenai.Step{
 		fakeopenai.Tool("bash", map[string]any{"command": "echo hello > out.txt", "description": "write a file"}), fakeopenai.Text(final),
-	}}}})
-	api.Start()
-	t.Cleanup(api.Close)
-	configDir := filepath.Join(w.home, ".config", "kilo")
-	if err := os.MkdirAll(configDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := opencodeUserConfig(api.URL() + "/v1")
-	delete(cfg, "$schema")
-	cfg["provider"].(map[string]any)["fake"].(map[string]any)["options"] = map[string]any{"baseURL": api.URL() + "/v1", "apiKey": kiloAPIKey}
-	userConfig, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(configDir, "kilo.json"), userConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	}}}}, nil)
+	configDir, userConfig, api, bin := w.configDir, w.userConfig, w.api, w.bin
 	serve := w.startServe()
 	events := w.startEvents()
 	events.sync(ctx)
@@ -81,12 +114,7 @@ func TestKiloRun(t *testing.T) {
 	}
 
 	cmd := exec.CommandContext(ctx, bin, "run", message)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "CLAWD_HOME=" + w.clawdHome,
-		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(w.home, ".local", "state"),
-		"KILO_DISABLE_MODELS_FETCH=1", "KILO_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_SHARE=1",
-		"LANG=C.UTF-8", "SHELL=/bin/bash", "XDG_RUNTIME_DIR=" + w.dir}, proxyEnv(api.URL())...)
-	cmd.Env = append(cmd.Env, raceEnv()...)
+	cmd.Env = w.kiloEnv()
 	cmd.Dir, cmd.WaitDelay = w.project, 5*time.Second
 	res := run(t, cmd)
 	if res.code != 0 || !strings.Contains(res.stdout, final) {
@@ -149,4 +177,81 @@ func TestKiloRun(t *testing.T) {
 	events.close()
 	serve.shutdown()
 	t.Logf("TestKiloRun took %v (kilo run %v)", time.Since(started).Round(time.Millisecond), res.dur.Round(time.Millisecond))
+}
+
+var (
+	// kiloHome is the TUI's input line, ready for a prompt.
+	kiloHome = regexp.MustCompile(`Ask anything`)
+	// kiloAsk is Kilo's own permission prompt.
+	kiloAsk = regexp.MustCompile(`Permission required`)
+)
+
+// TestKiloTUIPermission: in Kilo's TUI with bash set to ask, the request
+// shows in clawd, not headless, as Kilo's own prompt does; `clawd
+// permissions allow` runs the command and Kilo's prompt goes away. /exit
+// ends the session in clawd.
+func TestKiloTUIPermission(t *testing.T) {
+	t.Parallel()
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	const (
+		marker  = "E2E_KILO_ASK"
+		command = "echo yes > allowed.txt"
+		final   = "Wrote allowed.txt as approved."
+	)
+	w := newKiloWorld(t, fakeopenai.Script{Model: fakeopenai.DefaultModel, Conversations: []fakeopenai.Conversation{{Match: marker, Steps: []fakeopenai.Step{
+		fakeopenai.Tool("bash", map[string]any{"command": command, "description": "write a file"}), fakeopenai.Text(final),
+	}}}}, map[string]any{"bash": "ask"})
+	serve := w.startServe()
+	events := w.startEvents()
+	events.sync(ctx)
+	w.mustClawd(ctx, "install", "kilo")
+
+	tui := startTmux(t, w.project, 160, 50, w.kiloEnv(), []string{w.bin})
+	tui.deadline = deadline
+	tui.WaitFor(kiloHome, 150*time.Second)
+	prompt := "Please " + marker + " now"
+	tui.Type(prompt)
+	tui.WaitFor(regexp.MustCompile(regexp.QuoteMeta(prompt)), 10*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	tui.SendKeys("Enter")
+
+	list := w.waitPermissions(ctx, 90*time.Second, "kilo's request for "+command, func(l []client.PermissionView) bool { return len(l) > 0 })
+	p := list[0]
+	if len(list) != 1 || p.Agent != "kilo" || p.Kind != client.KindPermission || p.Tool != "bash" || p.Summary != command ||
+		p.Headless || p.Cwd != w.project || !strings.HasPrefix(p.SessionID, "ses_") {
+		t.Fatalf("listed requests = %+v, want one of kilo's bash %q, not headless, in the project", list, command)
+	}
+	tui.WaitFor(kiloAsk, 30*time.Second)
+	if r := w.mustPerm(ctx, "allow", p.ID); !strings.HasPrefix(r.stdout, "allowed "+p.ID) {
+		t.Errorf("clawd permissions allow %s printed %q", p.ID, r.stdout)
+	}
+	tui.WaitFor(regexp.MustCompile(regexp.QuoteMeta(final)), 60*time.Second)
+	if screen, gone := tui.awaitGone(kiloAsk, 10*time.Second); !gone {
+		t.Errorf("Kilo's own prompt is still there after clawd allowed:\n%s", screen)
+	}
+	if data, err := os.ReadFile(filepath.Join(w.project, "allowed.txt")); err != nil || string(data) != "yes\n" {
+		t.Errorf("allowed.txt = %q (%v): the allowed command did not run", data, err)
+	}
+	evs := events.waitFor(20*time.Second, "the turn's end", func(evs []event) bool {
+		return anyEvent(forSession(evs, p.SessionID), hasKind("turn.end"))
+	})
+	want := []string{"prompt.submit:thinking", "permission.request:waiting", "permission.granted:working", "tool.end:working", "turn.end:attention"}
+	if got := kindStates(forSession(evs, p.SessionID)); !subsequence(got, want) {
+		t.Errorf("events %v, want %v in this order", got, want)
+	}
+	// Ctrl-C does not quit Kilo's TUI (it clears the input): /exit does.
+	tui.Type("/exit")
+	time.Sleep(500 * time.Millisecond)
+	tui.SendKeys("Enter")
+	tui.WaitExit(30 * time.Second)
+	events.waitFor(20*time.Second, "the session's end", func(evs []event) bool {
+		return anyEvent(forSession(evs, p.SessionID), hasKind("session.end"))
+	})
+	w.mustClawd(ctx, "uninstall", "kilo")
+	events.close()
+	serve.shutdown()
+	t.Logf("TestKiloTUIPermission took %v", time.Since(started).Round(time.Millisecond))
 }
