@@ -105,14 +105,14 @@ func TestOpencodeV2Answers(t *testing.T) {
 
 // TestOpencodeV1StaysV1: a v1 payload of an event both versions have
 // still decodes as v1 (properties.info), and the v1 plugin's events are
-// its own eleven.
+// its own twelve (question.asked among them).
 func TestOpencodeV1StaysV1(t *testing.T) {
 	e, err := Opencode.Decode([]byte(`{"type":"session.created","properties":{"info":{"id":"ses_v1","directory":"/p","title":"Fix it"}},"clawd":{"directory":"/p","pid":7}}`),
 		"session.created", func(string) string { return "" }, time.Now())
 	if err != nil || e.SessionID != "ses_v1" || e.AgentPID != 7 || e.Title != "Fix it" {
 		t.Errorf("v1 session.created = %+v, %v; want ses_v1 decoded as v1", e, err)
 	}
-	if n := len(OpencodeV1Hooks()); n != 11 {
-		t.Errorf("OpencodeV1Hooks = %d events, want the v1 plugin's 11", n)
+	if n := len(OpencodeV1Hooks()); n != 12 {
+		t.Errorf("OpencodeV1Hooks = %d events, want the v1 plugin's 12", n)
 	}
 }

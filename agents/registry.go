@@ -54,6 +54,13 @@ type Agent struct {
 	// the agent ran. `clawd agents` shows them; `clawd doctor` warns when
 	// the installed release is newer than all of them.
 	Tested []string
+	// Custom marks an agent the person declared in config.toml (see
+	// SetCustom): it reports its own state over POST /state, and clawd
+	// answers none of its permission requests.
+	Custom bool
+	// Icon is the tray icon a custom agent's idle sessions show (a
+	// tray/icons name); "" shows the state's own.
+	Icon string
 	// Unsupported, when set, says why clawd knows the agent but installs
 	// nothing for it: no source it can trust states its hook format. Such
 	// an agent has no hooks and no decoder.
@@ -224,15 +231,22 @@ type Supports struct {
 var registry = []*Agent{
 	Claude, Codex, Gemini, Qwen, Copilot, Opencode,
 	Pi, OMP, OpenClaw, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
+	// Beyond the seed.
+	Droid, Cline, Kilo, Auggie, Crush,
 }
 
 // All returns the supported agents.
 func All() []*Agent { return append([]*Agent(nil), registry...) }
 
-// Lookup finds an agent by id or alias, case-insensitively. It returns nil
-// for an unknown name.
+// Lookup finds an agent by id or alias, case-insensitively, among the
+// supported agents and the registered custom ones (SetCustom). It returns
+// nil for an unknown name: a custom- id that is not registered is no
+// agent at all, never another's.
 func Lookup(name string) *Agent {
 	name = strings.ToLower(strings.TrimSpace(name))
+	if strings.HasPrefix(name, CustomPrefix) {
+		return lookupCustom(name)
+	}
 	for _, a := range registry {
 		if a.ID == name {
 			return a

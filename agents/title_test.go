@@ -208,11 +208,17 @@ func TestResume(t *testing.T) {
 		"qwen":     "qwen --resume ID",
 		"copilot":  "copilot --resume=ID",
 		"opencode": "opencode --session ID",
+		"droid":    "droid --resume ID",
 	}
 	// The agents that came with the rest of the seed's (their files say
 	// how each was verified): clawd knows no resume by id of theirs.
 	for _, id := range []string{"pi", "omp", "openclaw", "qoder", "cursor", "codebuddy", "kiro", "kimi", "antigravity", "grok", "workbuddy",
 		"qwenwork", "traecode", "minimax", "zcode", "codewhale", "reasonix"} {
+		want[id] = "none"
+	}
+	// Past the seed: no resume by id that was seen to work.
+	want["kilo"] = "kilo --session ID"
+	for _, id := range []string{"cline", "auggie", "crush"} {
 		want[id] = "none"
 	}
 	for _, a := range All() {

@@ -164,7 +164,11 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 			"event", ev.HookEvent, "session", ev.SessionID, "cap", maxHookInput)
 	}
 	spec, _ := a.Hook(ev.HookEvent)
-	if spec.Blocking {
+	// A blocking event asks only when its decoder says it does: Factory
+	// Droid's PreToolUse is a request for the calls Droid would ask about,
+	// a plain tool start for the rest.
+	asks := spec.Blocking && (ev.Kind == agents.KindPermissionRequest || ev.Kind == agents.KindQuestion)
+	if asks {
 		// The agent SIGTERMs a blocking hook when the person answered in
 		// the terminal first: end at once, quietly, with exit 0. A
 		// non-blocking event keeps the default action, which is just as
@@ -173,7 +177,7 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		defer stop()
 	}
-	if spec.Blocking {
+	if asks {
 		askPermission(ctx, e, a, ev, payload, truncated, log)
 		return
 	}

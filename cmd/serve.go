@@ -69,6 +69,11 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		// The error names the file, the line and the key to fix.
 		return exitCode(1, err)
 	}
+	// The person's own agents, known from here on: the runtime takes
+	// their POST /state, the tray and the dashboard show their names.
+	if err := agents.SetCustom(cfg.Custom); err != nil {
+		return exitCode(1, fmt.Errorf("config: %w", err))
+	}
 	// The desktop parts need a desktop: on Linux a session bus, looked
 	// for without starting one. Without it clawd says so once and serves.
 	var showTray, notifications bool

@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -152,6 +153,7 @@ func renderStatus(e *env, snap client.Snapshot) {
 	}
 	sessions := slices.Clone(snap.Sessions)
 	present.Sort(sessions)
+	custom := customNames(e)
 	tw := newTable(w)
 	tw.Row(e.t("status.header"))
 	for _, s := range sessions {
@@ -163,7 +165,7 @@ func renderStatus(e *env, snap client.Snapshot) {
 		if title == "" {
 			title = "-"
 		}
-		agent, folder := text.Line(s.Agent, 0), text.Line(shortPath(s.Cwd, home), 0)
+		agent, folder := text.Line(cmp.Or(custom[s.Agent], s.Agent), 0), text.Line(shortPath(s.Cwd, home), 0)
 		if s.Host != "" {
 			// A remote's folder is a path on that machine.
 			agent += " @" + text.Line(s.Host, 0)
@@ -172,6 +174,20 @@ func renderStatus(e *env, snap client.Snapshot) {
 		tw.Row(agent, text.Line(state, 0), title, folder, age(p, now, s.UpdatedAt))
 	}
 	tw.Flush()
+}
+
+// customNames maps the ids of config.toml's custom agents to their
+// display names (none when the file does not load: the ids show).
+func customNames(e *env) map[string]string {
+	cfg, err := config.Load(e.home())
+	if err != nil {
+		return nil
+	}
+	names := make(map[string]string, len(cfg.Custom))
+	for _, c := range cfg.Custom {
+		names[c.ID()] = strings.TrimSpace(c.Display)
+	}
+	return names
 }
 
 // shortPath shows a folder with the home directory as ~.

@@ -95,6 +95,9 @@ type hooksConfig struct {
 	// events (ZCode). An install adds it where it is missing, and leaves
 	// an "enabled": false the person set as it is (see disabled).
 	enabled bool
+	// root: the file's top level is the events object itself, no "hooks"
+	// around it (Factory Droid's hooks.json).
+	root bool
 }
 
 // disabledWarning is the warning of an install into a file whose hooks
@@ -166,6 +169,9 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 			return data, Changes{}, nil
 		}
 		doc := object{{"hooks", cfg.wrap(newEvents(cfg))}}
+		if cfg.root {
+			doc = newEvents(cfg)
+		}
 		if cfg.version != 0 {
 			doc = append(object{{"version", cfg.version}}, doc...)
 		}
@@ -181,8 +187,14 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		return []byte(out), Changes{Added: len(newEvents(cfg))}, nil
 	}
 	hooks, hooksIdx, err := hooksObject(root)
+	if cfg.root {
+		hooks, err = root, nil
+		if root.kind != kindObject {
+			err = shapeErrorf("the top level must be an object, not %s", root.kind)
+		}
+	}
 	if err == nil && hooks != nil && cfg.events == "" {
-		err = checkEvents(hooks, "hooks")
+		err = checkEvents(hooks, cfg.eventsPath())
 	}
 	if err != nil {
 		return nil, Changes{}, err
@@ -285,13 +297,22 @@ func editHooks(data []byte, cfg hooksConfig) ([]byte, Changes, error) {
 		}
 	}
 	switch {
-	case len(hooks.members) > 0 && len(dropEvents) == len(hooks.members) && len(addEvents) == 0 && !ed.hasComments(hooks):
+	case !cfg.root && len(hooks.members) > 0 && len(dropEvents) == len(hooks.members) && len(addEvents) == 0 && !ed.hasComments(hooks):
 		// "hooks" held only clawd's handlers: remove it as install added it.
 		ed.container(parent, map[int]bool{hooksIdx: true}, nil)
 	case len(dropEvents) > 0 || len(addEvents) > 0:
 		ed.container(hooks, dropEvents, addEvents)
 	}
 	return finish(ed, cfg, ch)
+}
+
+// eventsPath names the events object in errors: "hooks", or the file's
+// top level for root.
+func (cfg hooksConfig) eventsPath() string {
+	if cfg.root {
+		return ""
+	}
+	return "hooks"
 }
 
 // hooksObject checks the layout of a parsed settings file and returns its
@@ -347,6 +368,9 @@ func checkEvents(hooks *node, prefix string) error {
 	seen := map[string]bool{}
 	for _, m := range hooks.members {
 		where := prefix + "." + jsonPathKey(m.key)
+		if prefix == "" {
+			where = jsonPathKey(m.key)
+		}
 		if seen[m.key] {
 			return shapeErrorf("%s appears more than once", where)
 		}

@@ -59,6 +59,9 @@ func listHooks(path string, cfg hooksConfig) ([]Hook, error) {
 		return nil, nil
 	}
 	hooks, _, err := hooksObject(root)
+	if cfg.root {
+		hooks, err = root, nil
+	}
 	if err == nil && hooks != nil && cfg.events != "" {
 		hooks, _, err = eventsMember(hooks, cfg.events)
 	}

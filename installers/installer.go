@@ -83,6 +83,11 @@ var constructors = map[string]func(getenv func(string) string) (Installer, error
 	agents.MiniMax.ID:     func(getenv func(string) string) (Installer, error) { return NewMiniMax(getenv) },
 	agents.ZCode.ID:       func(getenv func(string) string) (Installer, error) { return NewZCode(getenv) },
 	agents.Reasonix.ID:    func(getenv func(string) string) (Installer, error) { return NewReasonix(getenv) },
+	agents.Droid.ID:       func(getenv func(string) string) (Installer, error) { return NewDroid(getenv) },
+	agents.Cline.ID:       func(getenv func(string) string) (Installer, error) { return NewCline(getenv) },
+	agents.Kilo.ID:        func(getenv func(string) string) (Installer, error) { return NewKilo(getenv) },
+	agents.Auggie.ID:      func(getenv func(string) string) (Installer, error) { return NewAuggie(getenv) },
+	agents.Crush.ID:       func(getenv func(string) string) (Installer, error) { return NewCrush(getenv) },
 }
 
 // For returns the installer of agent a for the environment getenv

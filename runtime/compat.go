@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -81,6 +83,10 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	if agentID == "" {
 		agentID = compatDefaultAgent
 	}
+	if err := s.refuseUndeclared(agentID); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	a := agents.Lookup(agentID)
 	if a == nil {
 		writeError(w, http.StatusBadRequest, "unknown agent_id "+quoteClip(agentID))
@@ -119,6 +125,35 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "state": rec.State, "display_state": rec.DisplayState})
+}
+
+// errUndeclared is what a post naming an undeclared custom agent is told.
+var errUndeclared = errors.New("is no custom agent of this clawd: declare it in config.toml as [[agents.custom]] " +
+	"with its name and display_name, then restart clawd serve (custom agents are read when it starts)")
+
+// refuseUndeclared returns an error for an agent id in the custom agents'
+// namespace that config.toml did not declare (a typo, an agent removed
+// from the file, or a forgery): such an id is no agent and never falls
+// back to another. Each refusal is counted; the log says so at the first
+// and then at every power of two, with the count, so a flood of them
+// shows without filling the log. nil for any other id.
+func (s *Server) refuseUndeclared(id string) error {
+	if !agents.IsCustomID(id) || agents.Lookup(id) != nil {
+		return nil
+	}
+	n := s.undeclared.Add(1)
+	if n&(n-1) == 0 {
+		s.log.Warn("refused a post for an undeclared custom agent", "agent", quoteClip(id), "refused", n)
+	}
+	return fmt.Errorf("agent %s %w", quoteClip(id), errUndeclared)
+}
+
+// stateOnly reports whether e's agent is one clawd answers no permission
+// of at all, whatever the config says: a custom agent, which reports its
+// state itself and has no dialog clawd could stand in for.
+func stateOnly(e *agents.Event) bool {
+	a := agents.Lookup(e.Agent)
+	return a != nil && a.Custom
 }
 
 // firstPID returns the first positive integer among the raw JSON values.

@@ -43,6 +43,12 @@ func (s *Server) permissionRequest(w http.ResponseWriter, r *http.Request, from 
 		return
 	}
 	e := &body.Event
+	if stateOnly(e) {
+		// Nothing to show and nothing to answer: no decision, at once.
+		s.log.Info("permission not shown", "agent", e.Agent, "session", e.SessionID, "tool", e.ToolName, "reason", "state-only agent")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	req, reason := s.register(&body)
 	if req == nil {
 		s.log.Log(r.Context(), notShownLevel(reason), "permission not shown", "agent", e.Agent, "session", e.SessionID,

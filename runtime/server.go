@@ -183,6 +183,9 @@ type Server struct {
 	j *journal
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
+	// undeclared counts the posts refused for naming a custom agent
+	// config.toml does not declare (see refuseUndeclared).
+	undeclared atomic.Int64
 	// loginLog counts the refused login codes since the last log line
 	// about them (see refusedLogin).
 	loginLog struct {

@@ -186,6 +186,9 @@ func (s *Server) sessionKind(e *agents.Event) string {
 // watches is headless, which its transcript may be the only one to say),
 // and the hooks' activity noted, so the source's copies give way.
 func (s *Server) accept(e *agents.Event) (response string, err error) {
+	if err := s.refuseUndeclared(e.Agent); err != nil {
+		return "", err
+	}
 	if e.Agent != "" {
 		if a := agents.Lookup(e.Agent); a != nil {
 			e.Agent = a.ID

@@ -50,6 +50,9 @@ AGENTS=(
   "qoder    npm:@qoder-ai/qodercli            ^TestQoder"
   "omp      npm:@oh-my-pi/pi-coding-agent     ^TestOMP"
   "openclaw npm:openclaw                      ^TestOpenClaw"
+  "droid    npm:@factory/cli                  ^TestDroid"
+  "cline    npm:cline                         ^TestCline"
+  "kilo     npm:@kilocode/cli                 ^TestKilo"
 )
 
 say() { echo "drift: $*" >&2; }

@@ -225,6 +225,49 @@ install_qoder() {
   has_version "$dir/node_modules/.bin/qodercli" "^$QODER_VERSION\b" || { say "qodercli $QODER_VERSION does not run after install"; exit 1; }
 }
 
+# --- Beyond the seed: Factory Droid, Cline, Kilo Code, Auggie. ---
+# Pinned like the rest: the tests assert on these versions' hook payloads.
+# Droid's launcher 0.225.1 is the only one the registry serves; it names
+# its platform binary at the same version, which the registry does not
+# have: the binary is pinned on its own (0.225.2). Kilo Code 7.8.1 names
+# platform binaries the registry lacks too: 7.7.7 has its own. Auggie
+# needs an Augment login to answer a prompt, so no test runs it; it is
+# installed for clawd agents' version and for reading its hook code.
+# Crush is not installed: the Go module proxy refuses the module (403) and
+# its npm package downloads its binary from GitHub in postinstall, which
+# cannot be reached here (agents/crush.go is built from its source).
+DROID_VERSION=0.225.1
+DROID_BINARY_VERSION=0.225.2
+CLINE_VERSION=3.0.65
+KILO_VERSION=7.7.7
+
+install_droid() {
+  local dir="$CACHE/droid"
+  has_version "$dir/node_modules/.bin/droid" "^$DROID_BINARY_VERSION\b" && return 0
+  say "installing @factory/cli@$DROID_VERSION (binary $DROID_BINARY_VERSION) into $dir (~15 s, ~250 MB)"
+  npm_install "$dir" "@factory/cli@$DROID_VERSION"
+  npm_install "$dir" "@factory/cli-$(copilot_platform)@$DROID_BINARY_VERSION"
+  has_version "$dir/node_modules/.bin/droid" "^$DROID_BINARY_VERSION\b" || { say "droid $DROID_BINARY_VERSION does not run after install"; exit 1; }
+}
+
+install_cline() {
+  local dir="$CACHE/cline"
+  has_version "$dir/node_modules/.bin/cline" "^$CLINE_VERSION\b" && return 0
+  say "installing cline@$CLINE_VERSION into $dir (~40 s, ~430 MB)"
+  npm_install "$dir" "cline@$CLINE_VERSION"
+  has_version "$dir/node_modules/.bin/cline" "^$CLINE_VERSION\b" || { say "cline $CLINE_VERSION does not run after install"; exit 1; }
+}
+
+install_kilo() {
+  local dir="$CACHE/kilo"
+  has_version "$dir/node_modules/.bin/kilo" "^$KILO_VERSION\b" && return 0
+  say "installing @kilocode/cli@$KILO_VERSION into $dir (~20 s, ~170 MB)"
+  npm_install "$dir" "@kilocode/cli@$KILO_VERSION"
+  has_version "$dir/node_modules/.bin/kilo" "^$KILO_VERSION\b" || { say "kilo $KILO_VERSION does not run after install"; exit 1; }
+}
+
+# --- end of beyond the seed ---
+
 # apt_install (lib.sh) installs Debian packages.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -323,6 +366,9 @@ main() {
   install_qoder
   install_omp
   install_openclaw
+  install_droid
+  install_cline
+  install_kilo
   install_tmux
   install_chromium
   install_dbus

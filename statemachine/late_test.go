@@ -164,6 +164,10 @@ func TestLateEventsDoNotRevive(t *testing.T) {
 			t.Errorf("Apply(%s turn %s) after the end: ignored %v, %d sessions; want ignored, none", desc(e), e.TurnID, r.Ignored, m.Len())
 		}
 	}
+	// A title the agent finished naming the session with as it exited.
+	if r := m.Apply(ev(agents.KindSessionUpdate), t0.Add(3*sec)); !r.Ignored || m.Len() != 0 {
+		t.Errorf("Apply(session.update) after the end: ignored %v, %d sessions; want ignored, none", r.Ignored, m.Len())
+	}
 	r := m.Apply(ev(agents.KindSessionStart, source("resume")), t0.Add(4*sec))
 	if r.Ignored || m.Len() != 1 || r.Session.State != Idle {
 		t.Fatalf("Apply(session.start resume) = %v ignored %v, want the session back, idle", r.Session.State, r.Ignored)
@@ -171,6 +175,25 @@ func TestLateEventsDoNotRevive(t *testing.T) {
 	// The revived session still knows the old turns for late.
 	if r := m.Apply(ev(agents.KindToolBatch, turn("p1")), t0.Add(5*sec)); !r.Ignored || r.Session.State != Idle {
 		t.Errorf("Apply(tool.batch of p1) after resume = %v ignored %v, want idle, ignored", r.Session.State, r.Ignored)
+	}
+}
+
+// TestLateTitleDoesNotRevive: a session that ended, with or without the
+// agent's turn ids, does not come back for a title the agent gives it
+// afterwards (Kilo Code names a session as it exits).
+func TestLateTitleDoesNotRevive(t *testing.T) {
+	m := New(Options{})
+	m.Apply(ev(agents.KindSessionStart), t0)
+	m.Apply(ev(agents.KindPromptSubmit), t0.Add(sec))
+	m.Apply(ev(agents.KindTurnEnd), t0.Add(2*sec))
+	if r := m.Apply(ev(agents.KindSessionEnd), t0.Add(3*sec)); !r.Removed {
+		t.Fatalf("Apply(session.end) removed = false")
+	}
+	if r := m.Apply(ev(agents.KindSessionUpdate), t0.Add(4*sec)); !r.Ignored || m.Len() != 0 {
+		t.Errorf("Apply(session.update) after the end: ignored %v, %d sessions; want ignored, none", r.Ignored, m.Len())
+	}
+	if r := m.Apply(ev(agents.KindPromptSubmit), t0.Add(5*sec)); r.Ignored || m.Len() != 1 {
+		t.Errorf("Apply(prompt.submit) after the end: ignored %v, %d sessions; want the session back", r.Ignored, m.Len())
 	}
 }
 

@@ -345,6 +345,12 @@ func (m *Machine) Apply(e agents.Event, now time.Time) Result {
 		if probe := past; hadPast && probe.late(&e, nil) {
 			return m.ignored(k, nil, now)
 		}
+		// What the agent says of an ended session's name after the end
+		// (a title it finished generating as it exited) brings nothing
+		// back: a resumed session starts, or takes a prompt, first.
+		if hadPast && e.Kind == agents.KindSessionUpdate {
+			return m.ignored(k, nil, now)
+		}
 		if s, res.Evicted = m.create(k, now); s == nil {
 			// Every tracked session waits for the person: no room.
 			return m.ignored(k, nil, now)
@@ -679,9 +685,9 @@ func keyLess(a, b Key) bool { return compareKeys(a, b) < 0 }
 func compareKeys(a, b Key) int { return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.ID, b.ID)) }
 
 func (m *Machine) remove(s *session) {
-	if s.turns.known() {
-		m.keepEnded(s.key(), s.turns)
-	}
+	// Kept even with no turn known: that the session ended is what a
+	// late title of it is checked against (see Apply).
+	m.keepEnded(s.key(), s.turns)
 	last := len(m.list) - 1
 	m.list[s.idx] = m.list[last]
 	m.list[s.idx].idx = s.idx
@@ -694,7 +700,8 @@ func (m *Machine) remove(s *session) {
 const maxEnded = 64
 
 // keepEnded keeps the ledger of turns of session k, which is going, so
-// that the late hooks of its turns do not bring it back.
+// that the late hooks of its turns (and a late title) do not bring it
+// back.
 func (m *Machine) keepEnded(k Key, l turns) {
 	if _, ok := m.ended[k]; !ok {
 		if len(m.endedOrder) == maxEnded {

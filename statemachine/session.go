@@ -90,9 +90,6 @@ func (l *turns) retire(id string) {
 	l.noInfer = false
 }
 
-// known reports whether the ledger has seen any turn.
-func (l *turns) known() bool { return l.ids[0].id != "" }
-
 type call struct {
 	id, hash string
 	done     bool // ended, failed, denied or closed by a batch

@@ -62,6 +62,17 @@
 //	# IDE clients name their own). Kinds not listed use permission_mode.
 //	permission_modes = { "codex-tui" = "intercept" }
 //
+//	# Your own agents (a script, a bot): each reports its state itself
+//	# over POST /state with "agent_id": "custom-<name>", on the
+//	# runtime's socket or with the API token; "sleeping" ends its
+//	# session. clawd answers none of its permission requests ("no
+//	# decision" at once). An undeclared custom- id is refused. No table
+//	# by default; clawd serve reads them when it starts.
+//	[[agents.custom]]
+//	name = "my-bot"            # the id is custom-my-bot
+//	display_name = "My Bot"    # what the tray, dashboard and status show
+//	icon = "working"           # optional: its idle sessions' tray icon
+//
 //	[ui]
 //	# The language of the tray, notifications and the CLI's text: "auto"
 //	# follows the locale (LC_ALL, LC_MESSAGES, LANG; the Windows UI
@@ -99,6 +110,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -115,6 +127,7 @@ import (
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/tomlpos"
+	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // FileName is the config file's name in the clawd home.
@@ -159,7 +172,10 @@ type Config struct {
 	Notifications Notifications
 	// Agents holds the per-agent settings by agent id (agents.Agent.ID),
 	// for the agents the file has a table for.
-	Agents   map[string]Agent
+	Agents map[string]Agent
+	// Custom are the [[agents.custom]] tables: the person's own agents,
+	// which report their state over POST /state (see agents.SetCustom).
+	Custom   []agents.CustomSpec
 	UI       UI
 	Doctor   Doctor
 	Channels Channels
@@ -463,14 +479,11 @@ type file struct {
 		Headless *string `toml:"headless"`
 	} `toml:"permissions"`
 	Notifications notificationsFile `toml:"notifications"`
-	Agents        map[string]struct {
-		Enabled             *bool             `toml:"enabled"`
-		SubagentPermissions *bool             `toml:"subagent_permissions"`
-		Permissions         *bool             `toml:"permissions"`
-		PermissionMode      *string           `toml:"permission_mode"`
-		PermissionModes     map[string]string `toml:"permission_modes"`
-	} `toml:"agents"`
-	UI struct {
+	// Agents holds [agents.<id>] tables (agentFile) and the
+	// [[agents.custom]] array (customFile), told apart by key before
+	// they are decoded.
+	Agents map[string]toml.Primitive `toml:"agents"`
+	UI     struct {
 		Language *string `toml:"language"`
 	} `toml:"ui"`
 	Doctor struct {
@@ -483,6 +496,26 @@ type file struct {
 			APIURL    *string `toml:"api_url"`
 		} `toml:"telegram"`
 	} `toml:"channels"`
+}
+
+// agentFile is one [agents.<id>] table as written.
+type agentFile struct {
+	Enabled             *bool             `toml:"enabled"`
+	SubagentPermissions *bool             `toml:"subagent_permissions"`
+	Permissions         *bool             `toml:"permissions"`
+	PermissionMode      *string           `toml:"permission_mode"`
+	PermissionModes     map[string]string `toml:"permission_modes"`
+}
+
+// customKey is the key of [[agents.custom]] under [agents]: no agent's id
+// or alias (a custom agent's id is custom-<name>).
+const customKey = "custom"
+
+// customFile is one [[agents.custom]] table as written.
+type customFile struct {
+	Name        *string `toml:"name"`
+	DisplayName *string `toml:"display_name"`
+	Icon        *string `toml:"icon"`
 }
 
 // notificationsFile is the [notifications] table as written.
@@ -538,6 +571,24 @@ func Parse(path string, data []byte) (Config, error) {
 		return Config{}, decodeError(path, err)
 	}
 	p := &problems{path: path, lines: tomlpos.Lines(data)}
+	// The [agents] tables are decoded one by one: [[agents.custom]] is an
+	// array beside them. The names are sorted so that the first type
+	// error of several is always the same one.
+	agentTables := make(map[string]agentFile, len(f.Agents))
+	var customs []customFile
+	for _, name := range slices.Sorted(maps.Keys(f.Agents)) {
+		var err error
+		if name == customKey {
+			err = md.PrimitiveDecode(f.Agents[name], &customs)
+		} else {
+			var fa agentFile
+			err = md.PrimitiveDecode(f.Agents[name], &fa)
+			agentTables[name] = fa
+		}
+		if err != nil {
+			return Config{}, decodeError(path, err)
+		}
+	}
 
 	undecoded := md.Undecoded()
 	seen := map[string]bool{}
@@ -600,8 +651,9 @@ func Parse(path string, data []byte) (Config, error) {
 			c.Channels.Telegram.APIURL = u
 		}
 	}
-	names := make([]string, 0, len(f.Agents))
-	for name := range f.Agents {
+	c.Custom = p.customs(customs)
+	names := make([]string, 0, len(agentTables))
+	for name := range agentTables {
 		names = append(names, name)
 	}
 	slices.SortFunc(names, func(a, b string) int {
@@ -611,8 +663,14 @@ func Parse(path string, data []byte) (Config, error) {
 	for _, name := range names {
 		key := toml.Key{"agents", name}
 		a := agents.Lookup(name)
+		if agents.IsCustomID(name) {
+			// Declared or not, the agent is not known yet: it is
+			// registered when clawd serve starts, from this file.
+			p.add(key, "[%s]: a custom agent takes no table of its own: it has no hooks and clawd answers none of its permissions; declare it with [[agents.custom]] name = %q", key, strings.TrimPrefix(strings.ToLower(name), agents.CustomPrefix))
+			continue
+		}
 		if a == nil {
-			p.add(key, "unknown agent %q in [%s]: want one of %s", name, key, agentIDs())
+			p.add(key, "unknown agent %q in [%s]: want one of %s, or declare your own with [[agents.custom]]", name, key, agentIDs())
 			continue
 		}
 		if prev, ok := from[a.ID]; ok {
@@ -621,7 +679,7 @@ func Parse(path string, data []byte) (Config, error) {
 		}
 		from[a.ID] = name
 		ac := Agent{Permissions: true, Mode: Intercept}
-		fa := f.Agents[name]
+		fa := agentTables[name]
 		if v := fa.Permissions; v != nil {
 			ac.Permissions = *v
 		}
@@ -695,6 +753,53 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// customs checks the [[agents.custom]] tables: each needs a name and a
+// display name, its icon is one of the tray's, and no two share a name.
+func (p *problems) customs(in []customFile) []agents.CustomSpec {
+	var out []agents.CustomSpec
+	seen := map[string]int{}
+	for i, cf := range in {
+		at := func(k ...string) toml.Key { return append(toml.Key{"agents", customKey, strconv.Itoa(i)}, k...) }
+		where := fmt.Sprintf("[[agents.custom]] number %d", i+1)
+		if cf.Name == nil || cf.DisplayName == nil {
+			p.add(at(), "%s needs name and display_name: name = \"my-bot\" makes the id custom-my-bot, display_name is what people see", where)
+			continue
+		}
+		spec := agents.CustomSpec{Name: *cf.Name, Display: *cf.DisplayName}
+		if err := agents.CheckCustom(spec); err != nil {
+			k := "name"
+			if errors.Is(err, agents.ErrCustomDisplay) {
+				k = "display_name"
+			}
+			p.add(at(k), "%s: %s: %v", where, k, err)
+			continue
+		}
+		if cf.Icon != nil {
+			if !slices.Contains(icons.All(), icons.Name(*cf.Icon)) {
+				p.add(at("icon"), "%s: icon = %q is not one of the tray's icons: want one of %s", where, *cf.Icon, iconNames())
+				continue
+			}
+			spec.Icon = *cf.Icon
+		}
+		if j, dup := seen[spec.Name]; dup {
+			p.add(at("name"), "%s: name %q is declared already by number %d: keep one", where, spec.Name, j+1)
+			continue
+		}
+		seen[spec.Name] = i
+		out = append(out, spec)
+	}
+	return out
+}
+
+// iconNames lists the tray's icon names.
+func iconNames() string {
+	var names []string
+	for _, n := range icons.All() {
+		names = append(names, string(n))
+	}
+	return strings.Join(names, ", ")
 }
 
 // notifications applies the [notifications] keys that are set to n.
@@ -802,6 +907,10 @@ func wantType(key string) string {
 		return `a quoted URL like "https://api.telegram.org"`
 	case key == "agents":
 		return "a table per agent: [agents.<id>]"
+	case key == "agents.custom":
+		return "an array of tables, each written [[agents.custom]]"
+	case k[0] == "agents" && len(k) == 3 && k[1] == customKey:
+		return "a quoted string"
 	case k[0] == "agents" && len(k) == 2:
 		return "a table: [agents." + k[1] + "]"
 	case k[0] == "agents" && len(k) == 3 && slices.Contains([]string{"enabled", "subagent_permissions", "permissions"}, k[2]):
@@ -827,6 +936,8 @@ func knownKeys(k toml.Key) string {
 		return "known keys in [notifications]: enabled, done, permission, question, error, cooldown, done_grace, quiet_hours, sound, sound_cooldown"
 	case k[0] == "ui" && len(k) == 2:
 		return "known keys in [ui]: language"
+	case k[0] == "agents" && k[1] == customKey && len(k) == 3:
+		return "known keys in [[agents.custom]]: name, display_name, icon"
 	case k[0] == "agents" && len(k) == 3:
 		return "known keys in [agents.<id>]: enabled, subagent_permissions, permissions, permission_mode, permission_modes"
 	case k[0] == "doctor" && len(k) == 2:
@@ -872,7 +983,19 @@ type problem struct {
 	msg  string
 }
 
-func (p *problems) line(k toml.Key) int { return p.lines[strings.Join(k, "\x00")] }
+func (p *problems) line(k toml.Key) int {
+	if n, ok := p.lines[strings.Join(k, "\x00")]; ok || len(k) < 3 || k[0] != "agents" || k[1] != customKey {
+		return n
+	}
+	// The toml library names a key of [[agents.custom]] without the
+	// table's index: the first table that has it is the one.
+	for i := 0; i < maxProblems*8; i++ {
+		if n, ok := p.lines[strings.Join(append(toml.Key{"agents", customKey, strconv.Itoa(i)}, k[2:]...), "\x00")]; ok {
+			return n
+		}
+	}
+	return 0
+}
 
 func (p *problems) add(k toml.Key, format string, args ...any) {
 	p.list = append(p.list, problem{line: p.line(k), msg: fmt.Sprintf(format, args...)})

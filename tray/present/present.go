@@ -242,6 +242,10 @@ func SessionIcon(s client.SessionView, asks bool) icons.Name {
 		return icons.Done
 	}
 	if n, ok := StateIcon(s.State); ok {
+		// An idle custom agent shows the icon its config.toml names.
+		if a := agents.Lookup(s.Agent); n == icons.Idle && a != nil && a.Icon != "" {
+			return icons.Name(a.Icon)
+		}
 		return n
 	}
 	return icons.Sleeping
