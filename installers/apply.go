@@ -41,6 +41,12 @@ func Locked(home string, fn func() error) error {
 func Apply(rec *Record, agent string, inst Installer, binary string, install, dryRun bool) (*Report, error) {
 	// The running binary's own entries are clawd's whatever it is called.
 	opts := Options{DryRun: dryRun, Known: rec.Known(agent).With(binary)}
+	rel, byRelease := inst.(releaseInstaller)
+	if byRelease && rel.Release() == "" {
+		// The agent is not on this process's PATH: write what the last
+		// install, which found it, wrote.
+		rel.SetRelease(rec.Release(agent))
+	}
 	var rep *Report
 	var err error
 	if install {
@@ -55,10 +61,21 @@ func Apply(rec *Record, agent string, inst Installer, binary string, install, dr
 	case dryRun:
 	case install:
 		rec.Installed(agent, binary, rep.Paths()...)
+		if byRelease && rel.Release() != "" {
+			rec.SetRelease(agent, rel.Release())
+		}
 	default:
 		rec.Uninstalled(agent, rep.Paths()...)
 	}
 	return rep, nil
+}
+
+// releaseInstaller is an installer whose entries depend on the agent's
+// release (Claude's): the release it found, and the one to use instead
+// when it found none.
+type releaseInstaller interface {
+	Release() string
+	SetRelease(string)
 }
 
 // Install installs clawd's hooks for binary into agent a's settings as

@@ -33,6 +33,13 @@ func NewClaude(getenv func(string) string) (*Claude, error) {
 	return &Claude{Path: p, Version: version}, nil
 }
 
+// Release is the Claude Code release the installer writes for ("" when
+// unknown).
+func (c *Claude) Release() string { return c.Version }
+
+// SetRelease sets the release to write for.
+func (c *Claude) SetRelease(v string) { c.Version = v }
+
 // ClaudeSettingsPath returns Claude Code's user settings file:
 // settings.json in its folder (agents.Claude.ConfigDir).
 func ClaudeSettingsPath(getenv func(string) string) (string, error) {

@@ -79,3 +79,37 @@ func TestNewClaudeReadsRelease(t *testing.T) {
 		t.Errorf("NewClaude without claude on PATH = %+v, %v; want no Version", c, err)
 	}
 }
+
+// TestRepairWritesTheRecordedRelease: a repair by a process that cannot
+// find Claude Code (clawd serve without it on PATH) writes the hooks the
+// last install, which found release 2.1.332, wrote: PreSkillShellCommand
+// included, the file byte for byte what install left.
+func TestRepairWritesTheRecordedRelease(t *testing.T) {
+	home := t.TempDir()
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	const bin = "/usr/local/bin/clawd"
+	rec, err := ReadRecord(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(rec, agents.Claude.ID, &Claude{Path: settings, Version: "2.1.332"}, bin, true, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Save(); err != nil {
+		t.Fatal(err)
+	}
+	installed, _ := os.ReadFile(settings)
+	if err := os.WriteFile(settings, []byte("{}\n"), 0o600); err != nil { // another tool strips the hooks
+		t.Fatal(err)
+	}
+	rec, err = ReadRecord(home)
+	if err != nil || rec.Release(agents.Claude.ID) != "2.1.332" {
+		t.Fatalf("the record's release = %q, %v; want 2.1.332", rec.Release(agents.Claude.ID), err)
+	}
+	if _, err := Apply(rec, agents.Claude.ID, &Claude{Path: settings}, bin, true, false); err != nil {
+		t.Fatal(err)
+	}
+	if repaired, _ := os.ReadFile(settings); string(repaired) != string(installed) {
+		t.Errorf("repaired without a release:\n%s\nwant what install wrote:\n%s", repaired, installed)
+	}
+}

@@ -38,6 +38,11 @@ type AgentRecord struct {
 	Binaries []string `json:"binaries"`
 	// Files are the settings files clawd wrote its handlers to.
 	Files []string `json:"files"`
+	// Release is the agent's release the handlers were last written for,
+	// where it mattered and was known (Claude Code registers some events
+	// from a release on): a repair by a process that cannot find the
+	// agent (clawd serve started without it on PATH) writes the same.
+	Release string `json:"release,omitempty"`
 }
 
 // ReadRecord reads the install record of the clawd home at home; a home
@@ -90,6 +95,22 @@ func (r *Record) Installed(agent, binary string, files ...string) {
 	add(&a.Binaries, slashed(binary))
 	for _, f := range files {
 		add(&a.Files, f)
+	}
+}
+
+// Release is the agent's release the record holds ("" for none).
+func (r *Record) Release(agent string) string {
+	if a := r.Agents[agent]; a != nil {
+		return a.Release
+	}
+	return ""
+}
+
+// SetRelease notes the agent's release the handlers were written for.
+func (r *Record) SetRelease(agent, release string) {
+	if a := r.Agents[agent]; a != nil && a.Release != release {
+		a.Release = release
+		r.changed = true
 	}
 }
 
