@@ -12,10 +12,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	goruntime "runtime"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // Installed finds agent a's executable on the PATH of getenv and its
@@ -65,7 +65,7 @@ func Version(a *agents.Agent, cmd string) string {
 		return ""
 	}
 	for _, name := range []string{filepath.Base(real), filepath.Base(filepath.Dir(real))} {
-		if releaseName.MatchString(name) {
+		if releaseName().MatchString(name) {
 			return name
 		}
 	}
@@ -73,7 +73,7 @@ func Version(a *agents.Agent, cmd string) string {
 }
 
 // releaseName matches a file name that is a release number: 2.1.332.
-var releaseName = regexp.MustCompile(`^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`)
+var releaseName = lazy.Regexp(`^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`)
 
 // npmVersion reads the version of the npm package pkg that the
 // executable cmd belongs to, from the package.json in a folder above it
