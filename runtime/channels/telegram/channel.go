@@ -55,32 +55,31 @@ type Runtime interface {
 	Decide(id string, d client.DecisionBody) (client.PermissionView, error)
 }
 
-// Answerer answers a question with the labels of the options picked,
-// for the client via (QuestionAnswerer: the runtime's broker). Without one
-// (Options.Answers nil), or for a question one tap cannot answer (see
-// oneTap), a question's options are shown as text and its one button
-// leaves it to the agent's terminal.
+// Answerer answers a question with the options picked, one Answer per
+// question, for the client via (QuestionAnswerer: the runtime's broker).
+// Without one (Options.Answers nil), or for a question the phone cannot
+// answer (see modeOf), a question's options are shown as text and its one
+// button leaves it to the agent's terminal.
 type Answerer interface {
-	AnswerQuestion(id string, labels []string, via string) (client.PermissionView, error)
+	AnswerQuestion(id string, answers []agents.Answer, via string) (client.PermissionView, error)
 }
 
 // oneTap reports whether a question can be answered by one button of the
 // phone: clawd can hand the agent its answer, it is one question, and one
-// option answers it. Several questions, a multi-select or only free text
-// go to the agent's terminal (or the dashboard).
+// option answers it. Several questions or a multi-select are picked, then
+// sent (modeOf); only free text goes to the agent's terminal (or the
+// dashboard).
 func oneTap(v client.PermissionView) bool {
 	return v.Kind == client.KindQuestion && v.Answerable && len(v.Questions) == 1 &&
 		!v.Questions[0].MultiSelect && len(v.Questions[0].Options) > 0 && len(v.Options) > 0
 }
 
-// QuestionAnswerer is the Answerer of a runtime: one label, for a
-// question oneTap lets the phone answer.
+// QuestionAnswerer is the Answerer of a runtime.
 type QuestionAnswerer struct{ Runtime Runtime }
 
-// AnswerQuestion answers request id's one question with labels.
-func (q QuestionAnswerer) AnswerQuestion(id string, labels []string, via string) (client.PermissionView, error) {
-	return q.Runtime.Decide(id, client.DecisionBody{Behavior: client.AnswerQuestions,
-		Answers: []agents.Answer{{Labels: labels}}, Via: via})
+// AnswerQuestion answers request id's questions with answers.
+func (q QuestionAnswerer) AnswerQuestion(id string, answers []agents.Answer, via string) (client.PermissionView, error) {
+	return q.Runtime.Decide(id, client.DecisionBody{Behavior: client.AnswerQuestions, Answers: answers, Via: via})
 }
 
 // Defaults and limits of the channel.
@@ -156,6 +155,7 @@ type Channel struct {
 // job is one message to send or edit.
 type job struct {
 	send, edit *card
+	keys       *card // an open card's keyboard changed (a pick)
 	chatID     int64 // with text: a notice
 	text       string
 	stop       bool
@@ -517,18 +517,39 @@ func (c *Channel) press(q *callbackQuery) string {
 		c.mu.Unlock()
 		return refuse
 	}
-	body, option, ok := cd.pressed(act)
-	if !ok || (option >= 0 && c.o.Answers == nil) {
+	pr, ok := cd.pressed(act)
+	if !ok || (pr.kind != pressDecide && c.o.Answers == nil) {
 		c.mu.Unlock()
 		c.log.Info("telegram: a press of an action the request does not offer, ignored", "request", cd.view.ID)
 		return p.T("telegram.press.invalid")
 	}
+	var answers []agents.Answer
+	switch pr.kind {
+	case pressPick:
+		// A pick spends nothing: the message's keyboard shows it, Send
+		// answers.
+		label, picked := cd.pick(p, pr.q, pr.o)
+		c.mu.Unlock()
+		c.enqueue(job{keys: cd})
+		if picked {
+			return p.T("telegram.press.picked", text.Line(label, maxLabel))
+		}
+		return p.T("telegram.press.unpicked", text.Line(label, maxLabel))
+	case pressSend:
+		if answers, ok = cd.answers(); !ok {
+			c.mu.Unlock()
+			return p.T("telegram.press.pick_first")
+		}
+	case pressOption:
+		answers = []agents.Answer{{Labels: []string{cd.view.Options[pr.o]}}}
+	}
 	cd.used = true
 	v := cd.view
 	c.mu.Unlock()
+	body := pr.body
 	var derr error
-	if option >= 0 {
-		_, derr = c.o.Answers.AnswerQuestion(v.ID, []string{v.Options[option]}, client.SourceTelegram)
+	if answers != nil {
+		_, derr = c.o.Answers.AnswerQuestion(v.ID, answers, client.SourceTelegram)
 	} else {
 		_, derr = c.o.Runtime.Decide(v.ID, body)
 	}
@@ -539,10 +560,10 @@ func (c *Channel) press(q *callbackQuery) string {
 		}
 		return p.T("telegram.press.already")
 	}
-	c.log.Info("telegram decision", "request", v.ID, "behavior", body.Behavior, "suggestion", body.Suggestion, "option", option)
+	c.log.Info("telegram decision", "request", v.ID, "behavior", body.Behavior, "suggestion", body.Suggestion, "answers", len(answers))
 	switch {
-	case option >= 0:
-		return p.T("telegram.press.answered", text.Line(v.Options[option], maxLabel))
+	case answers != nil:
+		return p.T("telegram.press.answered", text.Line(answerText(answers), maxNotice))
 	case body.Behavior == client.Terminal:
 		return p.T("telegram.press.terminal")
 	case body.Behavior == client.Deny:
@@ -553,6 +574,16 @@ func (c *Channel) press(q *callbackQuery) string {
 		return p.T("telegram.press.always")
 	}
 	return p.T("telegram.press.allowed")
+}
+
+// answerText is answers as one line: each question's labels, questions
+// apart by "; ".
+func answerText(answers []agents.Answer) string {
+	parts := make([]string, len(answers))
+	for i, a := range answers {
+		parts[i] = strings.Join(a.Labels, ", ")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // pending reports whether request id is still pending.
@@ -616,8 +647,7 @@ func (c *Channel) add(v client.PermissionView) {
 		c.mu.Unlock()
 		return
 	}
-	options := c.o.Answers != nil && oneTap(v)
-	cd, err := newCard(c.o.Printer, v, paired.ChatID, now, c.o.Random, options)
+	cd, err := newCard(c.o.Printer, v, paired.ChatID, now, c.o.Random, modeOf(v, c.o.Answers != nil))
 	if err != nil {
 		c.mu.Unlock()
 		c.log.Warn("telegram card", "err", err)
@@ -721,6 +751,8 @@ func (c *Channel) send(ctx context.Context) {
 				c.sendCard(ctx, j.send)
 			case j.edit != nil:
 				c.editCard(ctx, j.edit)
+			case j.keys != nil:
+				c.editKeys(ctx, j.keys)
 			case j.text != "":
 				_ = c.retry(ctx, func(b *bot) error {
 					_, err := b.sendMessage(ctx, j.chatID, j.text, nil)
@@ -786,6 +818,35 @@ func (c *Channel) editCard(ctx context.Context, cd *card) {
 	})
 	if err != nil {
 		c.log.Debug("telegram edit", "request", cd.view.ID, "err", err)
+	}
+}
+
+// editKeys has cd's message show its keyboard as it is now (the options
+// picked), while its request is open.
+func (c *Channel) editKeys(ctx context.Context, cd *card) {
+	c.mu.Lock()
+	if cd.msgID == 0 || cd.closed || cd.used {
+		c.mu.Unlock()
+		return
+	}
+	chatID, id, body, kb := cd.chatID, cd.msgID, clip(cd.header, maxMessage), cd.kb
+	c.mu.Unlock()
+	err := c.retry(ctx, func(b *bot) error {
+		c.mu.Lock()
+		gone := cd.closed || cd.used
+		c.mu.Unlock()
+		if gone {
+			return errSkip // answered meanwhile: its final edit follows
+		}
+		err := b.editMessageText(ctx, chatID, id, body, kb)
+		var ae *APIError
+		if errors.As(err, &ae) && strings.Contains(ae.Description, "message is not modified") {
+			return nil
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, errSkip) {
+		c.log.Debug("telegram edit keyboard", "request", cd.view.ID, "err", err)
 	}
 }
 

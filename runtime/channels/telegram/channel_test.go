@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/faketelegram"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/channels/telegram"
@@ -421,8 +422,7 @@ func TestPlanAndQuestion(t *testing.T) {
 
 // TestQuestionAnsweredFromPhone: with the runtime's own answerer, a tap on
 // an option of a one-question, single-select question answers the agent
-// (the hook gets Claude Code's updatedInput with the answer); a
-// multi-select question offers only the terminal.
+// (the hook gets Claude Code's updatedInput with the answer).
 func TestQuestionAnsweredFromPhone(t *testing.T) {
 	r := newRig(t, rigOptions{paired: &person, runtimeAnswers: true})
 	r.waitPaired()
@@ -436,12 +436,74 @@ func TestQuestionAnsweredFromPhone(t *testing.T) {
 	if h.ans.Decision == nil || !h.ans.Decision.Allow || !strings.Contains(string(h.ans.Decision.UpdatedInput), `"Which database?":"SQLite"`) {
 		t.Fatalf("hook got %+v, want an allow carrying the answer SQLite", h.ans)
 	}
-	multi := `{"tool_input":{"questions":[{"question":"Which features?","header":"F","multiSelect":true,` +
-		`"options":[{"label":"Auth","description":"a"},{"label":"Export","description":"e"}]}]}}`
-	r.askRaw("sm", "AskUserQuestion", multi)
-	m = r.card(person.ID, "Which features?")
-	if got, want := m.Labels(), []string{"Answer in terminal"}; !slices.Equal(got, want) {
-		t.Errorf("multi-select buttons %q, want %q", got, want)
+}
+
+// TestQuestionsPickedOnPhone: several questions, or a multi-select, are
+// answered by picking options (the keyboard marks them; one pick per
+// single-select question) and then Send, which is refused until every
+// question has a pick; the hook gets every answer, and the spent card's
+// buttons answer nothing more.
+func TestQuestionsPickedOnPhone(t *testing.T) {
+	r := newRig(t, rigOptions{paired: &person, runtimeAnswers: true})
+	r.waitPaired()
+	questions := `{"tool_input":{"questions":[` +
+		`{"question":"Which database?","header":"DB","multiSelect":false,"options":[{"label":"Postgres","description":"p"},{"label":"SQLite","description":"s"}]},` +
+		`{"question":"Which features?","header":"F","multiSelect":true,"options":[{"label":"Auth","description":"a"},{"label":"Export","description":"e"}]}]}}`
+	hook := r.askRaw("sm", "AskUserQuestion", questions)
+	m := r.card(person.ID, "Which features?")
+	want := []string{"1. ○ Postgres", "1. ○ SQLite", "2. ☐ Auth", "2. ☐ Export", "Send answer", "Answer in terminal"}
+	if got := m.Labels(); !slices.Equal(got, want) {
+		t.Fatalf("buttons %q, want %q", got, want)
+	}
+	for _, line := range []string{"1. Which database?", "2. Which features? (pick any)", "• Export"} {
+		if !strings.Contains(m.Text, line) {
+			t.Errorf("card %q lacks %q", m.Text, line)
+		}
+	}
+	if a := r.answerTo(r.press(person, m, "Send answer")); !strings.Contains(a.Text, "every question") {
+		t.Errorf("Send with nothing picked answered %q, want to pick first", a.Text)
+	}
+	// pressLatest presses label on the message as it is now, once its
+	// keyboard shows the last pick.
+	pressLatest := func(label, notice string) {
+		t.Helper()
+		var cur faketelegram.Message
+		r.waitAPI("button "+label, func() bool {
+			var ok bool
+			cur, ok = r.api.Message(person.ID, m.MessageID)
+			_, has := cur.Button(label)
+			return ok && has
+		})
+		if a := r.answerTo(r.press(person, cur, label)); !strings.Contains(a.Text, notice) {
+			t.Errorf("press %q answered %q, want %q", label, a.Text, notice)
+		}
+	}
+	pressLatest("1. ○ Postgres", "Picked: Postgres")
+	pressLatest("1. ○ SQLite", "Picked: SQLite") // replaces Postgres
+	pressLatest("2. ☐ Auth", "Picked: Auth")
+	pressLatest("2. ☐ Export", "Picked: Export")
+	pressLatest("2. ☑ Export", "Unpicked: Export")
+	pressLatest("1. ○ Postgres", "Picked: Postgres")
+	pressLatest("1. ○ SQLite", "Picked: SQLite")
+	select {
+	case h := <-hook:
+		t.Fatalf("picking answered the hook already: %+v", h.ans)
+	default:
+	}
+	pressLatest("Send answer", "Answered: SQLite; Auth")
+	h := r.hookAnswer(hook)
+	in := string(h.ans.Decision.UpdatedInput)
+	if h.ans.Decision == nil || !h.ans.Decision.Allow || !strings.Contains(in, `"Which database?":"SQLite"`) || !strings.Contains(in, `"Which features?":"Auth"`) {
+		t.Fatalf("hook got %+v (%s), want an allow carrying SQLite and Auth", h.ans, in)
+	}
+	r.edited(person.ID, m.MessageID, "Which features?")
+	old, _ := m.Button("2. ☐ Export")
+	id, err := r.api.Press(person, person.ID, m.MessageID, old.CallbackData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.answerTo(id); !strings.Contains(a.Text, "Already answered") {
+		t.Errorf("a pick on the answered card answered %q, want already answered", a.Text)
 	}
 }
 
@@ -475,10 +537,14 @@ type answers struct {
 	list []string
 }
 
-func (a *answers) AnswerQuestion(id string, labels []string, via string) (client.PermissionView, error) {
+func (a *answers) AnswerQuestion(id string, answers []agents.Answer, via string) (client.PermissionView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.list = append(a.list, id+" "+strings.Join(labels, ",")+" "+via)
+	var labels []string
+	for _, ans := range answers {
+		labels = append(labels, strings.Join(ans.Labels, ","))
+	}
+	a.list = append(a.list, id+" "+strings.Join(labels, ";")+" "+via)
 	return client.PermissionView{ID: id}, nil
 }
 
