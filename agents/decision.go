@@ -126,31 +126,15 @@ func claudeRender(hookEvent string, d *Decision) []byte {
 		Message            string            `json:"message,omitempty"`
 		Interrupt          bool              `json:"interrupt,omitempty"`
 	}
-	var out struct {
-		HookSpecificOutput struct {
-			HookEventName string   `json:"hookEventName"`
-			Decision      decision `json:"decision"`
-		} `json:"hookSpecificOutput"`
-	}
-	out.HookSpecificOutput.HookEventName = hookEvent
+	out := decision{Behavior: "deny", Message: d.Message, Interrupt: d.Interrupt}
 	if d.Allow {
-		out.HookSpecificOutput.Decision = decision{
-			Behavior:           "allow",
-			UpdatedInput:       d.UpdatedInput,
-			UpdatedPermissions: d.UpdatedPermissions,
-		}
-	} else {
-		out.HookSpecificOutput.Decision = decision{
-			Behavior:  "deny",
-			Message:   d.Message,
-			Interrupt: d.Interrupt,
-		}
+		out = decision{Behavior: "allow", UpdatedInput: d.UpdatedInput, UpdatedPermissions: d.UpdatedPermissions}
 	}
-	b, err := json.Marshal(out)
+	b, err := permissionAnswer(hookEvent, out)
 	if err != nil {
 		return claudeNoDecision(hookEvent)
 	}
-	return append(b, '\n')
+	return b
 }
 
 // minimalDecision renders d as the smallest PermissionRequest answer of
@@ -166,22 +150,29 @@ func minimalDecision(hookEvent string, d *Decision, defaultDeny string) ([]byte,
 		Behavior string `json:"behavior"`
 		Message  string `json:"message,omitempty"`
 	}
+	if d.Allow {
+		return permissionAnswer(hookEvent, decision{Behavior: "allow"})
+	}
+	msg := d.Message
+	if strings.TrimSpace(msg) == "" {
+		msg = defaultDeny
+	}
+	return permissionAnswer(hookEvent, decision{Behavior: "deny", Message: msg})
+}
+
+// permissionAnswer is Claude Code's PermissionRequest answer envelope
+// around decision, one line: {"hookSpecificOutput": {"hookEventName":
+// hookEvent, "decision": decision}}. The agents that took Claude Code's
+// hooks as their model (Codex, Qwen, ZCode) read the same envelope.
+func permissionAnswer[D any](hookEvent string, decision D) ([]byte, error) {
 	var out struct {
 		HookSpecificOutput struct {
-			HookEventName string   `json:"hookEventName"`
-			Decision      decision `json:"decision"`
+			HookEventName string `json:"hookEventName"`
+			Decision      D      `json:"decision"`
 		} `json:"hookSpecificOutput"`
 	}
 	out.HookSpecificOutput.HookEventName = hookEvent
-	if d.Allow {
-		out.HookSpecificOutput.Decision = decision{Behavior: "allow"}
-	} else {
-		msg := d.Message
-		if strings.TrimSpace(msg) == "" {
-			msg = defaultDeny
-		}
-		out.HookSpecificOutput.Decision = decision{Behavior: "deny", Message: msg}
-	}
+	out.HookSpecificOutput.Decision = decision
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, err

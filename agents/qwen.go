@@ -371,31 +371,11 @@ func qwenRender(hookEvent string, d *Decision) []byte {
 	if d == nil || hookEvent != "PermissionRequest" {
 		return qwenNoDecision(hookEvent)
 	}
-	type decision struct {
-		Behavior string `json:"behavior"`
-		Message  string `json:"message,omitempty"`
-	}
-	var out struct {
-		HookSpecificOutput struct {
-			HookEventName string   `json:"hookEventName"`
-			Decision      decision `json:"decision"`
-		} `json:"hookSpecificOutput"`
-	}
-	out.HookSpecificOutput.HookEventName = hookEvent
-	if d.Allow {
-		out.HookSpecificOutput.Decision = decision{Behavior: "allow"}
-	} else {
-		msg := d.Message
-		if strings.TrimSpace(msg) == "" {
-			msg = qwenDenyMessage
-		}
-		out.HookSpecificOutput.Decision = decision{Behavior: "deny", Message: msg}
-	}
-	b, err := json.Marshal(out)
+	b, err := minimalDecision(hookEvent, d, qwenDenyMessage)
 	if err != nil {
 		return qwenNoDecision(hookEvent)
 	}
-	return append(b, '\n')
+	return b
 }
 
 const qwenID = "qwen"

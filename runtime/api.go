@@ -22,82 +22,6 @@ const (
 	maxStateBody = 8 << 10
 )
 
-// SocketHandler serves the runtime's socket: the whole API, for this
-// user's hooks, CLI and tools. The listener already refused every other
-// user (peerListener), and a browser cannot open a Unix socket, so neither
-// the browser guard nor the token applies here.
-func (s *Server) SocketHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/health", s.handleHealth)
-	mux.HandleFunc("POST /api/v1/events", s.handlePostEvent)
-	mux.HandleFunc("GET /api/v1/events", s.handleStream)
-	mux.HandleFunc("GET /api/v1/sessions", s.handleSessions)
-	mux.HandleFunc("POST /api/v1/permissions", s.handlePermissionRequest)
-	mux.HandleFunc("GET /api/v1/permissions", s.handlePermissionList)
-	mux.HandleFunc("GET /api/v1/permissions/events", s.handlePermissionStream)
-	mux.HandleFunc("GET /api/v1/permissions/{id}", s.handlePermissionGet)
-	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", s.handlePermissionDecision)
-	mux.HandleFunc("GET /api/v1/dnd", s.handleGetDND)
-	mux.HandleFunc("POST /api/v1/dnd", s.handlePostDND)
-	mux.HandleFunc("POST /api/v1/probes", s.handlePostProbe)
-	mux.HandleFunc("GET /api/v1/probes/{id}", s.handleGetProbe)
-	mux.HandleFunc("GET /api/v1/remotes", s.handleRemotes)
-	mux.HandleFunc("POST /api/v1/remotes/reload", s.handleRemotesReload)
-	s.mountAutomations(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
-	s.mountHistory(mux, "", func(h http.HandlerFunc) http.HandlerFunc { return h })
-	mux.HandleFunc("POST /api/v1/dashboard/login", s.handleMintLogin)
-	// The original app's route, for this user's scripts that can reach
-	// the socket (curl --unix-socket).
-	mux.HandleFunc("POST /state", s.handlePostState)
-	mux.HandleFunc("/", notFound)
-	return identify(s.bodyDeadline(mux))
-}
-
-// TCPHandler serves the loopback TCP port, which anything on the machine
-// can reach: every route behind the guard (no browser, loopback Host
-// only), every /api/v1 route behind the API token from runtime.json,
-// reads included. Events and permission requests are not taken here at
-// all, token or not: only this user's hooks post them, over the socket.
-// The original app's POST /state is kept for this user's scripts (see
-// postStateTCP). Another user's connections get nothing but GET /state
-// (see tcpDoor). The web
-// dashboard's routes (/, /login, /ui/...) are served beside them, behind
-// a guard of their own that lets the person's browser in (see
-// dashGuard).
-func (s *Server) TCPHandler() http.Handler {
-	mux := http.NewServeMux()
-	tok := s.requireToken
-	mux.HandleFunc("GET /api/v1/health", tok(s.handleHealth))
-	mux.HandleFunc("POST /api/v1/events", tok(socketOnly))
-	mux.HandleFunc("GET /api/v1/events", tok(s.handleStream))
-	mux.HandleFunc("GET /api/v1/sessions", tok(s.handleSessions))
-	mux.HandleFunc("POST /api/v1/permissions", tok(socketOnly))
-	mux.HandleFunc("GET /api/v1/permissions", tok(s.handlePermissionList))
-	mux.HandleFunc("GET /api/v1/permissions/events", tok(s.handlePermissionStream))
-	mux.HandleFunc("GET /api/v1/permissions/{id}", tok(s.handlePermissionGet))
-	mux.HandleFunc("POST /api/v1/permissions/{id}/decision", tok(s.handlePermissionDecision))
-	mux.HandleFunc("GET /api/v1/dnd", tok(s.handleGetDND))
-	mux.HandleFunc("POST /api/v1/dnd", tok(s.handlePostDND))
-	mux.HandleFunc("GET /api/v1/remotes", tok(s.handleRemotes))
-	s.mountAutomations(mux, "", tok)
-	s.mountHistory(mux, "", tok)
-	mux.HandleFunc("POST /api/v1/dashboard/login", tok(dashboardSocketOnly))
-	mux.HandleFunc("/api/", tok(notFound))
-	// The original app's routes, for scripts written against it.
-	mux.HandleFunc("GET /state", s.handleStateHealth)
-	mux.HandleFunc("POST /state", s.postStateTCP)
-	mux.HandleFunc("/", notFound)
-	// The web dashboard has its own routes and guard (see dashboard.go).
-	api, dash := s.guard(s.bodyDeadline(mux)), s.dashboardHandler()
-	return identify(s.tcpDoor(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isDashboardPath(r.URL.Path) {
-			dash.ServeHTTP(w, r)
-			return
-		}
-		api.ServeHTTP(w, r)
-	})))
-}
-
 // bodyDeadline gives every request Config.BodyReadTimeout from the end of
 // its headers (ReadHeaderTimeout bounds those) to deliver its body: a
 // connection that announces a body and sends nothing is cut off then.
@@ -121,11 +45,6 @@ func identify(h http.Handler) http.Handler {
 
 func notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
-}
-
-// socketOnly refuses an event or a permission request on TCP.
-func socketOnly(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusForbidden, "events and permission requests are taken on the runtime's socket only (see runtime.json)")
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

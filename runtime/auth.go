@@ -31,6 +31,22 @@ func (s *Server) hasToken(r *http.Request) bool {
 		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) == 1
 }
 
+// thisUser lets a request of the original app's level through only from
+// this user's processes (where the kernel says who connected) or with the
+// API token: anyone else gets a 403 before a byte of the body is read
+// (see stateBody for why POST /state is this user's alone).
+func (s *Server) thisUser(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if peerOfRequest(r.Context()) != peerUser && !s.hasToken(r) {
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusForbidden, r.Method+" "+r.URL.Path+" is taken from this user only: send the token of runtime.json as "+
+				"\"Authorization: Bearer <token>\", or post over the runtime's socket (curl --unix-socket <clawd home>/clawd.sock)")
+			return
+		}
+		next(w, r)
+	}
+}
+
 // hasLogin reports whether r carries the cookie of a dashboard login.
 func (s *Server) hasLogin(r *http.Request) bool {
 	c, err := r.Cookie(s.dashCookie())

@@ -24,22 +24,6 @@ import (
 // envelope at most).
 const maxAutomationBody = 256 << 10
 
-// mountAutomations adds the automations routes to mux under prefix (""
-// for the API, "/ui" for the dashboard's), each wrapped by wrap (the
-// token check on TCP, the dashboard's login check).
-func (s *Server) mountAutomations(mux *http.ServeMux, prefix string, wrap func(http.HandlerFunc) http.HandlerFunc) {
-	mux.HandleFunc("GET "+prefix+"/api/v1/automations", wrap(s.handleAutomations))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/reload", wrap(s.handleAutomationsReload))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/pause", wrap(s.handleAutomationsSwitch(true)))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/resume", wrap(s.handleAutomationsSwitch(false)))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/{id}/trust", wrap(s.handleAutomationTrust))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/{id}/preview", wrap(s.handleAutomationPreview))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/{id}/test", wrap(s.handleAutomationTest))
-	mux.HandleFunc("GET "+prefix+"/api/v1/automations/runs", wrap(s.handleAutomationRuns))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/runs/{id}/retry", wrap(s.handleRunChange(true)))
-	mux.HandleFunc("POST "+prefix+"/api/v1/automations/runs/{id}/cancel", wrap(s.handleRunChange(false)))
-}
-
 // AutomationsState is GET /api/v1/automations.
 type AutomationsState struct {
 	Paused      bool                         `json:"paused"`

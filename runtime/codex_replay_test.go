@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/runtime/codexmon"
+	"github.com/clawdhq/clawd/runtime/monitors/codex"
 )
 
 // The same recorded Codex runs, told by the hooks, by the rollout monitor,
@@ -67,7 +67,7 @@ func codexMonitorEvents(t *testing.T, rollouts ...string) []agents.Event {
 		}
 	}
 	var out []agents.Event
-	m := codexmon.New(codexmon.Options{Home: home, Emit: func(e agents.Event) { out = append(out, e) },
+	m := codex.New(codex.Options{Home: home, Emit: func(e agents.Event) { out = append(out, e) },
 		StartAt: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)}) // before the records: replay them all
 	for range 3 {
 		if err := m.Poll(); err != nil {

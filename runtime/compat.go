@@ -22,7 +22,7 @@ import (
 // person trusted) and the 256 sessions the runtime keeps, so another
 // user's post would run the person's automations with its data, and a
 // flood of them would push real sessions out: anyone else gets a 403 and
-// nothing happens (see postStateTCP). Even from this user it only ever
+// nothing happens (see thisUser). Even from this user it only ever
 // sets a session's state: it cannot create, answer or withdraw a
 // permission request or question (those come from this user's hooks),
 // and it cannot show one either: "waiting" is not among its states, a
@@ -54,21 +54,8 @@ func init() {
 	}
 }
 
-// postStateTCP is POST /state on the TCP port: this user's processes
-// (where the kernel says who connected) and holders of the API token
-// only; anyone else gets a 403 before a byte of the body is read.
-func (s *Server) postStateTCP(w http.ResponseWriter, r *http.Request) {
-	if peerOfRequest(r.Context()) != peerUser && !s.hasToken(r) {
-		w.Header().Set("Connection", "close")
-		writeError(w, http.StatusForbidden, "POST /state is taken from this user only: send the token of runtime.json as "+
-			"\"Authorization: Bearer <token>\", or post over the runtime's socket (curl --unix-socket <clawd home>/clawd.sock)")
-		return
-	}
-	s.handlePostState(w, r)
-}
-
 // handlePostState is POST /state from this user (the socket, or
-// postStateTCP's checks).
+// thisUser's checks).
 func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	var b stateBody
 	if !readBody(w, r, maxStateBody, &b) {

@@ -20,7 +20,8 @@ import (
 	"github.com/clawdhq/clawd/runtime/dashboard"
 )
 
-// The web dashboard, on the TCP port beside the token API: a page for the
+// The web dashboard, on the TCP port beside the token API (the dashboard
+// level of the route table, routes.go): a page for the
 // person's browser, let in through a one-time code that `clawd dashboard`
 // mints over the socket. Its routes:
 //
@@ -28,7 +29,7 @@ import (
 //	GET  /login?code=...        the code becomes a login: its cookie, and its secret for the page
 //	GET  /ui/assets/{file}      app.js, app.css, login.js
 //	GET  /ui/icons/{name}       the tray's icons
-//	     /ui/api/v1/...         the data and the changes (see mountDashboardAPI)
+//	     /ui/api/v1/...         the data and the changes (see dashboard_api.go)
 //
 // The rest of the port (the token API, POST /state) keeps its own guard:
 // no route of it lets a browser in.
@@ -40,21 +41,6 @@ func isDashboardPath(p string) bool {
 
 // dashboardAPI is the prefix of the dashboard's data routes.
 const dashboardAPI = "/ui/api/v1/"
-
-// dashboardHandler serves the dashboard's routes, every one behind
-// dashGuard.
-func (s *Server) dashboardHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.handleDashboardPage)
-	mux.HandleFunc("GET /login", s.handleDashboardLogin)
-	mux.HandleFunc("GET /ui/assets/{file}", s.handleDashboardAsset)
-	mux.HandleFunc("GET /ui/icons/{name}", s.handleDashboardIcon)
-	s.mountDashboardAPI(mux, s.dashAuth)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such route: "+r.Method+" "+r.URL.Path)
-	})
-	return s.dashGuard(s.bodyDeadline(mux))
-}
 
 // dashCookie is the login cookie's name. Cookies are per host, not per
 // port: two runtimes (two clawd homes) on one machine each have their own.
@@ -172,12 +158,6 @@ func (s *Server) handleMintLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("dashboard login code minted")
 	writeJSON(w, http.StatusOK, s.DashboardLogin())
-}
-
-// dashboardSocketOnly refuses minting a login on TCP, token or not: only
-// this user's processes, on the socket, may let a browser in.
-func dashboardSocketOnly(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusForbidden, "dashboard logins are minted on the runtime's socket only: run `clawd dashboard`")
 }
 
 // handleDashboardPage serves the page to a browser that has a login, and

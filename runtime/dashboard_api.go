@@ -22,39 +22,24 @@ type Doctor interface {
 	Fix(ctx context.Context, agent string) (client.DoctorFix, error)
 }
 
-// mountDashboardAPI adds the dashboard's data routes to mux, each wrapped
-// by auth. They are the token API's handlers where one fits, under
-// /ui/api/v1/, plus what only a page needs: one View, one stream of
-// views and events, focusing a terminal, the notification pause, the
-// agents and the doctor.
+// The dashboard's data routes, at the dashboard level of the route table
+// (routes.go), each behind a login: the token API's handlers where one
+// fits, under /ui/api/v1/, plus what only a page needs: one View, one
+// stream of views and events, focusing a terminal, the notification
+// pause, the agents and the doctor.
 //
 //	GET  /ui/api/v1/view                          dashView
 //	GET  /ui/api/v1/stream[?since=SEQ]            NDJSON: {"type":"view",...}, the backlog, {"type":"event","event":...,"text":...}
 //	GET  /ui/api/v1/permissions/{id}              client.PermissionDetail
-//	POST /ui/api/v1/permissions/{id}/decision     client.DecisionBody
+//	POST /ui/api/v1/permissions/{id}/decision     client.DecisionBody, recorded as the dashboard's whatever its Via says
 //	POST /ui/api/v1/dnd                           {"on"}
 //	POST /ui/api/v1/pause                         {"on"}: pause notifications for client.PauseFor, or resume
 //	POST /ui/api/v1/focus                         {"agent","session_id"}: bring its terminal to the front
 //	GET  /ui/api/v1/agents                        []client.AgentInfo (Config.Agents)
 //	GET  /ui/api/v1/doctor                        []client.DoctorReport (Config.Doctor)
 //	POST /ui/api/v1/doctor/{agent}/fix            client.DoctorFix (Config.Doctor)
-//	     /ui/api/v1/automations...                as /api/v1/automations (see mountAutomations)
-//	     /ui/api/v1/history, recap, sessions/...  as /api/v1/... (see mountHistory)
-func (s *Server) mountDashboardAPI(mux *http.ServeMux, auth func(http.HandlerFunc) http.HandlerFunc) {
-	mux.HandleFunc("GET "+dashboardAPI+"view", auth(s.handleDashView))
-	mux.HandleFunc("GET "+dashboardAPI+"stream", auth(s.handleDashStream))
-	mux.HandleFunc("GET "+dashboardAPI+"permissions/{id}", auth(s.handlePermissionGet))
-	mux.HandleFunc("POST "+dashboardAPI+"permissions/{id}/decision", auth(s.handleDashDecision))
-	mux.HandleFunc("POST "+dashboardAPI+"dnd", auth(s.handlePostDND))
-	mux.HandleFunc("POST "+dashboardAPI+"pause", auth(s.handleDashPause))
-	mux.HandleFunc("POST "+dashboardAPI+"focus", auth(s.handleDashFocus))
-	mux.HandleFunc("GET "+dashboardAPI+"agents", auth(s.handleDashAgents))
-	mux.HandleFunc("GET "+dashboardAPI+"doctor", auth(s.handleDoctorCheck))
-	mux.HandleFunc("POST "+dashboardAPI+"doctor/{agent}/fix", auth(s.handleDoctorFix))
-	s.mountAutomations(mux, "/ui", auth)
-	s.mountHistory(mux, "/ui", auth)
-	mux.HandleFunc(dashboardAPI, auth(notFound))
-}
+//	     /ui/api/v1/automations...                as /api/v1/automations
+//	     /ui/api/v1/history, recap, sessions/...  as /api/v1/...
 
 // dashView is everything the page shows but automations and agents, at
 // one moment: client.View with each session and request as present reads
@@ -162,12 +147,6 @@ func (s *Server) dashboardView() dashView {
 		d.Icon = icons.DND
 	}
 	return d
-}
-
-// handleDashDecision is the page's POST permissions/{id}/decision: the
-// token API's, recorded as the dashboard's whatever the body's Via says.
-func (s *Server) handleDashDecision(w http.ResponseWriter, r *http.Request) {
-	s.permissionDecision(w, r, client.SourceDashboard)
 }
 
 func (s *Server) handleDashView(w http.ResponseWriter, r *http.Request) {

@@ -29,15 +29,6 @@ const maxRenameBody = 8 << 10
 // maxRecapDays is the most days a recap covers: what the history keeps.
 const maxRecapDays = history.DefaultRecapDays
 
-// mountHistory adds the history's routes to mux under prefix ("" for the
-// token API, "/ui" for the dashboard's), each wrapped by wrap.
-func (s *Server) mountHistory(mux *http.ServeMux, prefix string, wrap func(http.HandlerFunc) http.HandlerFunc) {
-	mux.HandleFunc("GET "+prefix+"/api/v1/history", wrap(s.handleHistory))
-	mux.HandleFunc("GET "+prefix+"/api/v1/sessions/resolve", wrap(s.handleResolve))
-	mux.HandleFunc("POST "+prefix+"/api/v1/sessions/rename", wrap(s.handleRename))
-	mux.HandleFunc("GET "+prefix+"/api/v1/recap", wrap(s.handleRecap))
-}
-
 // store returns the history's store, or answers 503 and returns nil.
 func (s *Server) store(w http.ResponseWriter) *history.Store {
 	s.mu.Lock()

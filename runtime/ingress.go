@@ -107,50 +107,22 @@ func (s *Server) acceptFrom(e *agents.Event, from *Ingress) (string, error) {
 	return s.accept(e)
 }
 
-// IngressHandler serves a profile's ingress: the hello that proves to a
-// hook that it talks to this runtime, and, with the profile's token and
-// generation, events, permission requests, the connection test and
-// doctor's probes (each profile's apart). It is
-// behind the browser guard, with the Host the remote's hooks send.
-func (s *Server) IngressHandler(in *Ingress) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+client.RemoteHelloPath, in.hello)
-	mux.HandleFunc("POST /api/v1/events", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
-		s.postEvent(w, r, in)
-	}))
-	mux.HandleFunc("POST /api/v1/permissions", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
-		s.permissionRequest(w, r, in)
-	}))
-	mux.HandleFunc("POST /api/v1/probes", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
-		s.postProbe(w, r, in)
-	}))
-	mux.HandleFunc("GET /api/v1/probes/{id}", s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
-		s.getProbe(w, r, in)
-	}))
-	mux.HandleFunc("POST "+client.RemoteTestPath, s.ingressAuth(in, func(w http.ResponseWriter, r *http.Request) {
-		var t client.RemoteTest
-		if !readBody(w, r, maxDecisionBody, &t) {
-			return
-		}
-		if !validNonce(t.Nonce) {
-			writeError(w, http.StatusBadRequest, "a connection test needs a nonce of 32 to 64 hex digits")
-			return
-		}
-		s.log.Info("connection test through a remote link", "profile", in.Label, "remote_version", t.Version)
-		if in.Tested != nil {
-			in.Tested(t)
-		}
-		writeJSON(w, http.StatusOK, client.RemoteTest{Nonce: t.Nonce, Profile: in.Label, Version: s.cfg.Version})
-	}))
-	mux.HandleFunc("/", notFound)
-	h := guardHost(func(h string) bool { return loopbackHostPort(h, in.Port) }, s.bodyDeadline(mux))
-	if in.Distro == "" {
-		// An SSH profile's hooks come through this user's own ssh;
-		// a WSL distro's come from its own user, whom the token and
-		// the generation are for.
-		h = othersOut(h)
+// remoteTest answers a connection test that came through in: its nonce,
+// the profile and this runtime's version.
+func (s *Server) remoteTest(w http.ResponseWriter, r *http.Request, in *Ingress) {
+	var t client.RemoteTest
+	if !readBody(w, r, maxDecisionBody, &t) {
+		return
 	}
-	return identify(h)
+	if !validNonce(t.Nonce) {
+		writeError(w, http.StatusBadRequest, "a connection test needs a nonce of 32 to 64 hex digits")
+		return
+	}
+	s.log.Info("connection test through a remote link", "profile", in.Label, "remote_version", t.Version)
+	if in.Tested != nil {
+		in.Tested(t)
+	}
+	writeJSON(w, http.StatusOK, client.RemoteTest{Nonce: t.Nonce, Profile: in.Label, Version: s.cfg.Version})
 }
 
 // hello answers a hook's nonce with its Proof, for the current generation
@@ -199,6 +171,9 @@ func (s *Server) ingressAuth(in *Ingress, next http.HandlerFunc) http.HandlerFun
 
 // ServeIngress serves in on ln until ctx ends or the runtime stops.
 func (s *Server) ServeIngress(ctx context.Context, ln net.Listener, in *Ingress) error {
+	if _, err := s.builtListeners(); err != nil {
+		return err
+	}
 	srv := &http.Server{
 		Handler:           s.IngressHandler(in),
 		ReadHeaderTimeout: 5 * time.Second,

@@ -202,6 +202,11 @@ type Server struct {
 	// autoOff is why Config.OpenAutomations failed, for the automations
 	// API to say.
 	autoOff atomic.Pointer[string]
+
+	// table is the local API (routes), and built the listeners' handlers
+	// made from it on first use (see buildListeners).
+	table []route
+	built builtRoutes
 }
 
 // New returns a runtime server.
@@ -257,6 +262,7 @@ func New(cfg Config) *Server {
 		titles:  newTitleFiles(cfg.Getenv),
 		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
+	s.table = s.routes()
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)
 	}
@@ -560,6 +566,9 @@ func (s *Server) Serve(ctx context.Context, tcp, sock net.Listener) error {
 // serve is Serve; without tcp, relisten (when set) is tried every
 // relistenEvery until it gives the TCP listener.
 func (s *Server) serve(ctx context.Context, tcp, sock net.Listener, relisten func() (net.Listener, error)) error {
+	if _, err := s.builtListeners(); err != nil {
+		return err
+	}
 	if tcp != nil {
 		s.port.Store(int32(tcp.Addr().(*net.TCPAddr).Port))
 	}

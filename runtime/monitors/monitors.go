@@ -1,7 +1,7 @@
 // Package monitors lists the agents' own logs that clawd follows besides
 // their hooks: for each agent that has one, its monitor as a
 // runtime.Source. Adding a monitor for an agent is a package of its own
-// beside codexmon and a line here.
+// under monitors/ (as codex) and a line here.
 package monitors
 
 import (
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/runtime"
-	"github.com/clawdhq/clawd/runtime/codexmon"
+	"github.com/clawdhq/clawd/runtime/monitors/codex"
 )
 
 // All returns the sources for the environment getenv: Codex's rollout
@@ -17,8 +17,8 @@ import (
 // out, and logged.
 func All(getenv func(string) string, now func() time.Time, log *slog.Logger) []runtime.Source {
 	var out []runtime.Source
-	if home, err := codexmon.Home(getenv); err == nil {
-		out = append(out, codexmon.NewSource(codexmon.Options{Home: home, Now: now, Log: log}))
+	if home, err := codex.Home(getenv); err == nil {
+		out = append(out, codex.NewSource(codex.Options{Home: home, Now: now, Log: log}))
 	} else {
 		log.Info("codex rollout monitor off", "err", err)
 	}

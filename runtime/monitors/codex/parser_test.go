@@ -1,4 +1,4 @@
-package codexmon
+package codex
 
 import (
 	"bufio"
@@ -17,8 +17,8 @@ import (
 
 // The captured Codex 0.169.0 files, shared by every Codex test.
 const (
-	rollouts = "../../testdata/codex/rollout"
-	hooksDir = "../../testdata/codex/hooks"
+	rollouts = "../../../testdata/codex/rollout"
+	hooksDir = "../../../testdata/codex/hooks"
 )
 
 // fixture is a captured rollout and the path Codex wrote it to, which is

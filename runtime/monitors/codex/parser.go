@@ -1,4 +1,4 @@
-package codexmon
+package codex
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-// Package codexmon follows the Codex CLI's rollout files, the JSONL log
+// Package codex follows the Codex CLI's rollout files, the JSONL log
 // Codex writes of every thread under
 // $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl, and
 // derives from them the same normalized events (agents.Event, agent
@@ -59,7 +59,7 @@
 // events (the session, an open turn, running tools) when the history
 // ends. A file truncated or replaced is read again from the start; a
 // deleted one, or one not written for ForgetAfter, is forgotten.
-package codexmon
+package codex
 
 import (
 	"bytes"
