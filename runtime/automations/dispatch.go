@@ -22,29 +22,7 @@ func (e *Engine) DispatchOnce(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	now := e.o.Now()
-	var claimed []struct{ id, envelope string }
-	err := inTx(ctx, e.db, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, envelope FROM events WHERE state = 'pending' AND lease_until <= ?
-			ORDER BY created_at, rowid LIMIT ?`, ms(now), claimBatch)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var c struct{ id, envelope string }
-			if err := rows.Scan(&c.id, &c.envelope); err != nil {
-				rows.Close()
-				return err
-			}
-			claimed = append(claimed, c)
-		}
-		rows.Close()
-		for _, c := range claimed {
-			if _, err := tx.ExecContext(ctx, `UPDATE events SET lease_until = ? WHERE id = ?`, ms(now.Add(e.o.Lease)), c.id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	claimed, err := e.claimEvents(ctx, now)
 	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
@@ -54,7 +32,7 @@ func (e *Engine) DispatchOnce(ctx context.Context) (int, error) {
 		var env Envelope
 		if err := json.Unmarshal([]byte(c.envelope), &env); err != nil {
 			e.o.Log.Warn("automations: unreadable event, dropped", "event", c.id, "err", err)
-			e.db.ExecContext(ctx, `UPDATE events SET state = 'resolved', resolved_at = ? WHERE id = ?`, ms(now), c.id)
+			e.dropEvent(ctx, c.id, now)
 			continue
 		}
 		doc, err := document(&env)
@@ -77,8 +55,7 @@ func (e *Engine) DispatchOnce(ctx context.Context) (int, error) {
 				}
 				created++
 			}
-			_, err := tx.ExecContext(ctx, `UPDATE events SET state = 'resolved', resolved_at = ?, lease_until = 0 WHERE id = ?`, ms(now), c.id)
-			return err
+			return resolveEvent(ctx, tx, c.id, now)
 		})
 		if err != nil {
 			return 0, err

@@ -390,17 +390,11 @@ func (e *Engine) Trust(ctx context.Context, id, hash string) error {
 	if cur := d.Hash(); hash != cur {
 		return fmt.Errorf("%w: reviewed %s, now %s: show it again", ErrHashChanged, hash, cur)
 	}
-	now := ms(e.o.Now())
-	err := inTx(ctx, e.db, func(tx *sql.Tx) error {
-		for _, b := range d.bindings() {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO trust(automation_id, binding, hash, trusted_at) VALUES(?, ?, ?, ?)
-				ON CONFLICT(automation_id, binding) DO UPDATE SET hash = excluded.hash, trusted_at = excluded.trusted_at`,
-				id, b.Key(), hash, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	var keys []string
+	for _, b := range d.bindings() {
+		keys = append(keys, b.Key())
+	}
+	err := e.storeTrust(ctx, id, keys, hash, e.o.Now())
 	if err == nil {
 		e.o.Log.Info("automation trusted", "automation", id, "hash", hash)
 	}
@@ -433,8 +427,7 @@ func (e *Engine) Retry(ctx context.Context, id string) error {
 			return fmt.Errorf("%w: a %s run is not retried", ErrRunState, state)
 		}
 		return nil
-	}, `UPDATE runs SET state = ?, error_code = '', error_message = '', finished_at = NULL, next_at = ? WHERE id = ?`,
-		StateQueued, ms(e.o.Now()), id)
+	}, qRetryRun, StateQueued, ms(e.o.Now()), id)
 }
 
 // Cancel cancels a queued run; one already running cannot be stopped.
@@ -444,6 +437,5 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 			return fmt.Errorf("%w: only a queued run can be cancelled (this one is %s)", ErrRunState, state)
 		}
 		return nil
-	}, `UPDATE runs SET state = ?, error_code = ?, finished_at = ? WHERE id = ?`,
-		StateCancelled, CodeCancelled, ms(e.o.Now()), id)
+	}, qCancelRun, StateCancelled, CodeCancelled, ms(e.o.Now()), id)
 }

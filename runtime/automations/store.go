@@ -475,3 +475,131 @@ func (e *Engine) writeEvents(ctx context.Context, events []queued) error {
 		return nil
 	})
 }
+
+// claimEvents leases up to claimBatch pending events, oldest first, to
+// the dispatcher.
+func (e *Engine) claimEvents(ctx context.Context, now time.Time) ([]pendingEvent, error) {
+	var claimed []pendingEvent
+	err := inTx(ctx, e.db, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, envelope FROM events WHERE state = 'pending' AND lease_until <= ?
+			ORDER BY created_at, rowid LIMIT ?`, ms(now), claimBatch)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var c pendingEvent
+			if err := rows.Scan(&c.id, &c.envelope); err != nil {
+				rows.Close()
+				return err
+			}
+			claimed = append(claimed, c)
+		}
+		rows.Close()
+		for _, c := range claimed {
+			if _, err := tx.ExecContext(ctx, `UPDATE events SET lease_until = ? WHERE id = ?`, ms(now.Add(e.o.Lease)), c.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return claimed, nil
+}
+
+// pendingEvent is an event claimed by the dispatcher.
+type pendingEvent struct{ id, envelope string }
+
+// resolveEvent marks event id resolved, within the transaction that
+// created its runs.
+func resolveEvent(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE events SET state = 'resolved', resolved_at = ?, lease_until = 0 WHERE id = ?`, ms(now), id)
+	return err
+}
+
+// dropEvent marks an event that cannot be read resolved, with no run.
+func (e *Engine) dropEvent(ctx context.Context, id string, now time.Time) error {
+	_, err := e.db.ExecContext(ctx, `UPDATE events SET state = 'resolved', resolved_at = ? WHERE id = ?`, ms(now), id)
+	return err
+}
+
+// requeueRun puts a running run back in the queue as if its attempt had
+// not begun.
+func (e *Engine) requeueRun(ctx context.Context, id string, now time.Time) error {
+	_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, attempts = attempts - 1, lease_until = 0, next_at = ?
+		WHERE id = ? AND state = ?`, StateQueued, ms(now), id, StateRunning)
+	return err
+}
+
+// retryRunLater queues a running run again for next, with what its
+// attempt came to.
+func (e *Engine) retryRunLater(ctx context.Context, id string, out outcome, next time.Time) error {
+	_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, next_at = ?,
+		lease_until = 0, input_summary = ?, output_summary = ? WHERE id = ? AND state = ?`,
+		StateQueued, out.code, out.message, ms(next), out.input, out.output, id, StateRunning)
+	return err
+}
+
+// finishRun writes where a running run ended.
+func (e *Engine) finishRun(ctx context.Context, id string, out outcome, now time.Time) error {
+	_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, finished_at = ?,
+		lease_until = 0, input_summary = ?, output_summary = ? WHERE id = ? AND state = ?`,
+		out.state, out.code, out.message, ms(now), out.input, out.output, id, StateRunning)
+	return err
+}
+
+// renewRunLease moves a running run's lease to until.
+func (e *Engine) renewRunLease(ctx context.Context, id string, until time.Time) error {
+	_, err := e.db.ExecContext(ctx, `UPDATE runs SET lease_until = ? WHERE id = ? AND state = ?`, ms(until), id, StateRunning)
+	return err
+}
+
+// storeTrust trusts bindings of automation id for hash, all or none.
+func (e *Engine) storeTrust(ctx context.Context, id string, bindings []string, hash string, now time.Time) error {
+	return inTx(ctx, e.db, func(tx *sql.Tx) error {
+		for _, b := range bindings {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO trust(automation_id, binding, hash, trusted_at) VALUES(?, ?, ?, ?)
+				ON CONFLICT(automation_id, binding) DO UPDATE SET hash = excluded.hash, trusted_at = excluded.trusted_at`,
+				id, b, hash, ms(now)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// trustOf returns the hash binding of automation id is trusted for and
+// since when ("" and the zero time for never).
+func (e *Engine) trustOf(ctx context.Context, id, binding string) (string, time.Time, error) {
+	var hash string
+	var at int64
+	err := e.db.QueryRowContext(ctx, `SELECT hash, trusted_at FROM trust WHERE automation_id = ? AND binding = ?`,
+		id, binding).Scan(&hash, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", time.Time{}, nil
+	}
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return hash, time.UnixMilli(at).UTC(), nil
+}
+
+// insertTestRun stores a test run's event (envelope is env as JSON),
+// resolved at once, and the run r of d for it.
+func (e *Engine) insertTestRun(ctx context.Context, env *Envelope, envelope []byte, r *Run, d *Definition) error {
+	now := ms(r.CreatedAt)
+	return inTx(ctx, e.db, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events(id, name, session_id, envelope, state, created_at, resolved_at)
+			VALUES(?, ?, ?, ?, 'resolved', ?, ?)`, env.EventID, env.EventName, env.Session.ID, string(envelope), now, now); err != nil {
+			return err
+		}
+		return insertRun(ctx, tx, r, d)
+	})
+}
+
+// The updates of Retry and Cancel (see changeRun).
+const (
+	qRetryRun  = `UPDATE runs SET state = ?, error_code = '', error_message = '', finished_at = NULL, next_at = ? WHERE id = ?`
+	qCancelRun = `UPDATE runs SET state = ?, error_code = ?, finished_at = ? WHERE id = ?`
+)

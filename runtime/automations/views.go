@@ -5,9 +5,7 @@ package automations
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -55,16 +53,11 @@ func (e *Engine) Definitions(ctx context.Context) ([]DefinitionView, error) {
 		v := DefinitionView{Definition: *d, Hash: d.Hash(), Leaves: d.Leaves()}
 		for _, b := range d.bindings() {
 			bv := BindingView{Key: b.Key()}
-			var hash string
-			var at int64
-			err := e.db.QueryRowContext(ctx, `SELECT hash, trusted_at FROM trust WHERE automation_id = ? AND binding = ?`,
-				d.ID, b.Key()).Scan(&hash, &at)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			hash, at, err := e.trustOf(ctx, d.ID, b.Key())
+			if err != nil {
 				return nil, err
 			}
-			if err == nil {
-				bv.TrustedHash, bv.TrustedAt = hash, time.UnixMilli(at).UTC()
-			}
+			bv.TrustedHash, bv.TrustedAt = hash, at
 			switch {
 			case !d.IsEnabled() || !b.IsEnabled():
 				bv.State = BindingDisabled
@@ -167,14 +160,7 @@ func (e *Engine) TestRun(ctx context.Context, id string, env *Envelope) (string,
 	}
 	r := newRun(d, &test, Binding{Scope: ScopeApplication}, nil, now)
 	r.Test = true
-	err = inTx(ctx, e.db, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events(id, name, session_id, envelope, state, created_at, resolved_at)
-			VALUES(?, ?, ?, ?, 'resolved', ?, ?)`, test.EventID, test.EventName, test.Session.ID, string(b), ms(now), ms(now)); err != nil {
-			return err
-		}
-		return insertRun(ctx, tx, r, d)
-	})
-	if err != nil {
+	if err := e.insertTestRun(ctx, &test, b, r, d); err != nil {
 		return "", err
 	}
 	e.wake(e.wakeWork)

@@ -114,9 +114,7 @@ func (e *Engine) execute(actx context.Context, c *claimed) {
 	now := e.o.Now()
 	p := c.def.Policy.withDefaults()
 	if out.state == StateQueued {
-		_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, attempts = attempts - 1, lease_until = 0, next_at = ?
-			WHERE id = ? AND state = ?`, StateQueued, ms(now), c.run.ID, StateRunning)
-		if err != nil {
+		if err := e.requeueRun(ctx, c.run.ID, now); err != nil {
 			e.o.Log.Warn("automations: requeue", "run", c.run.ID, "err", err)
 		}
 		return
@@ -127,19 +125,13 @@ func (e *Engine) execute(actx context.Context, c *claimed) {
 			// Sooner would only be refused again (Slack's and Discord's 429s).
 			backoff = out.retryAfter
 		}
-		_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, next_at = ?,
-			lease_until = 0, input_summary = ?, output_summary = ? WHERE id = ? AND state = ?`,
-			StateQueued, out.code, out.message, ms(now.Add(backoff)), out.input, out.output, c.run.ID, StateRunning)
-		if err != nil {
+		if err := e.retryRunLater(ctx, c.run.ID, out, now.Add(backoff)); err != nil {
 			e.o.Log.Warn("automations: requeue", "run", c.run.ID, "err", err)
 		}
 		e.o.Log.Info("automation retried later", "run", c.run.ID, "automation", c.run.AutomationID, "code", out.code, "backoff", backoff)
 		return
 	}
-	_, err := e.db.ExecContext(ctx, `UPDATE runs SET state = ?, error_code = ?, error_message = ?, finished_at = ?,
-		lease_until = 0, input_summary = ?, output_summary = ? WHERE id = ? AND state = ?`,
-		out.state, out.code, out.message, ms(now), out.input, out.output, c.run.ID, StateRunning)
-	if err != nil {
+	if err := e.finishRun(ctx, c.run.ID, out, now); err != nil {
 		e.o.Log.Warn("automations: finish", "run", c.run.ID, "err", err)
 	}
 	e.o.Log.Info("automation run", "run", c.run.ID, "automation", c.run.AutomationID, "event", c.run.EventName,
@@ -157,8 +149,7 @@ func (e *Engine) renewLease(ctx context.Context, id string) func() {
 			case <-done:
 				return
 			case <-e.o.After(e.o.Lease / 3):
-				e.db.ExecContext(ctx, `UPDATE runs SET lease_until = ? WHERE id = ? AND state = ?`,
-					ms(e.o.Now().Add(e.o.Lease)), id, StateRunning)
+				e.renewRunLease(ctx, id, e.o.Now().Add(e.o.Lease))
 			}
 		}
 	})
