@@ -32,7 +32,9 @@ func (e *Engine) DispatchOnce(ctx context.Context) (int, error) {
 		var env Envelope
 		if err := json.Unmarshal([]byte(c.envelope), &env); err != nil {
 			e.o.Log.Warn("automations: unreadable event, dropped", "event", c.id, "err", err)
-			e.dropEvent(ctx, c.id, now)
+			if err := e.dropEvent(ctx, c.id, now); err != nil {
+				e.o.Log.Warn("automations: drop an unreadable event", "event", c.id, "err", err)
+			}
 			continue
 		}
 		doc, err := document(&env)

@@ -149,7 +149,11 @@ func (e *Engine) renewLease(ctx context.Context, id string) func() {
 			case <-done:
 				return
 			case <-e.o.After(e.o.Lease / 3):
-				e.renewRunLease(ctx, id, e.o.Now().Add(e.o.Lease))
+				// A lease not renewed runs out: another worker may then take
+				// the run while its action still runs. Say so.
+				if err := e.renewRunLease(ctx, id, e.o.Now().Add(e.o.Lease)); err != nil {
+					e.o.Log.Warn("automations: renew the lease of a running run", "run", id, "err", err)
+				}
 			}
 		}
 	})
