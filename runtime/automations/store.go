@@ -253,6 +253,9 @@ func (e *Engine) claim(ctx context.Context, n int) ([]*claimed, error) {
 			cands = append(cands, c)
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		taken := map[string]bool{} // serial gates taken in this claim
 		for _, c := range cands {
 			if len(out) == n {
@@ -495,6 +498,9 @@ func (e *Engine) claimEvents(ctx context.Context, now time.Time) ([]pendingEvent
 			claimed = append(claimed, c)
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		for _, c := range claimed {
 			if _, err := tx.ExecContext(ctx, `UPDATE events SET lease_until = ? WHERE id = ?`, ms(now.Add(e.o.Lease)), c.id); err != nil {
 				return err
