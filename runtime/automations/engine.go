@@ -120,8 +120,14 @@ type Engine struct {
 	db   *sql.DB
 	file string
 
-	defs   atomic.Pointer[defSet]
-	paused atomic.Bool
+	defs     atomic.Pointer[defSet]
+	reloadMu sync.Mutex // one Reload at a time: a bad file keeps what the last good one set
+
+	// watching is closed once the watcher follows automations.toml (or
+	// gave up): an edit before then is read by no one until the next.
+	watching  chan struct{}
+	watchOnce sync.Once
+	paused    atomic.Bool
 
 	wakeDispatch chan struct{}
 	wakeWork     chan struct{}
@@ -147,7 +153,11 @@ type defSet struct {
 	list    []Definition
 	byID    map[string]*Definition
 	byEvent map[EventName][]*Definition
-	err     error // the load error, when the file could not be used
+	// err is the last load's error, when the file could not be used.
+	err error
+	// kept: the file has problems (err), and the definitions are those
+	// of its last version without any.
+	kept bool
 }
 
 // Open opens the store in o.Home, recovers from a crash (runs that were
@@ -224,6 +234,7 @@ func openEngine(ctx context.Context, o Options, path string) (*Engine, error) {
 		slots:        make(chan struct{}, o.Workers),
 		last:         map[EventName]*Envelope{},
 		queue:        newEventQueue(),
+		watching:     make(chan struct{}),
 	}
 	e.turns.sessions = map[string]*turnState{}
 	if err := e.prepare(ctx); err != nil {
@@ -256,10 +267,13 @@ func (e *Engine) Close() error {
 	return e.db.Close()
 }
 
-// Reload reads automations.toml again. A file with problems leaves no
-// definition in force: the error says what to fix, and Definitions shows
-// it.
+// Reload reads automations.toml again. A file with problems changes
+// nothing in force: the definitions of the last version without problems
+// stay (none when there was none since serve started), the error says what
+// to fix, and LoadError and Kept tell it until a good version is read.
 func (e *Engine) Reload() error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
 	data, err := ReadFile(e.file)
 	var list []Definition
 	switch {
@@ -268,25 +282,33 @@ func (e *Engine) Reload() error {
 	case err == nil:
 		list, err = Parse(data, e.file)
 	}
-	set := &defSet{byID: map[string]*Definition{}, byEvent: map[EventName][]*Definition{}, err: err}
-	if err == nil {
-		set.list = list
-		for i := range set.list {
-			d := &set.list[i]
-			set.byID[d.ID] = d
-			if d.IsEnabled() {
-				set.byEvent[d.Event] = append(set.byEvent[d.Event], d)
-			}
+	if err != nil {
+		set := &defSet{byID: map[string]*Definition{}, byEvent: map[EventName][]*Definition{}}
+		if prev := e.defs.Load(); prev != nil && (prev.err == nil || prev.kept) {
+			*set = *prev
+			set.kept = true
+		}
+		set.err = err
+		e.defs.Store(set)
+		if set.kept {
+			e.o.Log.Warn("automations.toml has problems: the definitions read before stay in force", "definitions", len(set.list), "err", err)
+		} else {
+			e.o.Log.Warn("automations.toml not used", "err", err)
+		}
+		return err
+	}
+	set := &defSet{list: list, byID: map[string]*Definition{}, byEvent: map[EventName][]*Definition{}}
+	for i := range set.list {
+		d := &set.list[i]
+		set.byID[d.ID] = d
+		if d.IsEnabled() {
+			set.byEvent[d.Event] = append(set.byEvent[d.Event], d)
 		}
 	}
 	e.defs.Store(set)
-	if err != nil {
-		e.o.Log.Warn("automations.toml not used", "err", err)
-	} else {
-		e.o.Log.Info("automations loaded", "definitions", len(list))
-	}
+	e.o.Log.Info("automations loaded", "definitions", len(list))
 	e.wake(e.wakeWork)
-	return err
+	return nil
 }
 
 // Listens reports whether an enabled definition listens to name: when
@@ -328,13 +350,15 @@ func (e *Engine) remember(env *Envelope) {
 	e.lastMu.Unlock()
 }
 
-// Run runs the writer of queued events, the dispatcher, the worker and
-// the clean-up until ctx ends, then waits for the actions under way.
+// Run runs the writer of queued events, the dispatcher, the worker, the
+// watcher of automations.toml and the clean-up until ctx ends, then waits
+// for the actions under way.
 func (e *Engine) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { e.writeLoop(ctx) })
 	wg.Go(func() { e.loop(ctx, e.wakeDispatch, e.DispatchOnce) })
 	wg.Go(func() { e.workLoop(ctx) })
+	wg.Go(func() { e.watch(ctx) })
 	wg.Go(func() {
 		for {
 			if _, err := e.Cleanup(ctx); err != nil && ctx.Err() == nil {

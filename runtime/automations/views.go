@@ -36,17 +36,21 @@ const (
 	BindingDisabled    = "disabled"
 )
 
-// LoadError is why automations.toml is not used (nil when it is, or when
-// there is none): its definitions stay off until the file is fixed.
+// LoadError is why automations.toml as it is now is not used (nil when
+// it is, or when there is none). Kept says whether the definitions of an
+// earlier version stay in force meanwhile.
 func (e *Engine) LoadError() error { return e.defs.Load().err }
 
+// Kept reports whether automations.toml has problems and the definitions
+// in force are those of its last version without any, read since serve
+// started.
+func (e *Engine) Kept() bool { return e.defs.Load().kept }
+
 // Definitions lists the definitions in force with their hashes and
-// bindings, and the file's problems when it could not be used.
+// bindings (those kept from an earlier version while the file has
+// problems: see LoadError); its error is the store's.
 func (e *Engine) Definitions(ctx context.Context) ([]DefinitionView, error) {
 	set := e.defs.Load()
-	if set.err != nil {
-		return nil, set.err
-	}
 	out := []DefinitionView{}
 	for i := range set.list {
 		d := &set.list[i]
