@@ -6,18 +6,24 @@ package automations
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // DefinitionView is a definition as the CLI and the dashboard show it.
 type DefinitionView struct {
 	Definition
-	Hash     string        `json:"hash"`
-	Leaves   []string      `json:"leaves"`
-	Bindings []BindingView `json:"binding_states"`
+	Hash   string   `json:"hash"`
+	Leaves []string `json:"leaves"`
+	// EffectivePolicy is Policy with the defaults clawd fills in.
+	EffectivePolicy Policy        `json:"effective_policy"`
+	Bindings        []BindingView `json:"binding_states"`
 }
 
 // BindingView is one binding of a definition and where its trust stands.
@@ -29,11 +35,11 @@ type BindingView struct {
 	TrustedAt   time.Time `json:"trusted_at,omitzero"`
 }
 
-// Binding states.
+// Binding states, the wire's (see client.BindingActive).
 const (
-	BindingActive      = "active"
-	BindingNeedsReview = "needs_review"
-	BindingDisabled    = "disabled"
+	BindingActive      = client.BindingActive
+	BindingNeedsReview = client.BindingNeedsReview
+	BindingDisabled    = client.BindingDisabled
 )
 
 // LoadError is why automations.toml as it is now is not used (nil when
@@ -54,7 +60,7 @@ func (e *Engine) Definitions(ctx context.Context) ([]DefinitionView, error) {
 	out := []DefinitionView{}
 	for i := range set.list {
 		d := &set.list[i]
-		v := DefinitionView{Definition: *d, Hash: d.Hash(), Leaves: d.Leaves()}
+		v := DefinitionView{Definition: *d, Hash: d.Hash(), Leaves: d.Leaves(), EffectivePolicy: d.Policy.Effective()}
 		for _, b := range d.bindings() {
 			bv := BindingView{Key: b.Key()}
 			hash, at, err := e.trustOf(ctx, d.ID, b.Key())
@@ -200,4 +206,51 @@ func Sample(name EventName, now time.Time) *Envelope {
 	}
 	env.EventID = EventID(name, "sample")
 	return env
+}
+
+// FileState is what automations.toml in home says, read without a
+// running serve (for `clawd automations list` and `show` then): each
+// definition with its hash, leaves and effective policy as the API shows
+// them, its bindings' trust not known (client.BindingUnknown; disabled
+// ones disabled), since the trust is in serve's store. A file with
+// problems gives its error and no definition; no file, no definition.
+func FileState(home string) client.AutomationsState {
+	st := client.AutomationsState{FromFile: true, Definitions: []client.Automation{}}
+	path := filepath.Join(home, File)
+	data, err := ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st
+	}
+	var list []Definition
+	if err == nil {
+		list, err = Parse(data, path)
+	}
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	for i := range list {
+		d := &list[i]
+		v := DefinitionView{Definition: *d, Hash: d.Hash(), Leaves: d.Leaves(), EffectivePolicy: d.Policy.Effective()}
+		for _, b := range d.bindings() {
+			state := client.BindingUnknown
+			if !d.IsEnabled() || !b.IsEnabled() {
+				state = BindingDisabled
+			}
+			v.Bindings = append(v.Bindings, BindingView{Key: b.Key(), State: state})
+		}
+		// The wire's types, through the JSON the API sends: one shape.
+		var a client.Automation
+		b, err := json.Marshal(v)
+		if err == nil {
+			err = json.Unmarshal(b, &a)
+		}
+		if err != nil {
+			st.Error = fmt.Sprintf("%s: automation %s: %v", path, d.ID, err)
+			st.Definitions = []client.Automation{}
+			return st
+		}
+		st.Definitions = append(st.Definitions, a)
+	}
+	return st
 }

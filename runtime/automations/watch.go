@@ -8,9 +8,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// reloadSettle coalesces a burst of writes to automations.toml (an
-// editor's temp file, rename and backup) into one reload.
-const reloadSettle = 250 * time.Millisecond
+// ReloadSettle coalesces a burst of writes to automations.toml (an
+// editor's temp file, rename and backup) into one reload: the watcher
+// reloads once no write came for this long (asked of Options.After).
+const ReloadSettle = 250 * time.Millisecond
 
 // watch reloads automations.toml when it changes, once a burst of writes
 // has settled, until ctx ends. It follows the clawd home rather than the
@@ -42,7 +43,7 @@ func (e *Engine) watch(ctx context.Context) {
 			if filepath.Base(ev.Name) != File || ev.Op == fsnotify.Chmod {
 				continue
 			}
-			settle = e.o.After(reloadSettle)
+			settle = e.o.After(ReloadSettle)
 		case err, ok := <-w.Errors:
 			if !ok {
 				return

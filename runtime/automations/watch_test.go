@@ -35,7 +35,7 @@ func settleUntil(t *testing.T, clock *fakeClock, what string, ok func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: not within 10 s of the edit", what)
 		}
-		clock.Advance(reloadSettle)
+		clock.Advance(ReloadSettle)
 		time.Sleep(2 * time.Millisecond) // the watcher takes its turn
 	}
 }
