@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +20,6 @@ import (
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
-	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 )
@@ -88,7 +85,7 @@ func newAutomationsCmd(e *env) *cli.Command {
 					return runAutomationsTrust(ctx, e, id, yes)
 				}},
 			{Name: "runs", Usage: e.t("help.automations.runs.usage"), Flags: []cli.Flag{jsonFlag,
-				&cli.StringFlag{Name: "state", Usage: e.t("help.automations.runs.flag_state", strings.Join(automations.RunStates, e.t("list.sep"))), Destination: &state},
+				&cli.StringFlag{Name: "state", Usage: e.t("help.automations.runs.flag_state", strings.Join(client.RunStates, e.t("list.sep"))), Destination: &state},
 				&cli.StringFlag{Name: "event", Usage: e.t("help.automations.runs.flag_event"), Destination: &event},
 				&cli.StringFlag{Name: "automation", Usage: e.t("help.automations.runs.flag_automation"), Destination: &automation},
 				&cli.StringFlag{Name: "since", Usage: e.t("help.automations.runs.flag_since"), Destination: &since},
@@ -101,9 +98,9 @@ func newAutomationsCmd(e *env) *cli.Command {
 			{Name: "cancel", Usage: e.t("help.automations.cancel.usage"), ArgsUsage: "RUN",
 				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "cancel") }},
 			{Name: "pause", Usage: e.t("help.automations.pause.usage"),
-				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, "pause") }},
+				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, true) }},
 			{Name: "resume", Usage: e.t("help.automations.resume.usage"),
-				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, "resume") }},
+				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, false) }},
 			{Name: "preview", Usage: e.t("help.automations.preview.usage"), ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag, eventFile},
 				Action: func(ctx context.Context, c *cli.Command) error {
 					id, err := one(c)
@@ -124,11 +121,27 @@ func newAutomationsCmd(e *env) *cli.Command {
 	}
 }
 
-// automationsState reads the runtime's automations.
-func automationsState(ctx context.Context, c *client.Client) (runtime.AutomationsState, error) {
-	var st runtime.AutomationsState
-	err := c.Call(ctx, http.MethodGet, "/api/v1/automations", nil, &st)
-	return st, apiError(err)
+// automationsState reads the runtime's automations, or, when no clawd
+// serve runs, what automations.toml says (FromFile: no trust, runs or
+// switch then). c is nil then.
+func automationsState(ctx context.Context, e *env) (*client.Client, client.AutomationsState, error) {
+	c, err := connect(ctx, e)
+	if errors.Is(err, errNotRunning) {
+		return nil, automations.FileState(e.home()), nil
+	}
+	if err != nil {
+		return nil, client.AutomationsState{}, err
+	}
+	st, err := c.Automations(ctx)
+	return c, st, apiError(err)
+}
+
+// fromFileNote says, before what list and show print from the file, what
+// only a running clawd serve knows.
+func fromFileNote(e *env, st client.AutomationsState) {
+	if st.FromFile {
+		fmt.Fprintln(e.stdout, e.t("automations.from_file"))
+	}
 }
 
 // apiError turns the runtime's answer into the CLI's words, each line
@@ -164,17 +177,14 @@ func (c cleanError) Error() string { return textLines(c.err.Error()) }
 func (c cleanError) Unwrap() error { return c.err }
 
 func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
-	c, err := connect(ctx, e)
-	if err != nil {
-		return err
-	}
-	st, err := automationsState(ctx, c)
+	_, st, err := automationsState(ctx, e)
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		return printJSON(e.stdout, st, true)
 	}
+	fromFileNote(e, st)
 	// The store's troubles come first: they hold whatever the list says.
 	if st.Recovered != "" {
 		fmt.Fprintln(e.stdout, e.t("automations.recovered", text.Line(st.Recovered, 0)))
@@ -185,16 +195,22 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 	if st.Backlog.Dropped > 0 {
 		fmt.Fprintln(e.stdout, e.t("automations.backlog_dropped", st.Backlog.Dropped))
 	}
+	var problems error
 	if st.Error != "" {
-		fmt.Fprintln(e.stdout, e.t("automations.problems", textLines(st.Error)))
-		return exitCode(1, errors.New("automations.toml has problems"))
+		problems = exitCode(1, errors.New("automations.toml has problems"))
+		if !st.Kept {
+			fmt.Fprintln(e.stdout, e.t("automations.problems", textLines(st.Error)))
+			return problems
+		}
+		// The definitions read before are in force: they are listed.
+		fmt.Fprintln(e.stdout, e.t("automations.problems_kept", textLines(st.Error)))
 	}
 	if st.Paused {
 		fmt.Fprintln(e.stdout, e.t("automations.paused"))
 	}
 	if len(st.Definitions) == 0 {
 		fmt.Fprintln(e.stdout, e.t("automations.none"))
-		return nil
+		return problems
 	}
 	p := e.printer()
 	tw := newTable(e.stdout)
@@ -202,42 +218,50 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 	for _, d := range st.Definitions {
 		state := definitionState(d)
 		word := stateWord(p, state)
-		if state == automations.BindingNeedsReview {
+		if state == client.BindingNeedsReview {
 			// What to do about it, beside it.
 			word = p.T("automations.needs_review", text.Line(d.ID, 64))
 		}
-		tw.Row(text.Line(d.ID, 64), text.Line(string(d.Event), 64), text.Line(d.Action.Type, 64), word)
+		tw.Row(text.Line(d.ID, 64), text.Line(d.Event, 64), text.Line(d.Action.Type, 64), word)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return problems
 }
 
 // definitionState sums up a definition's bindings as one binding state:
 // needs_review when one needs review, else active when one acts, else
+// unknown when one's trust is not known (read from the file), else
 // disabled.
-func definitionState(d automations.DefinitionView) string {
+func definitionState(d client.Automation) string {
 	if !d.IsEnabled() {
-		return automations.BindingDisabled
+		return client.BindingDisabled
 	}
 	counts := map[string]int{}
-	for _, b := range d.Bindings {
+	for _, b := range d.BindingStates {
 		counts[b.State]++
 	}
 	switch {
-	case counts[automations.BindingNeedsReview] > 0:
-		return automations.BindingNeedsReview
-	case counts[automations.BindingActive] > 0:
-		return automations.BindingActive
+	case counts[client.BindingNeedsReview] > 0:
+		return client.BindingNeedsReview
+	case counts[client.BindingActive] > 0:
+		return client.BindingActive
+	case counts[client.BindingUnknown] > 0:
+		return client.BindingUnknown
 	}
-	return automations.BindingDisabled
+	return client.BindingDisabled
 }
 
 // stateWord is a run's or a binding's state in words, as the dashboard
 // says it; a state this clawd does not know shows as it is.
 func stateWord(p i18n.Printer, state string) string {
 	switch state {
-	case automations.BindingActive, automations.BindingNeedsReview, automations.BindingDisabled:
+	case client.BindingUnknown:
+		return p.T("automations.state_unknown")
+	case client.BindingActive, client.BindingNeedsReview, client.BindingDisabled:
 	default:
-		if !slices.Contains(automations.RunStates, state) {
+		if !slices.Contains(client.RunStates, state) {
 			return text.Line(state, 40)
 		}
 	}
@@ -246,39 +270,46 @@ func stateWord(p i18n.Printer, state string) string {
 
 // connectDefinition connects to the runtime and finds automation id in
 // its state.
-func connectDefinition(ctx context.Context, e *env, id string) (*client.Client, automations.DefinitionView, error) {
+func connectDefinition(ctx context.Context, e *env, id string) (*client.Client, client.Automation, error) {
 	c, err := connect(ctx, e)
 	if err != nil {
-		return nil, automations.DefinitionView{}, err
+		return nil, client.Automation{}, err
 	}
-	st, err := automationsState(ctx, c)
+	st, err := c.Automations(ctx)
 	if err != nil {
-		return nil, automations.DefinitionView{}, err
+		return nil, client.Automation{}, apiError(err)
 	}
 	d, err := findDefinition(st, id)
 	return c, d, err
 }
 
-func findDefinition(st runtime.AutomationsState, id string) (automations.DefinitionView, error) {
-	if st.Error != "" {
-		return automations.DefinitionView{}, exitCode(1, fmt.Errorf("automations.toml has problems:\n%s", textLines(st.Error)))
+// findDefinition finds automation id among those in force: while
+// automations.toml has problems, among those kept from before, if any.
+func findDefinition(st client.AutomationsState, id string) (client.Automation, error) {
+	if st.Error != "" && !st.Kept {
+		return client.Automation{}, exitCode(1, fmt.Errorf("automations.toml has problems:\n%s", textLines(st.Error)))
 	}
 	for _, d := range st.Definitions {
 		if d.ID == id {
 			return d, nil
 		}
 	}
-	return automations.DefinitionView{}, exitCode(1, fmt.Errorf("no automation %q (clawd automations list)", text.Line(id, 64)))
+	return client.Automation{}, exitCode(1, fmt.Errorf("no automation %q (clawd automations list)", text.Line(id, 64)))
 }
 
 func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) error {
-	_, d, err := connectDefinition(ctx, e, id)
+	_, st, err := automationsState(ctx, e)
+	if err != nil {
+		return err
+	}
+	d, err := findDefinition(st, id)
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		return printJSON(e.stdout, d, true)
 	}
+	fromFileNote(e, st)
 	describeDefinition(e.stdout, e.printer(), d)
 	return nil
 }
@@ -288,16 +319,14 @@ func runAutomationsShow(ctx context.Context, e *env, id string, asJSON bool) err
 // it sends and the policy's values are shown as automations.toml has them
 // (the policy with the defaults it leaves to clawd), each through the
 // text policy.
-func describeDefinition(w io.Writer, p i18n.Printer, d automations.DefinitionView) {
+func describeDefinition(w io.Writer, p i18n.Printer, d client.Automation) {
 	fmt.Fprint(w, text.Line(d.ID, 64))
 	if d.Name != "" {
 		fmt.Fprint(w, p.T("automations.show_name", text.Line(d.Name, 120)))
 	}
-	fmt.Fprint(w, "\n"+p.T("automations.show_on", text.Line(string(d.Event), 64)))
-	if d.Condition != nil {
-		if b, err := json.Marshal(d.Condition); err == nil {
-			fmt.Fprint(w, p.T("automations.show_when", text.Line(string(b), 400)))
-		}
+	fmt.Fprint(w, "\n"+p.T("automations.show_on", text.Line(d.Event, 64)))
+	if len(d.Condition) > 0 {
+		fmt.Fprint(w, p.T("automations.show_when", text.Line(string(d.Condition), 400)))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, p.T("automations.show_does", text.Line(d.Action.Type, 64)))
@@ -305,11 +334,11 @@ func describeDefinition(w io.Writer, p i18n.Printer, d automations.DefinitionVie
 	for _, l := range d.Leaves {
 		fmt.Fprintf(w, "    - %s\n", text.Line(l, 400))
 	}
-	pol := d.Policy.Effective()
+	pol := d.EffectivePolicy
 	fmt.Fprintln(w, p.T("automations.show_policy",
-		time.Duration(pol.Timeout), text.Line(pol.Retry, 64), pol.MaxAttempts, time.Duration(pol.Backoff), text.Line(pol.Concurrency, 64)))
+		text.Line(pol.Timeout, 64), text.Line(pol.Retry, 64), pol.MaxAttempts, text.Line(pol.Backoff, 64), text.Line(pol.Concurrency, 64)))
 	fmt.Fprintln(w, p.T("automations.show_hash", text.Line(d.Hash, 80)))
-	for _, b := range d.Bindings {
+	for _, b := range d.BindingStates {
 		fmt.Fprintln(w, p.T("automations.show_binding", text.Line(b.Key, 200), stateWord(p, b.State)))
 	}
 }
@@ -343,12 +372,12 @@ func editAutomationsFile(ctx context.Context, e *env, change func(data []byte, p
 		fmt.Fprintln(e.stdout, e.t("automations.serve_not_running"))
 		return nil
 	}
-	var st runtime.AutomationsState
-	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/reload", nil, &st); err != nil {
+	st, err := c.ReloadAutomations(ctx)
+	if err != nil {
 		return apiError(err)
 	}
 	for _, d := range st.Definitions {
-		if definitionState(d) == automations.BindingNeedsReview {
+		if definitionState(d) == client.BindingNeedsReview {
 			fmt.Fprintln(e.stdout, text.Line(d.ID, 64)+" "+e.t("automations.needs_review", text.Line(d.ID, 64)))
 		}
 	}
@@ -453,7 +482,7 @@ func runAutomationsTrust(ctx context.Context, e *env, id string, yes bool) error
 			return exitCode(1, errors.New("not trusted"))
 		}
 	}
-	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/trust", map[string]string{"hash": d.Hash}, nil); err != nil {
+	if err := c.TrustAutomation(ctx, id, d.Hash); err != nil {
 		return apiError(err)
 	}
 	fmt.Fprintln(e.stdout, e.t("automations.trusted", id, text.Line(d.Hash, 80)))
@@ -461,12 +490,7 @@ func runAutomationsTrust(ctx context.Context, e *env, id string, yes bool) error
 }
 
 func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, since string, limit int, asJSON bool) error {
-	q := url.Values{}
-	for k, v := range map[string]string{"state": state, "event": event, "automation": automation} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
+	q := client.RunQuery{State: state, Event: event, Automation: automation, Limit: limit}
 	if since != "" {
 		t, err := time.Parse(time.RFC3339, since)
 		if err != nil {
@@ -476,15 +500,14 @@ func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, s
 			}
 			t = e.now().Add(-d)
 		}
-		q.Set("since", t.UTC().Format(time.RFC3339))
+		q.Since = t
 	}
-	q.Set("limit", fmt.Sprint(limit))
 	c, err := connect(ctx, e)
 	if err != nil {
 		return err
 	}
-	var runs []automations.Run
-	if err := c.Call(ctx, http.MethodGet, "/api/v1/automations/runs?"+q.Encode(), nil, &runs); err != nil {
+	runs, err := c.AutomationRuns(ctx, q)
+	if err != nil {
 		return apiError(err)
 	}
 	if asJSON {
@@ -501,7 +524,7 @@ func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, s
 	tw := newTable(e.stdout)
 	tw.Row(p.T("automations.runs_header"))
 	for _, r := range runs {
-		tw.Row(text.Line(r.ID, 64), text.Line(r.AutomationID, 64), text.Line(string(r.EventName), 64), stateWord(p, r.State),
+		tw.Row(text.Line(r.ID, 64), text.Line(r.AutomationID, 64), text.Line(r.EventName, 64), stateWord(p, r.State),
 			orDash(text.Line(r.ErrorCode, 64)), strconv.Itoa(r.Attempts), r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	}
 	return tw.Flush()
@@ -516,7 +539,11 @@ func runRunChange(ctx context.Context, e *env, c *cli.Command, what string) erro
 	if err != nil {
 		return err
 	}
-	if err := cl.Call(ctx, http.MethodPost, "/api/v1/automations/runs/"+url.PathEscape(id)+"/"+what, nil, nil); err != nil {
+	change := cl.CancelRun
+	if what == "retry" {
+		change = cl.RetryRun
+	}
+	if err := change(ctx, id); err != nil {
 		return apiError(err)
 	}
 	if what == "retry" {
@@ -527,15 +554,15 @@ func runRunChange(ctx context.Context, e *env, c *cli.Command, what string) erro
 	return nil
 }
 
-func runAutomationsSwitch(ctx context.Context, e *env, what string) error {
+func runAutomationsSwitch(ctx context.Context, e *env, pause bool) error {
 	c, err := connect(ctx, e)
 	if err != nil {
 		return err
 	}
-	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+what, nil, nil); err != nil {
+	if _, err := c.PauseAutomations(ctx, pause); err != nil {
 		return apiError(err)
 	}
-	if what == "pause" {
+	if pause {
 		fmt.Fprintln(e.stdout, e.t("automations.paused_now"))
 	} else {
 		fmt.Fprintln(e.stdout, e.t("automations.resumed"))
@@ -545,7 +572,7 @@ func runAutomationsSwitch(ctx context.Context, e *env, what string) error {
 
 // sampleEvent reads an event envelope from file, or returns nil (the
 // runtime then uses the last real one).
-func sampleEvent(file string) (*automations.Envelope, error) {
+func sampleEvent(file string) (*client.AutomationEvent, error) {
 	if file == "" {
 		return nil, nil
 	}
@@ -553,7 +580,7 @@ func sampleEvent(file string) (*automations.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	var env automations.Envelope
+	var env client.AutomationEvent
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -569,14 +596,14 @@ func runAutomationsPreview(ctx context.Context, e *env, id, file string, asJSON 
 	if err != nil {
 		return err
 	}
-	var res automations.PreviewResult
-	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/preview", map[string]any{"event": env}, &res); err != nil {
+	res, err := c.PreviewAutomation(ctx, id, env)
+	if err != nil {
 		return apiError(err)
 	}
 	if asJSON {
 		return printJSON(e.stdout, res, true)
 	}
-	fmt.Fprintln(e.stdout, e.t("automations.preview_event", text.Line(string(res.Event.EventName), 64), text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80)))
+	fmt.Fprintln(e.stdout, e.t("automations.preview_event", text.Line(res.Event.EventName, 64), text.Line(res.Event.Session.ID, 80), text.Line(res.Event.Session.Title, 80)))
 	switch {
 	case res.Binding == "":
 		fmt.Fprintln(e.stdout, e.t("automations.preview_no_binding"))
@@ -613,12 +640,10 @@ func runAutomationsTest(ctx context.Context, e *env, id, file string, yes bool) 
 			return exitCode(1, errors.New("no test run"))
 		}
 	}
-	var out struct {
-		Run string `json:"run"`
-	}
-	if err := c.Call(ctx, http.MethodPost, "/api/v1/automations/"+url.PathEscape(id)+"/test", map[string]any{"event": env}, &out); err != nil {
+	run, err := c.TestAutomation(ctx, id, env)
+	if err != nil {
 		return apiError(err)
 	}
-	fmt.Fprintln(e.stdout, e.t("automations.test_queued", out.Run, id))
+	fmt.Fprintln(e.stdout, e.t("automations.test_queued", run, id))
 	return nil
 }

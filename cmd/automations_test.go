@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/runtime/automations"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // hostile is what an automations.toml (or an older runtime) may carry to
@@ -64,12 +65,12 @@ func TestAutomationsHostileText(t *testing.T) {
 	f.mu.Lock()
 	f.automations.Error = ""
 	d := &f.automations.Definitions[0]
-	d.Event, d.Action.Type, d.Hash = automations.EventName("turn.completed"+hostile), "webhook"+hostile, "h1"+hostile
-	d.Bindings[0].Key = "workspace:/src" + hostile
-	f.runs[0].EventName = automations.EventName("turn.completed" + hostile)
+	d.Event, d.Action.Type, d.Hash = "turn.completed"+hostile, "webhook"+hostile, "h1"+hostile
+	d.BindingStates[0].Key = "workspace:/src" + hostile
+	f.runs[0].EventName = "turn.completed" + hostile
 	f.runs[0].State = "odd" + hostile
 	f.preview.Binding = "workspace:/src" + hostile
-	f.preview.Event.EventName = automations.EventName("turn.completed" + hostile)
+	f.preview.Event.EventName = "turn.completed" + hostile
 	f.mu.Unlock()
 	for _, args := range [][]string{{"list"}, {"show", "post-done"}, {"runs"}, {"preview", "post-done"}} {
 		e, out, errb = testEnv(t, f.home, nil, nil)
@@ -100,7 +101,7 @@ func TestAutomationsListStoreTrouble(t *testing.T) {
 	fillTables(t, f)
 	f.mu.Lock()
 	f.automations.Recovered = "automations.db was unreadable (not a SQLite database): moved to /h/automations.db.corrupt-20261201T090000Z"
-	f.automations.Backlog = automations.Backlog{Queued: 7, Dropped: 2, WriteError: "disk full"}
+	f.automations.Backlog = client.AutomationBacklog{Queued: 7, Dropped: 2, WriteError: "disk full"}
 	f.mu.Unlock()
 	out := inLang(t, f.home, "C.UTF-8", nil, "automations", "list")
 	want := "warning: automations.db was unreadable (not a SQLite database): moved to /h/automations.db.corrupt-20261201T090000Z\n" +

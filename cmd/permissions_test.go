@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
-	"github.com/clawdhq/clawd/runtime"
-	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/recap"
 )
@@ -41,10 +39,10 @@ type fakeAPI struct {
 
 	history     client.History
 	recap       recap.Summary
-	automations runtime.AutomationsState
-	runs        []automations.Run
+	automations client.AutomationsState
+	runs        []client.AutomationRun
 	links       []client.RemoteLink
-	preview     automations.PreviewResult
+	preview     client.AutomationPreview
 }
 
 func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {

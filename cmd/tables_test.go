@@ -14,7 +14,6 @@ import (
 
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/remote"
-	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/recap"
@@ -151,25 +150,26 @@ func fillTables(t *testing.T, f *fakeAPI) {
 		{Agent: "claude", Host: "box", SessionID: "box:abc3", Title: "Refactor", Cwd: "/home/me/shop",
 			LastActive: tablesNow.Add(-2 * time.Second), Turns: 1, Live: true},
 	}}
-	f.automations = runtime.AutomationsState{Definitions: []automations.DefinitionView{
-		{Definition: automations.Definition{ID: "post-done", Name: "完成时通知", Event: automations.TurnCompleted,
-			Condition: &automations.Condition{Path: "agent.id", Op: "eq", Value: "claude"},
-			Action:    automations.Action{Type: "webhook"},
-			Policy: automations.Policy{Timeout: automations.Duration(15 * time.Second), Retry: "safe", MaxAttempts: 3,
-				Backoff: automations.Duration(time.Second), Concurrency: automations.ConcurrencySerial}},
+	policy := client.AutomationPolicy{Timeout: "15s", Retry: "safe", MaxAttempts: 3, Backoff: "1s", Concurrency: "serial"}
+	defaults := client.AutomationPolicy{Timeout: "15s", Retry: "unsafe", MaxAttempts: 3, Backoff: "1s", Concurrency: "serial"}
+	f.automations = client.AutomationsState{Definitions: []client.Automation{
+		{ID: "post-done", Name: "完成时通知", Event: "turn.completed",
+			Condition: json.RawMessage(`{"path":"agent.id","op":"eq","value":"claude"}`),
+			Action:    client.AutomationAction{Type: "webhook"}, Policy: policy, EffectivePolicy: policy,
 			Hash: "h1", Leaves: []string{"url: https://example.com/hook"},
-			Bindings: []automations.BindingView{{Key: "claude", State: automations.BindingActive}}},
-		{Definition: automations.Definition{ID: "ding", Event: automations.TurnFailed, Action: automations.Action{Type: "sound"}},
-			Bindings: []automations.BindingView{{State: automations.BindingNeedsReview}}},
-		{Definition: automations.Definition{ID: "off", Enabled: &off, Event: automations.TurnStarted, Action: automations.Action{Type: "command"}}},
+			BindingStates: []client.AutomationBindingState{{Key: "claude", State: client.BindingActive}}},
+		{ID: "ding", Event: "turn.failed", Action: client.AutomationAction{Type: "sound"}, EffectivePolicy: defaults,
+			BindingStates: []client.AutomationBindingState{{State: client.BindingNeedsReview}}},
+		{ID: "off", Enabled: &off, Event: "turn.started", Action: client.AutomationAction{Type: "command"}, EffectivePolicy: defaults},
 	}}
-	f.runs = []automations.Run{
-		{ID: "r1", AutomationID: "post-done", EventName: automations.TurnCompleted, State: automations.StateSucceeded, Attempts: 1, CreatedAt: created},
-		{ID: "r2", AutomationID: "ding", EventName: automations.TurnFailed, State: automations.StateOutcomeUnknown,
+	f.runs = []client.AutomationRun{
+		{ID: "r1", AutomationID: "post-done", EventName: "turn.completed", State: "succeeded", Attempts: 1, CreatedAt: created},
+		{ID: "r2", AutomationID: "ding", EventName: "turn.failed", State: "outcome_unknown",
 			ErrorCode: "timeout", Attempts: 3, CreatedAt: created},
 	}
-	f.preview = automations.PreviewResult{Event: &automations.Envelope{EventName: automations.TurnCompleted,
-		Session: automations.SessionRef{ID: "s1", Title: "修复登录页面"}}, Matched: true, Binding: "claude",
+	ev := &client.AutomationEvent{EventName: "turn.completed"}
+	ev.Session.ID, ev.Session.Title = "s1", "修复登录页面"
+	f.preview = client.AutomationPreview{Event: ev, Matched: true, Binding: "claude",
 		Input: map[string]any{"text": "done"}}
 	f.links = []client.RemoteLink{{Profile: "box", Label: "box", Kind: client.LinkSSH, State: client.LinkUp,
 		Since: tablesNow.Add(-3 * time.Minute), Ingress: "127.0.0.1:5555", RemotePort: 40123, Generation: 2}}

@@ -24,12 +24,15 @@ import (
 // envelope at most).
 const maxAutomationBody = 256 << 10
 
-// AutomationsState is GET /api/v1/automations.
+// AutomationsState is GET /api/v1/automations; client.AutomationsState
+// is its wire type (TestAutomationWireTypes).
 type AutomationsState struct {
 	Paused      bool                         `json:"paused"`
 	Definitions []automations.DefinitionView `json:"definitions"`
-	// Error is why automations.toml is not in force.
+	// Error is why automations.toml as it is now is not in force; Kept
+	// says that the definitions of its last good version are, meanwhile.
 	Error string `json:"error,omitempty"`
+	Kept  bool   `json:"kept,omitempty"`
 	// Recovered says that the store was unreadable when serve started and
 	// was moved aside for a fresh one (where, and what that lost).
 	Recovered string `json:"recovered,omitempty"`
@@ -57,8 +60,12 @@ func (s *Server) automationsState(r *http.Request) AutomationsState {
 	e := s.auto.Load()
 	st := AutomationsState{Paused: e.Paused(), Definitions: []automations.DefinitionView{},
 		Recovered: e.Recovered(), Backlog: e.Backlog()}
+	if err := e.LoadError(); err != nil {
+		st.Error, st.Kept = err.Error(), e.Kept()
+	}
 	defs, err := e.Definitions(r.Context())
 	if err != nil {
+		// The store's: what is in force cannot be told.
 		st.Error = err.Error()
 	} else {
 		st.Definitions = defs

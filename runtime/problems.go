@@ -62,7 +62,8 @@ func (s *Server) problemList() []client.Problem {
 // automationProblems are what keeps the person's automations from
 // running as written: the engine that did not open, a store found
 // unreadable and moved aside, events waiting for a store that cannot be
-// written, an automations.toml that is not used.
+// written, an automations.toml that is not used (its last good version
+// kept in force meanwhile, or nothing).
 func (s *Server) automationProblems() []client.Problem {
 	p := s.cfg.Printer
 	var out []client.Problem
@@ -83,7 +84,11 @@ func (s *Server) automationProblems() []client.Problem {
 	}
 	if err := e.LoadError(); err != nil {
 		first, _, _ := strings.Cut(err.Error(), "\n")
-		out = append(out, client.Problem{ID: "automations.file", Text: p.T("problem.automations_file", text.Line(first, 300)),
+		key := "problem.automations_file"
+		if e.Kept() {
+			key = "problem.automations_file_kept"
+		}
+		out = append(out, client.Problem{ID: "automations.file", Text: p.T(key, text.Line(first, 300)),
 			Remedy: p.T("problem.automations_file_fix")})
 	}
 	return out

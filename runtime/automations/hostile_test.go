@@ -1,7 +1,6 @@
 package automations
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -137,8 +136,8 @@ func TestParseQuotesWhatItEchoes(t *testing.T) {
 }
 
 // TestReloadRefusesOversize: a file over MaxFileSize is refused before it
-// is parsed, and the definitions of the last good file are no longer in
-// force, as with any file with problems.
+// is parsed, and the definitions of the last good file stay in force, as
+// with any file with problems.
 func TestReloadRefusesOversize(t *testing.T) {
 	e := testEngine(t, newFakeClock(), soundDef("good"))
 	if !e.Listens(TurnCompleted) {
@@ -152,8 +151,9 @@ func TestReloadRefusesOversize(t *testing.T) {
 	if !errors.Is(err, boundedfile.ErrTooLarge) || !strings.Contains(err.Error(), "capped at 1024 KiB") {
 		t.Errorf("Reload(oversize) = %v, want ErrTooLarge saying the cap", err)
 	}
-	if _, err := e.Definitions(context.Background()); err == nil || e.Listens(TurnCompleted) {
-		t.Errorf("after a refused file: Definitions err %v, listens %v; want the error and nothing in force", err, e.Listens(TurnCompleted))
+	if !errors.Is(e.LoadError(), boundedfile.ErrTooLarge) || !e.Kept() || !e.Listens(TurnCompleted) {
+		t.Errorf("after a refused file: LoadError %v, kept %v, listens %v; want the error and the good file's definition in force",
+			e.LoadError(), e.Kept(), e.Listens(TurnCompleted))
 	}
 	if got := filepath.Base(e.file); !strings.Contains(err.Error(), got) {
 		t.Errorf("Reload error %q does not name %s", err, got)

@@ -14,7 +14,8 @@ import (
 
 // TestReloadRefusesNonFiles: a FIFO as automations.toml (serve never
 // listened: its open waited for a writer) and a symlink to /dev/zero (2 GB
-// read) are refused at once, and no definition stays in force.
+// read) are refused at once, as a file with problems: the last good
+// file's definitions stay in force, and the error says why.
 func TestReloadRefusesNonFiles(t *testing.T) {
 	for name, put := range map[string]func(path string) error{
 		"fifo":     func(path string) error { return syscall.Mkfifo(path, 0o600) },
@@ -41,8 +42,9 @@ func TestReloadRefusesNonFiles(t *testing.T) {
 				}
 				t.Fatal("Reload blocked on automations.toml")
 			}
-			if e.Listens(TurnCompleted) {
-				t.Error("the last good file's definition is still in force")
+			if !e.Listens(TurnCompleted) || !e.Kept() || !errors.Is(e.LoadError(), boundedfile.ErrNotRegular) {
+				t.Errorf("after a refused file: listens %v, kept %v, LoadError %v; want the last good definition kept and the error",
+					e.Listens(TurnCompleted), e.Kept(), e.LoadError())
 			}
 		})
 	}

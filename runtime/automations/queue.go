@@ -2,10 +2,8 @@ package automations
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -162,20 +160,6 @@ func writeProblem(err error) string {
 		return "disk full"
 	}
 	return err.Error()
-}
-
-// writeEvents writes events to the outbox in one transaction, once per
-// event id.
-func (e *Engine) writeEvents(ctx context.Context, events []queued) error {
-	return inTx(ctx, e.db, func(tx *sql.Tx) error {
-		for _, ev := range events {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO events(id, name, session_id, envelope, state, created_at)
-				VALUES(?, ?, ?, ?, 'pending', ?)`, ev.id, ev.name, ev.session, string(ev.envelope), ev.at); err != nil {
-				return fmt.Errorf("write event %s: %w", ev.id, err)
-			}
-		}
-		return nil
-	})
 }
 
 // writeLoop is Run's writer: it flushes the queue when an event comes,
