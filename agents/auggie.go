@@ -2,6 +2,7 @@ package agents
 
 import (
 	"cmp"
+	"sync"
 	"time"
 )
 
@@ -80,16 +81,16 @@ var auggieKinds = map[string]Kind{
 	"SessionEnd":   KindSessionEnd,
 }
 
-var auggieShape = func() hookShape {
+var auggieShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(auggieID, auggieKinds)
 	h.session = []string{"conversation_id"}
 	h.sessionEnv = "AUGMENT_CONVERSATION_ID"
 	h.prompt = []string{"user_prompt"}
 	return h
-}()
+})
 
 func decodeAuggie(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
-	e, p, err := auggieShape.decode(b, hookEvent, env, now, truncated)
+	e, p, err := auggieShape().decode(b, hookEvent, env, now, truncated)
 	if err != nil {
 		return Event{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -84,12 +85,12 @@ const CrushPermissionTimeout = 600
 
 var crushKinds = map[string]Kind{"PreToolUse": KindToolStart}
 
-var crushShape = func() hookShape {
+var crushShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(crushID, crushKinds)
 	h.event = []string{"event", "hook_event_name"}
 	h.sessionEnv = "CRUSH_SESSION_ID"
 	return h
-}()
+})
 
 // crushSafe are the shell commands Crush runs without asking (its
 // tools/safe.go), when the command chains nothing (crushChaining).
@@ -145,7 +146,7 @@ func crushAsks(tool string, input []byte, cwd string) bool {
 }
 
 func decodeCrush(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
-	e, p, err := crushShape.decode(b, hookEvent, env, now, truncated)
+	e, p, err := crushShape().decode(b, hookEvent, env, now, truncated)
 	if err != nil {
 		return Event{}, err
 	}

@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Cursor's agent (the editor's and cursor-agent's hooks; documented
 // format: ~/.cursor/hooks.json, `"version": 1`, each event a list of
@@ -76,15 +79,15 @@ var cursorKinds = map[string]Kind{
 	"sessionEnd":         KindSessionEnd,
 }
 
-var cursorShape = func() hookShape {
+var cursorShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(cursorID, cursorKinds)
 	h.eventFirst = true
 	h.session = []string{"conversation_id", "session_id"}
 	return h
-}()
+})
 
 func decodeCursor(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
-	e, p, err := cursorShape.decode(b, hookEvent, env, now, truncated)
+	e, p, err := cursorShape().decode(b, hookEvent, env, now, truncated)
 	if err != nil {
 		return Event{}, err
 	}

@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Kiro CLI (AWS; documented format: hooks live in each agent's
 // configuration file, ~/.kiro/agents/<agent>.json, as
@@ -71,14 +74,14 @@ var kiroKinds = map[string]Kind{
 
 // kiroShape reads Kiro's payloads: no session field, the folder stands in
 // for one (decodeKiro).
-var kiroShape = func() hookShape {
+var kiroShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(kiroID, kiroKinds)
 	h.session = []string{"cwd"}
 	h.defaultSession = "default"
 	return h
-}()
+})
 
 func decodeKiro(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
-	e, _, err := kiroShape.decode(b, hookEvent, env, now, truncated)
+	e, _, err := kiroShape().decode(b, hookEvent, env, now, truncated)
 	return e, err
 }

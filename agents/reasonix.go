@@ -2,6 +2,7 @@ package agents
 
 import (
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -57,11 +58,11 @@ var Reasonix = &Agent{
 	},
 	Kinds: reasonixKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
-		e, _, err := reasonixShape.decode(b, ev, env, now, false)
+		e, _, err := reasonixShape().decode(b, ev, env, now, false)
 		return e, err
 	},
 	DecodeTruncated: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
-		e, _, err := reasonixShape.decode(b, ev, env, now, true)
+		e, _, err := reasonixShape().decode(b, ev, env, now, true)
 		return e, err
 	},
 	NoDecision: noOutput,
@@ -82,10 +83,10 @@ var reasonixKinds = map[string]Kind{
 	"Stop":             KindTurnEnd,
 }
 
-var reasonixShape = func() hookShape {
+var reasonixShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(reasonixID, reasonixKinds)
 	h.event = []string{"event", "hook_event_name"}
 	h.session = []string{"session_id", "sessionId"}
 	h.tool = []string{"toolName", "tool_name"}
 	return h
-}()
+})

@@ -2,7 +2,9 @@
 # run.sh reports how fast clawd is where the agent waits for it, against the
 # targets of the issue:
 #
-#   - the hook process is at most 4x /bin/true (runtime up and down),
+#   - the hook process is at most 1.6x an empty static Go program, timed
+#     side by side in the same rounds (BenchmarkFloor: the Go runtime's own
+#     start-up is the floor of any Go hook), and at most 4x /bin/true,
 #   - the hook is at least 15x faster than a minimal Node hook,
 #   - the runtime ingests at least 20,000 events/s from 50 sessions;
 #
@@ -10,6 +12,11 @@
 # a full spool of the hooks' events (runtime/continuity_bench_test.go).
 #
 #   bash bench/run.sh               COUNT=5 PROC_BENCHTIME=500x bash bench/run.sh
+#   BEFORE=340d44f FLOOR_ONLY=1 bash bench/run.sh
+#
+# BEFORE=<commit> builds clawd at that commit too and times its hook in
+# the same rounds as this tree's (the before and after of a change);
+# FLOOR_ONLY=1 runs only that comparison.
 #
 # The Go benchmarks (bench/hook_test.go, runtime/ingest_bench_test.go) are
 # the figures; each runs COUNT times and the summary takes the median. If
@@ -25,8 +32,55 @@ count="${COUNT:-3}"
 proc_benchtime="${PROC_BENCHTIME:-300x}"
 ingest_benchtime="${INGEST_BENCHTIME:-2s}"
 
+floor_benchtime="${FLOOR_BENCHTIME:-300x}"
+
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
+
+before_bin=""
+if [ -n "${BEFORE:-}" ]; then
+	echo "== building clawd at $BEFORE"
+	mkdir -p "$out/before-src"
+	git archive "$BEFORE" | tar -x -C "$out/before-src"
+	(cd "$out/before-src" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/clawd-before" .)
+	before_bin="$out/clawd-before"
+fi
+
+# floor prints the summary of BenchmarkFloor's results in FILE: each
+# process's median wall and mean CPU per exec, and the hook's ratio to
+# the empty static Go program.
+floor() {
+	awk '
+		$1 ~ /^BenchmarkFloor/ { for (i = 3; i < NF; i++) { v[$(i+1)] += $i; n[$(i+1)]++ } }
+		END {
+			printf "%-36s %9s %9s %12s %12s\n", "process (median of the runs)", "wall ms", "cpu ms", "wall/empty", "cpu/empty"
+			split("true empty down up before-down before-up", k, " ")
+			name["true"] = "/bin/true"; name["empty"] = "empty static Go binary"
+			name["down"] = "clawd hook claude, runtime down"; name["up"] = "clawd hook claude, runtime up"
+			name["before-down"] = "  before, runtime down"; name["before-up"] = "  before, runtime up"
+			ew = v["empty-ms"] / n["empty-ms"]; ec = v["empty-cpu-ms"] / n["empty-cpu-ms"]
+			for (j = 1; j <= 6; j++) {
+				u = k[j]
+				if (!n[u "-ms"]) continue
+				w = v[u "-ms"] / n[u "-ms"]; c = v[u "-cpu-ms"] / n[u "-cpu-ms"]
+				printf "%-36s %9.2f %9.2f %12.2f %12.2f\n", name[u], w, c, w / ew, c / ec
+			}
+			printf "\ntarget: hook <= 1.6x the empty static Go binary (wall, side by side)\n"
+			for (j = 3; j <= 6; j++) {
+				u = k[j]
+				if (n[u "-ms"]) printf "%-36s %9.2f  %s\n", name[u], (v[u "-ms"] / n[u "-ms"]) / ew, (v[u "-ms"] / n[u "-ms"]) / ew <= 1.6 ? "PASS" : "MISS"
+			}
+		}' "$1"
+}
+
+echo "== hook vs the floor, side by side (-benchtime $floor_benchtime rounds, -count $count)"
+CLAWD_BENCH_BEFORE="$before_bin" go test -run '^$' -bench '^BenchmarkFloor$' -benchtime "$floor_benchtime" -count "$count" ./bench/ | tee "$out/floor.txt"
+echo
+floor "$out/floor.txt"
+if [ "${FLOOR_ONLY:-0}" = 1 ]; then
+	exit 0
+fi
+echo
 
 echo "== hook processes (-benchtime $proc_benchtime, -count $count)"
 go test -run '^$' -bench '^BenchmarkProcess' -benchtime "$proc_benchtime" -count "$count" ./bench/ | tee "$out/proc.txt"

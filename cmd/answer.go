@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/tray/present"
@@ -107,10 +107,10 @@ func answerWords(answers []agents.Answer) string {
 
 var (
 	// optionNumber is Q.N, option N of question Q.
-	optionNumber = regexp.MustCompile(`^([0-9]+)\.([0-9]+)$`)
+	optionNumber = lazy.Regexp(`^([0-9]+)\.([0-9]+)$`)
 	// questionPrefix is the Q: before a label or a text that says which
 	// question it answers.
-	questionPrefix = regexp.MustCompile(`^([0-9]+):(.*)$`)
+	questionPrefix = lazy.Regexp(`^([0-9]+):(.*)$`)
 )
 
 // pickAnswers turns the options and texts of `clawd answer` into one
@@ -145,7 +145,7 @@ func pickAnswers(qs []agents.Question, opts, texts []string) ([]agents.Answer, e
 			pick(0, n-1)
 			continue
 		}
-		if m := optionNumber.FindStringSubmatch(opt); m != nil {
+		if m := optionNumber().FindStringSubmatch(opt); m != nil {
 			q, ok := question(m[1])
 			n, _ := strconv.Atoi(m[2])
 			if !ok || n < 1 || n > len(qs[q].Options) {
@@ -154,7 +154,7 @@ func pickAnswers(qs []agents.Question, opts, texts []string) ([]agents.Answer, e
 			pick(q, n-1)
 			continue
 		}
-		if m := questionPrefix.FindStringSubmatch(opt); m != nil {
+		if m := questionPrefix().FindStringSubmatch(opt); m != nil {
 			if q, ok := question(m[1]); ok {
 				if n := labelIndex(qs[q], m[2], true); n >= 0 {
 					pick(q, n)
@@ -174,7 +174,7 @@ func pickAnswers(qs []agents.Question, opts, texts []string) ([]agents.Answer, e
 	for _, t := range texts {
 		q := 0
 		if len(qs) > 1 {
-			m := questionPrefix.FindStringSubmatch(t)
+			m := questionPrefix().FindStringSubmatch(t)
 			ok := false
 			if m != nil {
 				q, ok = question(m[1])

@@ -149,21 +149,21 @@ func TestClineFiles(t *testing.T) {
 // not taken for it.
 func TestKiloPlugin(t *testing.T) {
 	_, orest, _ := strings.Cut(opencodePluginJS, "\n")
-	_, krest, _ := strings.Cut(kiloPluginJS, "\n")
+	_, krest, _ := strings.Cut(kiloPluginJS(), "\n")
 	if strings.Count(orest, `spawn(CLAWD, ["hook", "opencode", name]`) != 1 {
 		t.Fatalf("the opencode plugin no longer spawns the hook in one place: the Kilo plugin would not run Kilo's hook")
 	}
-	if krest != strings.Replace(orest, `["hook", "opencode", name]`, `["hook", "kilo", name]`, 1) || !strings.Contains(kiloPluginJS, "clawd install kilo") {
+	if krest != strings.Replace(orest, `["hook", "opencode", name]`, `["hook", "kilo", name]`, 1) || !strings.Contains(kiloPluginJS(), "clawd install kilo") {
 		t.Errorf("the Kilo plugin is not the opencode plugin with Kilo's hook and first line")
 	}
-	out, n := kiloScript.render(goldenBinary)
+	out, n := kiloScript().render(goldenBinary)
 	if n != len(agents.Kilo.Hooks) || !strings.Contains(string(out), `const CLAWD_COMMAND = "/usr/local/bin/clawd hook kilo"`) {
 		t.Errorf("rendered Kilo plugin (%d hooks):\n%.600s", n, out)
 	}
-	if _, ok := kiloScript.ours(out, Known{}); !ok {
+	if _, ok := kiloScript().ours(out, Known{}); !ok {
 		t.Errorf("the rendered Kilo plugin is not known as clawd's")
 	}
-	if op, _ := opencodeScript.render(goldenBinary); func() bool { _, ok := kiloScript.ours(op, Known{}); return ok }() {
+	if op, _ := opencodeScript.render(goldenBinary); func() bool { _, ok := kiloScript().ours(op, Known{}); return ok }() {
 		t.Errorf("clawd's opencode plugin is taken for its Kilo plugin")
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // opencodeV2PluginJS is clawd's plugin for opencode 2, with placeholders
@@ -168,7 +168,7 @@ func (r remover) Install(_ string, opts Options) (*Report, error) { return r.Ins
 
 // opencodeVersion finds the version in `opencode --version`: the first
 // x.y.z, after an optional "v" ("1.18.33", "opencode v2.0.15").
-var opencodeVersion = regexp.MustCompile(`(?:^|[^\w.])v?(\d+)\.(\d+)\.(\d+)`)
+var opencodeVersion = lazy.Regexp(`(?:^|[^\w.])v?(\d+)\.(\d+)\.(\d+)`)
 
 // OpencodeHost tells which opencode the environment getenv runs: v2 for
 // 2.x or later, v1 for 1.x, unknown when opencode is not on PATH or says
@@ -194,7 +194,7 @@ func OpencodeHost(getenv func(string) string) string {
 
 // opencodeHostOf reads the host from what `opencode --version` printed.
 func opencodeHostOf(out string) string {
-	m := opencodeVersion.FindStringSubmatch(out)
+	m := opencodeVersion().FindStringSubmatch(out)
 	if m == nil {
 		return OpencodeUnknown
 	}
