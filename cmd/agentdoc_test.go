@@ -227,3 +227,40 @@ func TestWithAgentFacts(t *testing.T) {
 		t.Errorf("withAgentFacts(no block) =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// readmeAgentRow is the README's row of a in its table of agents.
+func readmeAgentRow(a *agents.Agent) string {
+	install, verified := "`"+a.ID+"`", string(a.Verified)
+	if a.Unsupported != "" {
+		install, verified = "not supported", "-"
+	}
+	yes := func(v bool) string {
+		if v {
+			return "yes"
+		}
+		return "-"
+	}
+	return fmt.Sprintf("| [%s](docs/agents/%s.md) | %s | %s | %s | %s |", a.Name, a.ID, install, verified, yes(a.Supports.Permissions), yes(a.Supports.AnswersQuestions))
+}
+
+// TestReadmeAgents: the README's table of agents has every agent of the
+// registry, in its order, with what clawd does for it today.
+func TestReadmeAgents(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, a := range agents.All() {
+		want = append(want, readmeAgentRow(a))
+	}
+	var got []string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| [") && strings.Contains(l, "](docs/agents/") {
+			got = append(got, l)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("README.md's table of agents is\n%s\nwant (from agents/)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

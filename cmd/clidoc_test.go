@@ -341,6 +341,21 @@ func TestReadmeQuickStart(t *testing.T) {
 	}
 }
 
+// readmeMaxLines is how long the README may grow: a newcomer's page,
+// with everything else in docs/.
+const readmeMaxLines = 150
+
+// TestReadmeShort: the README stays a page a newcomer reads to the end.
+func TestReadmeShort(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(readme, []byte("\n")); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, want at most %d: move the details into docs/", n, readmeMaxLines)
+	}
+}
+
 // TestResolve: the check of the quick start fires on a command, a
 // subcommand or a flag that does not exist.
 func TestResolve(t *testing.T) {
@@ -373,27 +388,35 @@ var clidocLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)[^)]*\)`)
 // clidocCode is a code span, whose brackets are no link.
 var clidocCode = regexp.MustCompile("`[^`]*`")
 
-// clidocBrokenLinks returns the relative links of the Markdown file at path
-// (inline code and code blocks aside) that lead to no file.
+// clidocBrokenLinks returns the relative links of the Markdown file at
+// path (inline code and code blocks aside) that lead to no file, or to a
+// heading that file does not have.
 func clidocBrokenLinks(path string, text string) []string {
 	var broken []string
-	inBlock := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inBlock = !inBlock
-			continue
-		}
-		if inBlock {
-			continue
-		}
-		line = clidocCode.ReplaceAllString(line, "")
+	for _, line := range clidocProse(text, false) {
 		for _, m := range clidocLink.FindAllStringSubmatch(line, -1) {
 			target := m[1]
-			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "#") {
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
-			file, _, _ := strings.Cut(target, "#")
-			if _, err := os.Stat(filepath.Join(filepath.Dir(path), filepath.FromSlash(file))); err != nil {
+			file, frag, _ := strings.Cut(target, "#")
+			if file == "" {
+				if !slices.Contains(clidocHeadings(text), frag) {
+					broken = append(broken, target)
+				}
+				continue
+			}
+			dest := filepath.Join(filepath.Dir(path), filepath.FromSlash(file))
+			fi, err := os.Stat(dest)
+			if err != nil {
+				broken = append(broken, target)
+				continue
+			}
+			if frag == "" || fi.IsDir() || !strings.HasSuffix(dest, ".md") {
+				continue
+			}
+			b, err := os.ReadFile(dest)
+			if err != nil || !slices.Contains(clidocHeadings(string(b)), frag) {
 				broken = append(broken, target)
 			}
 		}
@@ -401,8 +424,43 @@ func clidocBrokenLinks(path string, text string) []string {
 	return broken
 }
 
+// clidocProse returns the lines of a Markdown text outside code blocks,
+// with their code spans taken out, or only their backquotes when
+// keepCode.
+func clidocProse(text string, keepCode bool) []string {
+	var out []string
+	inBlock := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock {
+			out = append(out, clidocCode.ReplaceAllStringFunc(line, func(code string) string {
+				if keepCode {
+					return strings.Trim(code, "`")
+				}
+				return ""
+			}))
+		}
+	}
+	return out
+}
+
+// clidocHeadings returns the anchors of a Markdown text's headings.
+func clidocHeadings(text string) []string {
+	var out []string
+	for _, line := range clidocProse(text, true) {
+		if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
+			out = append(out, clidocAnchor(h))
+		}
+	}
+	return out
+}
+
 // TestDocLinks: every relative link in README.md, CONTRIBUTING.md and
-// docs/**/*.md leads to a file of the repository.
+// docs/**/*.md leads to a file of the repository, and to a heading of it
+// when it names one.
 func TestDocLinks(t *testing.T) {
 	files := []string{"../README.md", "../CONTRIBUTING.md"}
 	err := filepath.WalkDir("../docs", func(p string, d fs.DirEntry, err error) error {
@@ -428,17 +486,17 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
-// TestBrokenLinks: the link check fires on a missing file and passes
-// links to files, anchors, other sites and code.
+// TestBrokenLinks: the link check fires on a missing file or heading and
+// passes links to files, headings, other sites and code.
 func TestBrokenLinks(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "there.md"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "there.md"), []byte("# There\n\n## The `x` part\n```\n# not a heading\n```\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text := "[a](there.md) [b](there.md#x) [c](#top) [d](https://x.example/y) ![e](gone.png)\n" +
-		"`[f](gone2.md)`\n```\n[g](gone3.md)\n```\n[h](sub/gone4.md \"title\")\n"
+	text := "# Top\n[a](there.md) [b](there.md#the-x-part) [c](#top) [d](https://x.example/y) ![e](gone.png)\n" +
+		"`[f](gone2.md)`\n```\n[g](gone3.md)\n```\n[h](sub/gone4.md \"title\") [i](there.md#not-a-heading) [j](#nowhere)\n"
 	got := clidocBrokenLinks(filepath.Join(dir, "doc.md"), text)
-	if strings.Join(got, ",") != "gone.png,sub/gone4.md" {
-		t.Errorf("clidocBrokenLinks = %q, want [gone.png sub/gone4.md]", got)
+	if want := "gone.png,sub/gone4.md,there.md#not-a-heading,#nowhere"; strings.Join(got, ",") != want {
+		t.Errorf("clidocBrokenLinks = %q, want %s", got, want)
 	}
 }
