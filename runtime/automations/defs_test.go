@@ -272,29 +272,27 @@ func TestLeavesOfNewActions(t *testing.T) {
 	}
 }
 
-// TestReadmeExamples: every automations.toml example in the README's
-// Automations section is read without a problem.
-func TestReadmeExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocExamples: every automations.toml example in docs/automations.md
+// is read without a problem.
+func TestDocExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/automations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(readme), "### Automations\n")
-	section, _, _ = strings.Cut(section, "\n### ")
 	var ids []string
-	for _, block := range strings.Split(section, "```toml\n")[1:] {
+	for _, block := range strings.Split(string(doc), "```toml\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
-		defs, err := Parse([]byte(block), "README.md")
+		defs, err := Parse([]byte(block), "automations.md")
 		if err != nil {
-			t.Errorf("README example:\n%s\n%v", block, err)
+			t.Errorf("docs/automations.md example:\n%s\n%v", block, err)
 		}
 		for _, d := range defs {
 			ids = append(ids, d.ID)
 		}
 	}
-	for _, id := range []string{"post-done", "slack-done", "discord-done", "phone-approval", "post-summary"} {
+	for _, id := range []string{"post-done", "night-ding", "log-failure", "slack-done", "discord-done", "phone-approval", "post-summary"} {
 		if !slices.Contains(ids, id) {
-			t.Errorf("README examples %v, want %s among them", ids, id)
+			t.Errorf("docs/automations.md examples %v, want %s among them", ids, id)
 		}
 	}
 }
