@@ -185,6 +185,7 @@ function render(v) {
     $("favicon").href = icon;
   }
   renderSettings(v);
+  showFirstRun();
   renderNeeds(v);
   renderSessions(v);
   renderSummary(v);
@@ -291,7 +292,9 @@ function renderNeeds(v) {
   setText($("needs-count"), count ? String(count) : "");
   $("needs-count").setAttribute("aria-label", count ? t("dashboard.needs_badge", count) : "");
   $("f-inbox").hidden = count === 0;
-  $("needs-empty").hidden = shown.length > 0 || firstRun;
+  $("needs-empty").hidden = shown.length > 0;
+  // A first run shows what to do, not empty sections.
+  $("needs").hidden = $("keys-hint").hidden = firstRun;
   setText($("needs-empty"), count ? t("dashboard.filter_none") : t("dashboard.needs_empty"));
 }
 
@@ -724,7 +727,7 @@ function renderSessions(v) {
     if (st && String(s.urgency) !== st) continue;
     if (folder && !(s.cwd || "").toLowerCase().includes(folder) && !(s.project_dir || "").toLowerCase().includes(folder)) continue;
     s._repo = repoOf(s);
-    s._title = place(s.title, s.cwd) || s.session_id;
+    s._title = s.title || "";
     shown.push(s);
   }
   if (sessionSort.key) {
@@ -825,9 +828,11 @@ function updateSession(li, s) {
   const repo = b.querySelector(".repo");
   setText(repo, s._repo);
   repo.title = s.cwd || "";
+  // No title yet: the session's id, quietly, not its folder again.
   const title = b.querySelector(".title");
-  setText(title, s._title);
-  title.title = s._title;
+  setText(title, s._title || "…" + s.session_id.slice(-8));
+  title.title = s._title || s.session_id;
+  title.classList.toggle("muted", !s._title);
   setText(b.querySelector(".agent"), s.agent_name + (s.headless ? t("dashboard.headless") : "") + (s.host ? " @" + s.host : ""));
   const state = b.querySelector(".state");
   setText(state, stateText(b) + b.dataset.sub);
@@ -936,7 +941,7 @@ function refilterEvents() {
 let shownFeatures = "";
 function showSections(f) {
   const key = JSON.stringify(f);
-  $("firstrun").hidden = !(f.agents && firstRun);
+
   if (key === shownFeatures) return;
   shownFeatures = key;
   $("automations").hidden = !f.automations;
@@ -1171,9 +1176,15 @@ setInterval(() => {
 // its card after the checks ran again.
 const fixDiffs = new Map();
 
-// firstRun: no agent found here has clawd's hooks, so nothing can reach
-// the inbox; it says what to do instead.
+// noHooks: no agent found here has clawd's hooks. With no session either
+// (firstRun), nothing can reach the inbox: it says what to do instead.
+let noHooks = false;
 let firstRun = false;
+
+function showFirstRun() {
+  firstRun = noHooks && !!view && view.sessions.length === 0 && view.permissions.length === 0;
+  $("firstrun").hidden = !firstRun;
+}
 
 async function loadAgents() {
   let list, doctor = [];
@@ -1194,8 +1205,8 @@ async function loadAgents() {
   $("agents-more").hidden = elsewhere.length === 0;
   setText($("agents-more-sum"), n("dashboard.more_agents", elsewhere.length));
   $("agent-more-list").replaceChildren(...elsewhere.map((a) => el("li", {"data-agent": a.id}, a.name)));
-  firstRun = !list.some((a) => a.installed);
-  $("firstrun").hidden = !firstRun;
+  noHooks = !list.some((a) => a.installed);
+  showFirstRun();
   setText($("firstrun-found"), here.length ? t("dashboard.first_found", here.map((a) => a.name).join(", ")) : t("dashboard.none_found"));
   if (view) renderNeeds(view);
 }
