@@ -291,10 +291,12 @@ function renderNeeds(v) {
   const count = v.permissions.length;
   setText($("needs-count"), count ? String(count) : "");
   $("needs-count").setAttribute("aria-label", count ? t("dashboard.needs_badge", count) : "");
-  $("f-inbox").hidden = count === 0;
+  // The filter keeps its place when there is nothing to filter: a
+  // request arriving moves nothing on the page.
+  $("f-inbox").classList.toggle("invisible", count === 0);
   $("needs-empty").hidden = shown.length > 0;
   // A first run shows what to do, not empty sections.
-  $("needs").hidden = $("keys-hint").hidden = firstRun;
+  $("needs").hidden = firstRun;
   setText($("needs-empty"), count ? t("dashboard.filter_none") : t("dashboard.needs_empty"));
 }
 
@@ -638,7 +640,7 @@ document.addEventListener("keydown", (ev) => {
   }
   if (key === "/") {
     const f = {inbox: "f-inbox", sessions: "f-folder", activity: "e-session"}[route()];
-    if (f && !$(f).hidden) {
+    if (f && !$(f).hidden && !$(f).classList.contains("invisible")) {
       $(f).focus();
       ev.preventDefault();
     }
