@@ -233,7 +233,10 @@ const (
 	MaxPathLen  = 4096
 	MaxErrorLen = 512
 	MaxWordLen  = 64
-	MaxTitleLen = 40
+	// MaxTitleLen bounds a session title: whole sentences of a first
+	// prompt fit (the dashboard cuts them on screen only), and a title
+	// stays one line of a menu or a log.
+	MaxTitleLen = 120
 	MaxBatchIDs = 256
 	// MaxResponseLen caps Event.Response as the agent wrote it. The hook
 	// cuts it further, so that the whole event fits MaxEventBody (see

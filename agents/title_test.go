@@ -10,7 +10,8 @@ import (
 )
 
 func TestPromptTitle(t *testing.T) {
-	forty := strings.Repeat("abcd ", 7) + "abcde"
+	// full is MaxTitleLen (120) characters: words of four and a last of five.
+	full := strings.Repeat("abcd ", 23) + "abcde"
 	tests := []struct {
 		prompt, want string
 	}{
@@ -24,11 +25,11 @@ func TestPromptTitle(t *testing.T) {
 		{"csi\u009b2J", "csi2J"},
 		{"", ""},
 		{" \n\t\n ", ""},
-		{forty, forty},
-		{forty + "f", "abcd abcd abcd abcd abcd abcd abcd abcd…"},
+		{full, full},
+		{full + "f", strings.Repeat("abcd ", 23) + "abcd…"},
 		// A cut at a space does not leave it before the ellipsis.
-		{strings.Repeat("x", 38) + " yyyy", strings.Repeat("x", 38) + "…"},
-		{strings.Repeat("é", 50), strings.Repeat("é", 39) + "…"},
+		{strings.Repeat("x", 118) + " yyyy", strings.Repeat("x", 118) + "…"},
+		{strings.Repeat("é", 150), strings.Repeat("é", 119) + "…"},
 		// Text Claude injects as a prompt (a background task finished).
 		{"<task-notification>\n<task-id>afc7f71e8f325b97f</task-id>", ""},
 		{"/greet world", "/greet world"},
@@ -74,12 +75,12 @@ func TestAgentTitle(t *testing.T) {
 	}{
 		{"Parser rewrite", "Parser rewrite"},
 		{"  Parser\n\trewrite  ", "Parser rewrite"},
-		{strings.Repeat("word ", 10), "word word word word word word word word…"},
+		{strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 24)) + "…"},
 		// The secret filter holds for the agent's titles too: a generated
 		// title repeats the prompt's words, and a rename is typed text.
 		{"token refresh", ""},
 		{"deploy with sk-ant-api03-abcdefgh", ""},
-		{strings.Repeat("x ", 1024) + "token", strings.Repeat("x ", 19) + "x…"},
+		{strings.Repeat("x ", 1024) + "token", strings.Repeat("x ", 59) + "x…"},
 		// Titles end up in terminals: an escape sequence must not pass.
 		{"Fix \x1b]0;pwned\x07 parser", "Fix ]0;pwned parser"},
 		{"\x1b[2J", "[2J"},
@@ -102,7 +103,7 @@ func TestPromptTitleBoundedWork(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	got := PromptTitle(prompt)
 	runtime.ReadMemStats(&after)
-	if want := "refactor the lexer refactor the lexer r…"; got != want {
+	if want := strings.Repeat("refactor the lexer ", 6) + "refac…"; got != want {
 		t.Errorf("PromptTitle(4 MiB line) = %q, want %q", got, want)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
@@ -125,7 +126,7 @@ func TestPersonTitle(t *testing.T) {
 	}{
 		{"Shop refactor", "Shop refactor", nil},
 		{"  Shop\n refactor \x1b[2J ", "Shop refactor [2J", nil},
-		{strings.Repeat("word ", 10), "word word word word word word word word…", nil},
+		{strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 24)) + "…", nil},
 		// Empty takes the person's title away.
 		{"", "", nil},
 		{" \t\u200b", "", nil},

@@ -191,9 +191,10 @@ func TestDashboard(t *testing.T) {
 	if m := pageEval[string](t, tab, `window.__marker || ""`); m != "no reload" {
 		t.Error("the page reloaded to show the session")
 	}
-	row := pageEval[string](t, tab, `document.querySelector('#session-list li[data-key="claude/`+sid+`"]').innerText`)
-	if !strings.Contains(row, "Claude Code") || !strings.Contains(row, project) {
-		t.Errorf("the session row reads %q, want Claude Code and its folder %s", row, project)
+	goView(t, tab, "sessions")
+	row := pageEval[string](t, tab, `(() => { const li = document.querySelector('#session-list li[data-key="claude/`+sid+`"]'); return li.innerText + " | " + li.querySelector(".repo").title; })()`)
+	if !strings.Contains(row, "Claude Code") || !strings.Contains(row, "clawd") || !strings.Contains(row, project) {
+		t.Errorf("the session row reads %q, want Claude Code, its repository clawd and its folder %s on hover", row, project)
 	}
 	// More sessions, so the screenshots show a busy machine.
 	const promptRest = "the stack trace says PROMPT-DETAIL-7781"
@@ -210,9 +211,10 @@ func TestDashboard(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.SendKeys(chromedp.CSS("#f-folder"), "src/shop")); err != nil {
 		t.Fatal(err)
 	}
-	waitPage(t, tab, "only the shop session", `document.querySelectorAll("#session-list li").length === 1 && document.querySelector("#session-list li").innerText.includes("/home/ada/src/shop")`, 10*time.Second)
+	waitPage(t, tab, "only the shop session", `document.querySelectorAll("#session-list li").length === 1 && document.querySelector("#session-list li .repo").title === "/home/ada/src/shop"`, 10*time.Second)
 	pageEval[bool](t, tab, `const f = document.getElementById("f-folder"); f.value = ""; f.dispatchEvent(new Event("input")); true`)
 	waitPage(t, tab, "three sessions again", `document.querySelectorAll("#session-list li").length === 3`, 10*time.Second)
+	goView(t, tab, "inbox")
 
 	// The title badge: a request arriving while the tab is hidden.
 	// The tone goes through a recording AudioContext.
@@ -389,6 +391,34 @@ true`)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("GET of the used login URL: %d, want 403", resp.StatusCode)
 	}
+
+	// A bookmark of the dashboard opens it again while the runtime runs:
+	// in that new tab of the same browser, and after the first tab went
+	// elsewhere and came back, a view's own address included.
+	base := fmt.Sprintf("http://127.0.0.1:%d/", srv.info.Port)
+	for _, c := range []struct {
+		tab context.Context
+		url string
+	}{{tab2, base}, {tab, "about:blank"}, {tab, base + "#sessions"}} {
+		if err := chromedp.Do(c.tab, chromedp.Navigate(c.url)); err != nil {
+			t.Fatalf("open %s: %v", c.url, err)
+		}
+		if c.url == "about:blank" {
+			continue
+		}
+		waitPage(t, c.tab, "the dashboard live at "+c.url, `!!document.querySelector("#conn.live") && document.getElementById("signedout").hidden`, 10*time.Second)
+	}
+	if v := pageEval[bool](t, tab, `!document.getElementById("view-sessions").hidden && document.querySelectorAll("#session-list li").length === 3`); !v {
+		t.Error("the bookmark of #sessions did not open the sessions view with its three sessions")
+	}
+}
+
+// goView opens one of the dashboard's views by its address, as a click on
+// the navigation does, and waits for it to show.
+func goView(t testing.TB, tab context.Context, name string) {
+	t.Helper()
+	pageEval[bool](t, tab, `location.hash = "#`+name+`"; true`)
+	waitPage(t, tab, "the "+name+" view", `!document.getElementById("view-`+name+`").hidden`, 5*time.Second)
 }
 
 // blockedHook is a `clawd hook claude` process that waits for an answer.
@@ -416,9 +446,11 @@ func (h *blockedHook) wait(t *testing.T) result {
 	return result{}
 }
 
-// screenshots renders the dashboard light, dark and 360 px wide, checks
-// that each is a PNG of the size asked for, and writes them into docs/
-// when CLAWD_UPDATE_SCREENSHOTS=1.
+// screenshots renders the dashboard at 1280 px light (the inbox), dark
+// (the sessions) and 390 px wide (a phone: the inbox), checks that each is
+// a PNG of the size asked for, that nothing is wider than the viewport and
+// that a phone's header is one line, and writes them into docs/ when
+// CLAWD_UPDATE_SCREENSHOTS=1.
 func (w *world) screenshots(t *testing.T, tab context.Context, s *server) {
 	t.Helper()
 	media := func(scheme string) chromedp.Action[chromedp.Void] {
@@ -428,23 +460,28 @@ func (w *world) screenshots(t *testing.T, tab context.Context, s *server) {
 			return chromedp.Void{}, err
 		}
 	}
-	// Stable pictures: no caret, no live clock in the ages.
-	pageEval[bool](t, tab, `document.activeElement && document.activeElement.blur(); true`)
 	for _, shot := range []struct {
 		file          string
 		scheme        string
+		view          string
 		width, height int64
 	}{
-		{"dashboard-light.png", "light", 1100, 1300},
-		{"dashboard-dark.png", "dark", 1100, 1300},
-		{"dashboard-narrow.png", "light", 360, 1300},
+		{"dashboard-light.png", "light", "inbox", 1280, 800},
+		{"dashboard-dark.png", "dark", "sessions", 1280, 800},
+		{"dashboard-narrow.png", "light", "inbox", 390, 844},
 	} {
 		if err := chromedp.Do(tab, media(shot.scheme), chromedp.EmulateViewport(shot.width, shot.height)); err != nil {
 			t.Fatalf("emulate %s: %v", shot.file, err)
 		}
+		goView(t, tab, shot.view)
+		// Stable pictures: no caret, no focus ring.
+		pageEval[bool](t, tab, `document.activeElement && document.activeElement.blur(); true`)
 		// The page must fit: nothing wider than the viewport.
 		if over := pageEval[float64](t, tab, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
 			t.Errorf("%s: the page is %v px wider than the %d px viewport", shot.file, over, shot.width)
+		}
+		if h := pageEval[float64](t, tab, `document.getElementById("top").getBoundingClientRect().height`); h > 56 {
+			t.Errorf("%s: the header is %v px high, want one line of at most 56 px", shot.file, h)
 		}
 		if shot.scheme == "dark" {
 			if bg := pageEval[string](t, tab, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(23, 24, 26)" {
@@ -469,6 +506,7 @@ func (w *world) screenshots(t *testing.T, tab context.Context, s *server) {
 	if err := chromedp.Do(tab, media("light"), chromedp.EmulateViewport(1280, 900)); err != nil {
 		t.Fatal(err)
 	}
+	goView(t, tab, "inbox")
 }
 
 // TestDashboardHostilePage: a page on another loopback port, opened in a

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -126,7 +125,7 @@ func (s *Server) dashHost(hostport string) bool {
 // that login's secret in dashboard.SecretHeader. The cookie alone is not
 // enough: cookies of 127.0.0.1 go to every port of it, so any local
 // server the browser visits gets them; the secret lives in the page's
-// sessionStorage, which is the runtime's origin's alone. A refusal is a
+// localStorage, which is the runtime's origin's alone. A refusal is a
 // 401 with no body.
 func (s *Server) dashAuth(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -173,7 +172,7 @@ func (s *Server) handleDashboardPage(w http.ResponseWriter, r *http.Request) {
 // pages are the dashboard's HTML files, templates of the page's text in
 // the runtime's language (see pageData): index.html, signin.html and
 // login.html, which hands the login's secret to the page once (login.js
-// puts it into sessionStorage and goes on to the dashboard). Parsed on
+// puts it into localStorage and goes on to the dashboard). Parsed on
 // first use: the hook, which starts this package too, serves no page.
 var pages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.ParseFS(dashboard.Assets, "assets/*.html"))
@@ -182,12 +181,16 @@ var pages = sync.OnceValue(func() *template.Template {
 // pageData is what a page's template reads: the runtime's language (its
 // Lang for <html lang>, T for the text), the messages app.js formats
 // (the dashboard's, the tray tooltip's for the summary line, the ages,
-// the states' for a finished turn's row, the doctor's statuses),
-// as JSON for a <meta> the page reads, since the CSP runs no inline
-// script; and the login's secret for login.html.
+// the states' for a finished turn's row, the doctor's statuses), for a
+// JSON data block the page reads (<script type="application/json">: a
+// browser runs no data block, so the CSP, which runs no inline script,
+// has nothing to refuse; html/template escapes the JSON for it, "<"
+// included); and the login's secret for login.html.
 type pageData struct {
 	i18n.Printer
-	Messages string
+	// Messages are by key a message's text, or [one, other] for one
+	// with a plural form: the short form keeps the page light.
+	Messages map[string]any
 	Secret   string
 }
 
@@ -204,8 +207,14 @@ func (s *Server) servePage(w http.ResponseWriter, code int, name string, extra f
 func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
 	d := pageData{Printer: p}
 	if name == "index.html" {
-		b, _ := json.Marshal(p.Sections("dashboard", "tooltip", "age", "state", "doctor.status", "recap.span"))
-		d.Messages = string(b)
+		d.Messages = map[string]any{}
+		for k, f := range p.Sections("dashboard", "tooltip", "age", "state", "doctor.status", "recap.span") {
+			if f.One == "" {
+				d.Messages[k] = f.Other
+			} else {
+				d.Messages[k] = [2]string{f.One, f.Other}
+			}
+		}
 	}
 	if extra != nil {
 		extra(&d)
@@ -217,9 +226,42 @@ func renderPage(p i18n.Printer, name string, extra func(*pageData)) []byte {
 	return buf.Bytes()
 }
 
+// dashCookieAge is how long the browser keeps a login's cookie: past a
+// browser restart, so a bookmark opens the dashboard again. The login
+// itself lasts no longer than the runtime that made it (see
+// handleDashboardLogin).
+const dashCookieAge = 30 * 24 * time.Hour
+
 // handleDashboardLogin exchanges a login code, once, for a login: its
 // cookie (HttpOnly, so no script reads it; SameSite=Strict, so no other
-// site's page or link sends it) and its secret, in the page.
+// site's page or link sends it) and its secret, in the page, which keeps
+// it in localStorage (login.js). A bookmark, a reload or a new tab of the
+// same browser then opens the dashboard signed in while the runtime runs.
+//
+// Why that lets no other page in, the cookie included:
+//
+//   - Every data route needs the cookie and the secret in
+//     dashboard.SecretHeader (dashAuth). The cookie is worth nothing
+//     alone: cookies ignore ports, so the browser hands it to any server
+//     on 127.0.0.1, and that server still cannot read or change a thing.
+//   - The secret is in the localStorage of the origin
+//     http://127.0.0.1:<port>. An origin includes its port: a page on
+//     another port, on localhost:<port> or on any site cannot read it.
+//     On this origin the runtime serves only its own pages, whose CSP runs
+//     only its own scripts (no inline script, no eval).
+//   - No other page can make the browser send the header for it: a
+//     custom header needs a CORS preflight, which the guard never answers
+//     (OPTIONS is 405, no CORS header is ever set), and Sec-Fetch-Site
+//     other than same-origin or none is refused before any handler.
+//   - No other page can read the dashboard's own document: no framing
+//     (frame-ancestors 'none', X-Frame-Options), COOP same-origin cuts a
+//     window.open handle, CORP same-origin refuses it as a subresource.
+//   - Only whoever listens on the port can serve a page of this origin:
+//     while the runtime runs, that is the runtime. Another program that
+//     takes the port once the runtime has stopped can read the stored
+//     secret, but logins live only in the runtime's memory, so a stopped
+//     runtime's secrets open nothing, not even a new runtime on the same
+//     port (the page then finds itself signed out and forgets it).
 func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 	in, err := s.logins.Redeem(r.URL.Query().Get("code"))
 	if err != nil {
@@ -236,6 +278,7 @@ func (s *Server) handleDashboardLogin(w http.ResponseWriter, r *http.Request) {
 		Name:     s.dashCookie(),
 		Value:    in.ID,
 		Path:     "/",
+		MaxAge:   int(dashCookieAge / time.Second),
 		HttpOnly: true,
 		SameSite: http.SameSiteStrictMode,
 	})

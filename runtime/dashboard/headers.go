@@ -7,8 +7,8 @@ import (
 
 // SecretHeader carries a login's secret on every data request: a page of
 // another origin cannot set it without a CORS preflight, which is never
-// answered, and cannot read it (sessionStorage is per origin, and so per
-// port; cookies are per host).
+// answered, and cannot read it (the page keeps it in localStorage, which
+// is per origin, and so per port; cookies are per host).
 const SecretHeader = "X-Clawd-Dashboard"
 
 // CSP is the Content-Security-Policy of every dashboard response: scripts,

@@ -49,7 +49,7 @@ var (
 type Login struct {
 	// ID is the cookie's value.
 	ID string
-	// Secret is handed to the page once, which keeps it in sessionStorage
+	// Secret is handed to the page once, which keeps it in localStorage
 	// and sends it as the SecretHeader.
 	Secret string
 }

@@ -1,20 +1,22 @@
 // app.js is the clawd dashboard: it follows the runtime's stream of views
 // and events and sends the person's answers back. Every request carries
-// the login's secret (kept in this tab's sessionStorage by login.js)
-// besides the cookie; the runtime refuses any without it. Its words are
+// the login's secret (kept in the runtime origin's localStorage by
+// login.js, so a bookmark or a new tab opens signed in) besides the
+// cookie; the runtime refuses any without it. Its words are
 // the runtime's language: the page carries the catalogs' messages it uses
 // (see t and n); the data it shows stays as the runtime sends it.
 "use strict";
 
-const secret = sessionStorage.getItem("clawd-secret") || "";
+const secret = localStorage.getItem("clawd-secret") || sessionStorage.getItem("clawd-secret") || "";
 const $ = (id) => document.getElementById(id);
 const maxEvents = 300;
 
-// messages are the catalogs' messages by key ({one, other}), from the
-// page's <meta name="clawd-messages">: the CSP runs no inline script.
+// messages are the catalogs' messages by key (a string, or [one, other]
+// for a plural), from the page's JSON data block (the CSP runs no inline
+// script; a data block runs nothing).
 const messages = (() => {
   try {
-    return JSON.parse(document.querySelector('meta[name="clawd-messages"]').content);
+    return JSON.parse($("clawd-messages").textContent);
   } catch (e) {
     return {};
   }
@@ -36,15 +38,16 @@ function format(msg, args) {
 // was not given shows as itself.
 function t(key, ...args) {
   const m = messages[key];
-  return m ? format(m.other, args) : key;
+  if (m === undefined) return key;
+  return format(typeof m === "string" ? m : m[1], args);
 }
 
 // n is the message of key for the count (its first argument), as
 // i18n.Printer.N.
 function n(key, count, ...args) {
   const m = messages[key];
-  if (!m) return key;
-  return format(count === 1 && m.one ? m.one : m.other, [count, ...args]);
+  if (m === undefined) return key;
+  return format(typeof m === "string" ? m : count === 1 ? m[0] : m[1], [count, ...args]);
 }
 
 // el builds an element: el("li", {class: "x"}, "text", child, ...).
@@ -61,6 +64,12 @@ function el(tag, attrs, ...kids) {
 
 function setText(e, t) {
   if (e.textContent !== t) e.textContent = t;
+}
+
+// forget drops this page's secret once the runtime no longer knows it
+// (it restarted): unless another tab stored a newer login meanwhile.
+function forget() {
+  if (localStorage.getItem("clawd-secret") === secret) localStorage.removeItem("clawd-secret");
 }
 
 let signedOutShown = false;
@@ -83,6 +92,7 @@ async function api(method, path, body) {
   }
   const r = await fetch("/ui/api/v1/" + path, init);
   if (r.status === 401) {
+    forget();
     signedOut();
     throw new Error("signed out");
   }
@@ -98,9 +108,11 @@ async function api(method, path, body) {
 }
 
 let toastTimer = 0;
-function toast(msg) {
+// toast says msg for a few seconds; ok marks a confirmation, not an error.
+function toast(msg, ok) {
   const t = $("toast");
   t.textContent = msg;
+  t.classList.toggle("ok", !!ok);
   t.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
@@ -173,11 +185,42 @@ function render(v) {
     $("favicon").href = icon;
   }
   renderSettings(v);
+  showFirstRun();
   renderNeeds(v);
   renderSessions(v);
   renderSummary(v);
   showSections(v.features);
 }
+
+// ---- navigation
+
+// routes are the page's views, each a hash (#inbox, #sessions, ...): a
+// bookmark or a reload opens the same one.
+const routes = ["inbox", "sessions", "activity", "history", "setup"];
+
+function route() {
+  const r = location.hash.slice(1);
+  return routes.includes(r) ? r : "inbox";
+}
+
+// showRoute shows the view the hash names and loads what it lists.
+function showRoute() {
+  const r = route();
+  for (const v of document.querySelectorAll(".view")) v.hidden = v.dataset.route !== r;
+  for (const a of document.querySelectorAll("#nav a")) {
+    if (a.dataset.route === r) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (!view || signedOutShown) return;
+  if (r === "history" && view.features.history) {
+    loadHistory();
+    loadRecap();
+  }
+  if ((r === "setup" || r === "activity") && view.features.automations) loadAutomations();
+  if (r === "setup" && view.features.agents) loadAgents();
+}
+window.addEventListener("hashchange", showRoute);
+showRoute();
 
 // status names the runtime's session urgencies (present.Status): most
 // urgent first, the order the rows come in.
@@ -238,9 +281,32 @@ function renderNeeds(v) {
     document.title = t("dashboard.needs_badge", unseen);
     chime();
   }
-  reconcile(list, v.permissions, (p) => p.id, makeRequest, updateRequest);
-  setText($("needs-count"), v.permissions.length ? "(" + v.permissions.length + ")" : "");
-  $("needs-empty").hidden = v.permissions.length > 0;
+  const shown = v.permissions.filter(matchesRequest);
+  // The card that has the focus keeps it; one that goes (answered
+  // elsewhere) hands it to the card that takes its place.
+  const had = document.activeElement && document.activeElement.closest && document.activeElement.closest("#needs-list > li");
+  const at = had ? [...list.children].indexOf(had) : -1;
+  reconcile(list, shown, (p) => p.id, makeRequest, updateRequest);
+  if (had && !had.isConnected) focusCard(list.children[Math.min(at, list.children.length - 1)]);
+  const count = v.permissions.length;
+  setText($("needs-count"), count ? String(count) : "");
+  $("needs-count").setAttribute("aria-label", count ? t("dashboard.needs_badge", count) : "");
+  // The filter keeps its place when there is nothing to filter: a
+  // request arriving moves nothing on the page.
+  $("f-inbox").classList.toggle("invisible", count === 0);
+  $("needs-empty").hidden = shown.length > 0;
+  // A first run shows what to do, not empty sections.
+  $("needs").hidden = firstRun;
+  setText($("needs-empty"), count ? t("dashboard.filter_none") : t("dashboard.needs_empty"));
+}
+
+// matchesRequest is the inbox's filter (/): every word of it somewhere in
+// the card's agent, folder, title or request.
+function matchesRequest(p) {
+  const f = $("f-inbox").value.trim().toLowerCase();
+  if (!f) return true;
+  const hay = [p.agent_name, p.folder, p.cwd, p.title, p.line, p.summary].join(" ").toLowerCase();
+  return f.split(/\s+/).every((w) => hay.includes(w));
 }
 
 document.addEventListener("visibilitychange", () => {
@@ -265,7 +331,7 @@ function chime() {
 }
 
 function makeRequest(p) {
-  const li = el("li", {class: "card request"});
+  const li = el("li", {class: "card request k-" + p.kind, tabindex: "-1", "data-kind": p.kind});
   const what = p.kind === "question" ? t("dashboard.asks") : p.kind === "plan" ? t("dashboard.asks_plan") : t("dashboard.asks_run");
   li.append(
     el("div", {class: "who"}, el("strong", {}, p.agent_name), p.subagent ? el("span", {class: "subagent"}, " (" + p.subagent + ")") : null, " " + what, el("span", {class: "where"}),
@@ -296,7 +362,7 @@ function makeRequest(p) {
     li.querySelector(".options").hidden = true;
     li.append(makeAsks(p, buttons, button));
   }
-  buttons.append(button(t("dashboard.terminal"), {behavior: "terminal"}));
+  buttons.append(button(t("dashboard.terminal"), {behavior: "terminal"}, "terminal"));
   li.append(...[buttons, requestChange(p), details].filter(Boolean));
   return li;
 }
@@ -314,15 +380,18 @@ function makeAsks(p, buttons, button) {
     const inputs = [];
     q.options.forEach((o, j) => {
       const desc = o.description ? el("span", {class: "desc"}, o.description) : null;
+      // An option carries its number: its key (see pick).
+      const num = j < 9 ? el("span", {class: "num", "aria-hidden": "true"}, String(j + 1)) : null;
       if (p.one_at_a_time) {
         const b = button(o.text, {behavior: "answer", answers: [{labels: [o.label]}]}, "option");
+        if (num) b.prepend(num);
         if (desc) b.append(" ", desc);
         set.append(b);
         return;
       }
       const input = el("input", {type: q.multi ? "checkbox" : "radio", name: "ask-" + p.id + "-" + i, value: String(j)});
       inputs.push([input, o.label]);
-      set.append(el("label", {class: "option"}, input, " " + o.text, desc ? " " : null, desc));
+      set.append(el("label", {class: "option"}, num, input, " " + o.text, desc ? " " : null, desc));
     });
     let other = null;
     if (q.custom) {
@@ -429,11 +498,14 @@ setInterval(tickWaited, 1000);
 // first answer, so a request answered elsewhere meanwhile is refused
 // here, by its own id.
 async function decide(p, body, button) {
-  const card = button.closest("li");
+  const card = button.closest("#needs-list > li");
   for (const b of card.querySelectorAll("button")) b.disabled = true;
   try {
     await api("POST", "permissions/" + encodeURIComponent(p.id) + "/decision", Object.assign({via: "dashboard"}, body));
     card.classList.add("answered");
+    const focused = card.contains(document.activeElement) || document.activeElement === document.body;
+    noteAnswer(answerText(p, body));
+    if (focused) focusCard(nextCard(card));
     if (body.behavior === "terminal") {
       // The view may already have dropped the request: its session is
       // named by the card.
@@ -446,18 +518,260 @@ async function decide(p, body, button) {
   }
 }
 
+// answerText says what an answer did where, in a few words: "Allowed
+// Bash: npm test in web-frontend".
+function answerText(p, body) {
+  const where = p.folder || place("", p.cwd) || p.title || p.session_id;
+  const what = p.kind === "question" ? p.summary : p.line;
+  if (body.behavior === "terminal") return t("dashboard.did_terminal", what, where);
+  if (p.kind === "plan") return body.behavior === "allow" ? t("dashboard.did_approve", where) : t("dashboard.did_keep", where);
+  if (body.behavior === "answer") {
+    const said = (body.answers || []).flatMap((a) => [...a.labels, a.text || ""]).filter(Boolean).join(", ");
+    return t("dashboard.did_answer", said, where);
+  }
+  if (body.behavior === "deny") return t("dashboard.did_deny", what, where);
+  return body.suggestion ? t("dashboard.did_always", what, where) : t("dashboard.did_allow", what, where);
+}
+
+// answered are the last answers given from this page, newest first, shown
+// under the inbox for answeredFor.
+const answered = [];
+const answeredFor = 5 * 60 * 1000;
+
+function noteAnswer(text) {
+  answered.unshift({text, at: Date.now()});
+  toast(text, true);
+  showAnswered();
+}
+
+function showAnswered() {
+  const now = Date.now();
+  while (answered.length && now - answered[answered.length - 1].at > answeredFor) answered.pop();
+  $("answered").hidden = answered.length === 0;
+  $("answered-list").replaceChildren(...answered.map((a) =>
+    el("li", {}, el("time", {datetime: new Date(a.at).toISOString()}, clock(new Date(a.at).toISOString())), " ", a.text)));
+}
+setInterval(() => { if (answered.length) showAnswered(); }, 15000);
+
+// ---- the inbox by keyboard
+
+// cards are the inbox's requests still open, in order.
+function cards() {
+  return [...document.querySelectorAll("#needs-list > li:not(.answered)")];
+}
+
+function focusCard(c) {
+  if (c) c.focus({preventScroll: false});
+}
+
+// nextCard is the open card after c, or the one before when c was the
+// last.
+function nextCard(c) {
+  for (let e = c.nextElementSibling; e; e = e.nextElementSibling) if (!e.classList.contains("answered")) return e;
+  for (let e = c.previousElementSibling; e; e = e.previousElementSibling) if (!e.classList.contains("answered")) return e;
+  return null;
+}
+
+function currentCard() {
+  const a = document.activeElement;
+  return a && a.closest ? a.closest("#needs-list > li:not(.answered)") : null;
+}
+
+// press clicks the card's button of cls, if it has one that is enabled.
+function press(card, sel) {
+  const b = card && card.querySelector(".buttons " + sel);
+  if (!b || b.disabled) return false;
+  b.click();
+  return true;
+}
+
+// primary is a card's main answer (Enter): Allow, Approve plan, Send
+// answers; a question only the terminal can answer goes there.
+function primary(card) {
+  return press(card, "button.allow") || (card.dataset.kind === "question" && !card.querySelector(".asks") && press(card, "button.terminal"));
+}
+
+// pick answers a question by its option's number: a click on the option
+// where one click answers, else the option checked in the question that
+// holds the focus (or the first unanswered one), for Enter to send.
+function pick(card, i) {
+  const opts = card.querySelectorAll(".asks button.option");
+  if (opts.length) {
+    if (i < opts.length && !opts[i].disabled) opts[i].click();
+    return;
+  }
+  const sets = [...card.querySelectorAll(".asks fieldset")];
+  if (!sets.length) return;
+  const set = sets.find((f) => f.contains(document.activeElement)) ||
+    sets.find((f) => !f.querySelector("input:checked")) || sets[0];
+  const inputs = set.querySelectorAll("input[type=radio], input[type=checkbox]");
+  if (i < inputs.length) {
+    inputs[i].click();
+    inputs[i].focus();
+  }
+}
+
+let gPending = 0;
+
+document.addEventListener("keydown", (ev) => {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.isComposing) return;
+  const tgt = ev.target;
+  const typing = tgt.closest && tgt.closest("input[type=text], input[type=search], textarea, select");
+  if (ev.key === "Escape" && typing) {
+    tgt.blur();
+    return;
+  }
+  if (typing || $("keys").open || signedOutShown) return;
+  if (gPending) {
+    clearTimeout(gPending);
+    gPending = 0;
+    const to = {i: "inbox", s: "sessions", e: "activity", h: "history", c: "setup"}[ev.key];
+    if (to) {
+      location.hash = "#" + to;
+      ev.preventDefault();
+    }
+    return;
+  }
+  const key = ev.key;
+  if (key === "?") {
+    $("keys").showModal();
+    ev.preventDefault();
+    return;
+  }
+  if (key === "/") {
+    const f = {inbox: "f-inbox", sessions: "f-folder", activity: "e-session"}[route()];
+    if (f && !$(f).hidden && !$(f).classList.contains("invisible")) {
+      $(f).focus();
+      ev.preventDefault();
+    }
+    return;
+  }
+  if (key === "g") {
+    gPending = setTimeout(() => { gPending = 0; }, 1500);
+    return;
+  }
+  if (route() !== "inbox") return;
+  const card = currentCard();
+  const list = cards();
+  if (key === "j" || key === "k") {
+    const i = card ? list.indexOf(card) : -1;
+    const next = key === "j" ? list[Math.min(list.length - 1, i + 1)] : list[Math.max(0, i - 1)];
+    focusCard(i < 0 ? list[0] : next);
+    ev.preventDefault();
+    return;
+  }
+  if (!card) return;
+  if (key === "Enter" && tgt === card) {
+    primary(card);
+    ev.preventDefault();
+  } else if (key === "a") {
+    press(card, "button.allow:not(.send)");
+  } else if (key === "d") {
+    press(card, "button.deny");
+  } else if (key === "t") {
+    press(card, "button.terminal");
+  } else if (/^[1-9]$/.test(key)) {
+    pick(card, Number(key) - 1);
+    ev.preventDefault();
+  }
+});
+
+$("keys-open").addEventListener("click", () => $("keys").showModal());
+$("keys-close").addEventListener("click", () => $("keys").close());
+$("f-inbox").addEventListener("input", () => view && renderNeeds(view));
+
 // ---- sessions
+
+// sessionSort is the table's order: a column and a direction; "" is the
+// runtime's own, most urgent first.
+let sessionSort = {key: "", dir: 1};
+
+// groupOver is how many rows the table shows before it groups them by
+// repository.
+const groupOver = 20;
+
+// repoOf names a session's folder as the request cards do: its project's
+// name with the folder inside it, else the folder's own name; a remote
+// machine's is prefixed with the machine.
+function repoOf(s) {
+  const cwd = (s.cwd || "").replace(/[\\/]+$/, "");
+  const pd = (s.project_dir || "").replace(/[\\/]+$/, "");
+  const base = (d) => d.split(/[\\/]/).pop() || d;
+  let name = base(cwd);
+  if (pd && (cwd === pd || cwd.startsWith(pd + "/"))) name = base(pd) + cwd.slice(pd.length);
+  return (s.host ? s.host + ":" : "") + name;
+}
+
+// stateGroups are the state filter's choices, by the runtime's urgencies.
+const stateGroups = [[status.needsYou, "state.waiting"], [status.asks, "state.question"], [status.failed, "state.error"],
+  [status.working, "state.working"], [status.thinking, "state.thinking"], [status.done, "state.attention"], [status.idle, "state.idle"]];
+
+const sortBy = {
+  repo: (a, b) => a._repo.localeCompare(b._repo),
+  title: (a, b) => a._title.localeCompare(b._title),
+  agent: (a, b) => a.agent_name.localeCompare(b.agent_name),
+  state: (a, b) => a.urgency - b.urgency,
+  age: (a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at),
+};
 
 function renderSessions(v) {
   fillSelect($("f-agent"), v.sessions.map((s) => [s.agent, s.agent_name]));
+  if (!$("f-state").dataset.opts) {
+    $("f-state").dataset.opts = "1";
+    $("f-state").append(...stateGroups.map(([u, k]) => el("option", {value: String(u)}, t(k))));
+  }
   const agent = $("f-agent").value;
+  const st = $("f-state").value;
   const folder = $("f-folder").value.trim().toLowerCase();
-  const shown = v.sessions.filter((s) => (!agent || s.agent === agent) &&
-    (!folder || (s.cwd || "").toLowerCase().includes(folder) || (s.project_dir || "").toLowerCase().includes(folder)));
-  reconcile($("session-list"), shown, (s) => s.agent + "/" + s.session_id, makeSession, updateSession);
+  let shown = [];
+  for (const s of v.sessions) {
+    if (agent && s.agent !== agent) continue;
+    if (st && String(s.urgency) !== st) continue;
+    if (folder && !(s.cwd || "").toLowerCase().includes(folder) && !(s.project_dir || "").toLowerCase().includes(folder)) continue;
+    s._repo = repoOf(s);
+    s._title = s.title || "";
+    shown.push(s);
+  }
+  if (sessionSort.key) {
+    const by = sortBy[sessionSort.key];
+    shown.sort((a, b) => sessionSort.dir * by(a, b));
+  }
+  let items = shown;
+  const grouped = shown.length > groupOver;
+  if (grouped) {
+    // Groups in the order of their first row; rows keep the order within.
+    const groups = new Map();
+    for (const s of shown) {
+      if (!groups.has(s._repo)) groups.set(s._repo, []);
+      groups.get(s._repo).push(s);
+    }
+    items = [];
+    for (const [repo, rows] of groups) items.push({group: repo, count: rows.length}, ...rows);
+  }
+  $("session-list").classList.toggle("grouped", grouped);
+  reconcile($("session-list"), items, (s) => s.group !== undefined ? "group:" + s.group : s.agent + "/" + s.session_id,
+    (s) => s.group !== undefined ? el("li", {class: "group", role: "row"}) : makeSession(s),
+    (li, s) => s.group !== undefined ? setText(li, s.group + " · " + s.count) : updateSession(li, s));
   renderRemotes(v.remotes || []);
-  setText($("sessions-count"), v.sessions.length ? "(" + (shown.length === v.sessions.length ? v.sessions.length : t("dashboard.sessions_of", shown.length, v.sessions.length)) + ")" : "");
+  setText($("sessions-count"), v.sessions.length ? (shown.length === v.sessions.length ? String(v.sessions.length) : t("dashboard.sessions_of", shown.length, v.sessions.length)) : "");
   $("sessions-empty").hidden = shown.length > 0;
+  $("s-filters").hidden = v.sessions.length === 0;
+  $("s-head").hidden = shown.length === 0;
+}
+
+for (const b of document.querySelectorAll("#s-head button")) {
+  b.addEventListener("click", () => {
+    const k = b.dataset.sort;
+    // A click sorts by the column, a second reverses, a third goes back to
+    // the runtime's order.
+    if (sessionSort.key !== k) sessionSort = {key: k, dir: 1};
+    else if (sessionSort.dir === 1) sessionSort.dir = -1;
+    else sessionSort = {key: "", dir: 1};
+    for (const h of document.querySelectorAll("#s-head button")) {
+      h.setAttribute("aria-sort", h.dataset.sort !== sessionSort.key ? "none" : sessionSort.dir === 1 ? "ascending" : "descending");
+    }
+    if (view) renderSessions(view);
+  });
 }
 
 // renderRemotes lists the links to remote machines, as the tray does.
@@ -481,22 +795,29 @@ function fillSelect(select, pairs) {
 }
 
 function makeSession(s) {
-  const b = el("button", {type: "button", class: "session"},
-    el("img", {width: 24, height: 24, alt: ""}),
-    el("span", {class: "agent"}), el("span", {class: "title"}), el("span", {class: "state"}),
-    el("span", {class: "folder"}), el("span", {class: "age"}));
+  const b = el("button", {type: "button", class: "session", role: "row"},
+    el("img", {width: 16, height: 16, alt: "", class: "dot"}),
+    el("span", {class: "repo"}), el("span", {class: "title"}), el("span", {class: "agent"}), el("span", {class: "state"}),
+    el("span", {class: "age"}));
   b.addEventListener("click", () => focusSession(b.dataset.agent, b.dataset.id));
   return el("li", {}, b);
 }
 
+// updateSession fills a row; a row whose session did not change since
+// is left alone, so an update of 500 rows touches only the ones that
+// moved on.
 function updateSession(li, s) {
   const b = li.firstChild;
+  const key = [s.updated_at, s.label, s.urgency, s.icon, s._repo, s._title, s.host, s.headless, s.subagents, s.state, s.outcome_at, s.cwd].join("\u0000");
+  if (b._key === key) return;
+  b._key = key;
   b.dataset.agent = s.agent;
   b.dataset.id = s.session_id;
   b.dataset.updated = s.updated_at;
   // A finished turn's row says how long ago (see stateText).
   b.dataset.label = s.label;
   b.dataset.done = s.urgency === status.done && s.outcome_at ? s.outcome_at : "";
+  b.dataset.sub = s.subagents && s.state !== "juggling" ? n("dashboard.subagents", s.subagents) : "";
   b.className = "session u" + s.urgency;
   const img = b.querySelector("img");
   const src = "/ui/icons/" + s.icon + ".png";
@@ -505,11 +826,19 @@ function updateSession(li, s) {
   // A remote machine's session: its terminal is there, nothing to bring
   // to the front here (the runtime refuses it too).
   b.disabled = !!s.host;
-  b.title = s.host ? t("dashboard.runs_on", s.host) : t("dashboard.bring_front");
+  b.title = (s.host ? t("dashboard.runs_on", s.host) : t("dashboard.bring_front")) + "\n" + (s.cwd || "");
+  const repo = b.querySelector(".repo");
+  setText(repo, s._repo);
+  repo.title = s.cwd || "";
+  // No title yet: the session's id, quietly, not its folder again.
+  const title = b.querySelector(".title");
+  setText(title, s._title || "…" + s.session_id.slice(-8));
+  title.title = s._title || s.session_id;
+  title.classList.toggle("muted", !s._title);
   setText(b.querySelector(".agent"), s.agent_name + (s.headless ? t("dashboard.headless") : "") + (s.host ? " @" + s.host : ""));
-  setText(b.querySelector(".title"), place(s.title, s.cwd) || s.session_id);
-  setText(b.querySelector(".state"), stateText(b) + (s.subagents && s.state !== "juggling" ? n("dashboard.subagents", s.subagents) : ""));
-  setText(b.querySelector(".folder"), s.cwd || "");
+  const state = b.querySelector(".state");
+  setText(state, stateText(b) + b.dataset.sub);
+  state.title = state.textContent;
   setText(b.querySelector(".age"), age(s.updated_at));
 }
 
@@ -532,7 +861,7 @@ function stateText(b) {
 setInterval(() => {
   for (const b of document.querySelectorAll("#session-list .session")) {
     setText(b.querySelector(".age"), age(b.dataset.updated));
-    if (b.dataset.done) setText(b.querySelector(".state"), stateText(b));
+    if (b.dataset.done) setText(b.querySelector(".state"), stateText(b) + b.dataset.sub);
   }
 }, 5000);
 
@@ -614,11 +943,13 @@ function refilterEvents() {
 let shownFeatures = "";
 function showSections(f) {
   const key = JSON.stringify(f);
+
   if (key === shownFeatures) return;
   shownFeatures = key;
   $("automations").hidden = !f.automations;
   $("agents").hidden = !f.agents;
   $("history").hidden = $("recap").hidden = !f.history;
+  $("history-off").hidden = !!f.history;
   if (f.history) {
     loadHistory();
     loadRecap();
@@ -650,7 +981,10 @@ async function loadAutomations() {
   setText($("auto-error"), st.error || "");
   $("auto-list").replaceChildren(...st.definitions.map(definitionCard));
   if (!st.definitions.length) $("auto-list").append(el("li", {class: "empty"}, t("dashboard.auto_none")));
+  // Nothing to pause without a definition, no table without a run.
+  $("auto-bar").hidden = !st.definitions.length && !st.paused;
   $("runs").tBodies[0].replaceChildren(...runs.map(runRow));
+  $("runs-section").hidden = runs.length === 0;
 }
 
 function definitionCard(d) {
@@ -800,7 +1134,9 @@ let recapShown = "";
 async function loadRecap() {
   let r;
   try {
-    r = await api("GET", "recap?days=7");
+    // The folders by name: this page is on this machine (what leaves it,
+    // clawd recap --json and the automations, keeps the hashes).
+    r = await api("GET", "recap?days=7&folders=1");
   } catch (e) {
     if (e.status === 503) $("recap").hidden = true;
     return;
@@ -812,14 +1148,22 @@ async function loadRecap() {
   const most = (list) => Math.max(0, ...list.map((x) => x.busy_seconds));
   const days = most(r.days);
   $("recap-days").replaceChildren(...r.days.map((d) => barRow(d.day, d.busy_seconds, days,
-    t("dashboard.day_detail", dur(d.busy_seconds), d.sessions, d.turns, d.tool_calls, dur(d.waiting_seconds), d.failed_turns,
+    t("dashboard.day_detail", dur(d.busy_seconds), n("dashboard.n_sessions", d.sessions), n("dashboard.turns", d.turns),
+      n("dashboard.n_tool_calls", d.tool_calls), dur(d.waiting_seconds), n("dashboard.n_failed", d.failed_turns),
       d.covered_seconds ? pct(d.covered_seconds, d.seconds) : t("dashboard.not_running")))));
   const agents = most(r.agents);
   $("recap-agents").replaceChildren(...r.agents.map((a) => barRow(a.agent, a.busy_seconds, agents,
-    t("dashboard.agent_detail", dur(a.busy_seconds), a.turns, dur(a.waiting_seconds), a.permission_requests, a.questions, a.failed_turns))));
+    t("dashboard.agent_detail", dur(a.busy_seconds), n("dashboard.turns", a.turns), dur(a.waiting_seconds),
+      n("dashboard.n_requests", a.permission_requests), n("dashboard.n_questions", a.questions), n("dashboard.n_failed", a.failed_turns)))));
   const folders = most(r.folders);
-  $("recap-folders").replaceChildren(...r.folders.map((f) => barRow(f.name || f.folder.slice(0, 12), f.busy_seconds, folders,
-    t("dashboard.folder_detail", dur(f.busy_seconds), f.turns))));
+  $("recap-folders").replaceChildren(...r.folders.map((f) => {
+    const row = barRow(f.name ? f.name.replace(/[\\/]+$/, "").split(/[\\/]/).pop() || f.name : f.folder.slice(0, 12), f.busy_seconds, folders,
+      t("dashboard.folder_detail", dur(f.busy_seconds), n("dashboard.turns", f.turns)));
+    row.title = f.name || f.folder;
+    return row;
+  }));
+  // A week of zeros says nothing: the charts show once an agent was busy.
+  $("recap-charts").hidden = r.agents.length === 0;
   $("recap-empty").hidden = r.agents.length > 0;
 }
 
@@ -834,6 +1178,16 @@ setInterval(() => {
 // its card after the checks ran again.
 const fixDiffs = new Map();
 
+// noHooks: no agent found here has clawd's hooks. With no session either
+// (firstRun), nothing can reach the inbox: it says what to do instead.
+let noHooks = false;
+let firstRun = false;
+
+function showFirstRun() {
+  firstRun = noHooks && !!view && view.sessions.length === 0 && view.permissions.length === 0;
+  $("firstrun").hidden = !firstRun;
+}
+
 async function loadAgents() {
   let list, doctor = [];
   try {
@@ -844,7 +1198,19 @@ async function loadAgents() {
     return;
   }
   const byID = new Map(doctor.map((d) => [d.agent, d]));
-  $("agent-list").replaceChildren(...list.map((a) => agentCard(a, byID.get(a.id))));
+  // The agents found here, each with its checks; the others folded into
+  // one line.
+  const here = list.filter((a) => a.detected || a.installed);
+  const elsewhere = list.filter((a) => !(a.detected || a.installed));
+  $("agent-list").replaceChildren(...here.map((a) => agentCard(a, byID.get(a.id))));
+  if (!here.length) $("agent-list").append(el("li", {class: "empty"}, t("dashboard.none_found")));
+  $("agents-more").hidden = elsewhere.length === 0;
+  setText($("agents-more-sum"), n("dashboard.more_agents", elsewhere.length));
+  $("agent-more-list").replaceChildren(...elsewhere.map((a) => el("li", {"data-agent": a.id}, a.name)));
+  noHooks = !list.some((a) => a.installed);
+  showFirstRun();
+  setText($("firstrun-found"), here.length ? t("dashboard.first_found", here.map((a) => a.name).join(", ")) : t("dashboard.none_found"));
+  if (view) renderNeeds(view);
 }
 
 // level names a doctor finding's level as clawd doctor prints it.
@@ -895,6 +1261,7 @@ $("pause").addEventListener("click", (ev) => {
 });
 $("f-agent").addEventListener("change", () => view && renderSessions(view));
 $("f-folder").addEventListener("input", () => view && renderSessions(view));
+$("f-state").addEventListener("change", () => view && renderSessions(view));
 for (const id of ["e-agent", "e-kind", "e-session"]) $(id).addEventListener("input", refilterEvents);
 
 // ---- the stream
@@ -933,6 +1300,7 @@ async function follow() {
       const r = await fetch("/ui/api/v1/stream" + since, {headers: {"X-Clawd-Dashboard": secret}, cache: "no-store",
         credentials: "same-origin", signal: ctl.signal});
       if (r.status === 401) {
+        forget();
         signedOut();
         return;
       }
