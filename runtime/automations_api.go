@@ -9,10 +9,11 @@ import (
 )
 
 // The automations API: the CLI and the dashboard read and steer the
-// engine through it (only `clawd serve` writes the store).
+// engine through it (only `clawd serve` writes the store). Its wire types
+// and typed methods are runtime/client's (client/automations.go).
 //
 //	GET  /api/v1/automations                 definitions, binding states, the switch
-//	POST /api/v1/automations/reload          read automations.toml again
+//	POST /api/v1/automations/reload          read automations.toml again (serve also does on a change)
 //	POST /api/v1/automations/pause|resume    the master switch
 //	POST /api/v1/automations/{id}/trust      {"hash"}: trust every binding for hash
 //	POST /api/v1/automations/{id}/preview    {"event"?}: evaluate, no action

@@ -13,24 +13,34 @@ import (
 // sqlLiteral is how a statement of the store starts.
 var sqlLiteral = regexp.MustCompile(`(?i)^\x60?\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|PRAGMA)\s`)
 
+// packageFiles parses the package's own files (not its tests), by name.
+func packageFiles(t *testing.T, fs *token.FileSet) map[string]*ast.File {
+	t.Helper()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*ast.File{}
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fs, n, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = f
+	}
+	return out
+}
+
 // TestSQLOnlyInStore keeps every statement of the engine in store.go, where
 // the schema is: a query elsewhere is one more place to look when the
 // schema changes.
 func TestSQLOnlyInStore(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	found := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		fs := token.NewFileSet()
-		file, err := parser.ParseFile(fs, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	fs := token.NewFileSet()
+	for f, file := range packageFiles(t, fs) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING || !sqlLiteral.MatchString(lit.Value[1:]) {
@@ -53,20 +63,8 @@ func TestSQLOnlyInStore(t *testing.T) {
 // rows.Next also asks rows.Err, since Next returns false on an error as
 // at the end, and a half-read result would pass for a whole one.
 func TestRowsErrChecked(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	loops := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		fs := token.NewFileSet()
-		file, err := parser.ParseFile(fs, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, file := range packageFiles(t, token.NewFileSet()) {
 		for _, d := range file.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
