@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // cliDocPath is the command reference generated from the command tree.
@@ -383,10 +383,11 @@ func TestResolve(t *testing.T) {
 
 // clidocLink is a Markdown link or image: its target, up to a space (a
 // title) or the closing parenthesis.
-var clidocLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)[^)]*\)`)
+var clidocLink = lazy.Regexp(`!?\[[^\]]*\]\(([^)\s]+)[^)]*\)`)
 
-// clidocCode is a code span, whose brackets are no link.
-var clidocCode = regexp.MustCompile("`[^`]*`")
+// clidocCode is a code span, whose brackets are no link. Both are built
+// on first use: this test binary also runs as clawd, hooks included.
+var clidocCode = lazy.Regexp("`[^`]*`")
 
 // clidocBrokenLinks returns the relative links of the Markdown file at
 // path (inline code and code blocks aside) that lead to no file, or to a
@@ -394,7 +395,7 @@ var clidocCode = regexp.MustCompile("`[^`]*`")
 func clidocBrokenLinks(path string, text string) []string {
 	var broken []string
 	for _, line := range clidocProse(text, false) {
-		for _, m := range clidocLink.FindAllStringSubmatch(line, -1) {
+		for _, m := range clidocLink().FindAllStringSubmatch(line, -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
@@ -436,7 +437,7 @@ func clidocProse(text string, keepCode bool) []string {
 			continue
 		}
 		if !inBlock {
-			out = append(out, clidocCode.ReplaceAllStringFunc(line, func(code string) string {
+			out = append(out, clidocCode().ReplaceAllStringFunc(line, func(code string) string {
 				if keepCode {
 					return strings.Trim(code, "`")
 				}
