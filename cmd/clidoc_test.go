@@ -356,6 +356,28 @@ func TestReadmeShort(t *testing.T) {
 	}
 }
 
+// TestReadmeRequiredCommands: the README shows the two commands the
+// project asks for, one that runs clawd and one that runs the whole test
+// suite, and CI runs that same suite.
+func TestReadmeRequiredCommands(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"```sh\ngo run . serve\n```", "```sh\nbash scripts/test.sh\n```"} {
+		if !bytes.Contains(readme, []byte(want)) {
+			t.Errorf("README.md lacks the block %q", want)
+		}
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(ci, []byte("bash scripts/test.sh")) {
+		t.Errorf(".ci/run = %q, want it to run bash scripts/test.sh as the README says", ci)
+	}
+}
+
 // TestResolve: the check of the quick start fires on a command, a
 // subcommand or a flag that does not exist.
 func TestResolve(t *testing.T) {
