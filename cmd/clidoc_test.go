@@ -509,6 +509,43 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
+// clidocRepoPath is a code span that names a file or folder of the
+// repository (no placeholder, no pattern in it).
+var clidocRepoPath = lazy.Regexp("`((?:agents|bench|cmd|docs|e2e|installers|internal|packaging|release|runtime|scripts|statemachine|testdata|tray)/[^`\\s<>*]*)`")
+
+// TestDocPaths: every file or folder of the repository that README.md,
+// CONTRIBUTING.md or docs/ names in a code span (`runtime/codexmon`,
+// `e2e/dashboard_test.go`) exists, so a move in the tree cannot leave the
+// docs pointing at nothing.
+func TestDocPaths(t *testing.T) {
+	files := []string{"../README.md", "../CONTRIBUTING.md"}
+	more, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPages, err := filepath.Glob("../docs/agents/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(append(files, more...), agentPages...)
+	var checked int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range clidocRepoPath().FindAllStringSubmatch(string(b), -1) {
+			checked++
+			if _, err := os.Stat(filepath.Join("..", filepath.FromSlash(strings.TrimSuffix(m[1], "/")))); err != nil {
+				t.Errorf("%s names %s, which is not in the repository", strings.TrimPrefix(f, "../"), m[1])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("found only %d repository paths in the docs", checked)
+	}
+}
+
 // TestBrokenLinks: the link check fires on a missing file or heading and
 // passes links to files, headings, other sites and code.
 func TestBrokenLinks(t *testing.T) {
