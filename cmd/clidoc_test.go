@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/lazy"
 )
 
 // cliDocPath is the command reference generated from the command tree.
@@ -356,6 +356,28 @@ func TestReadmeShort(t *testing.T) {
 	}
 }
 
+// TestReadmeRequiredCommands: the README shows the two commands the
+// project asks for, one that runs clawd and one that runs the whole test
+// suite, and CI runs that same suite.
+func TestReadmeRequiredCommands(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"```sh\ngo run . serve\n```", "```sh\nbash scripts/test.sh\n```"} {
+		if !bytes.Contains(readme, []byte(want)) {
+			t.Errorf("README.md lacks the block %q", want)
+		}
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(ci, []byte("bash scripts/test.sh")) {
+		t.Errorf(".ci/run = %q, want it to run bash scripts/test.sh as the README says", ci)
+	}
+}
+
 // TestResolve: the check of the quick start fires on a command, a
 // subcommand or a flag that does not exist.
 func TestResolve(t *testing.T) {
@@ -383,10 +405,11 @@ func TestResolve(t *testing.T) {
 
 // clidocLink is a Markdown link or image: its target, up to a space (a
 // title) or the closing parenthesis.
-var clidocLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)[^)]*\)`)
+var clidocLink = lazy.Regexp(`!?\[[^\]]*\]\(([^)\s]+)[^)]*\)`)
 
-// clidocCode is a code span, whose brackets are no link.
-var clidocCode = regexp.MustCompile("`[^`]*`")
+// clidocCode is a code span, whose brackets are no link. Both are built
+// on first use: this test binary also runs as clawd, hooks included.
+var clidocCode = lazy.Regexp("`[^`]*`")
 
 // clidocBrokenLinks returns the relative links of the Markdown file at
 // path (inline code and code blocks aside) that lead to no file, or to a
@@ -394,7 +417,7 @@ var clidocCode = regexp.MustCompile("`[^`]*`")
 func clidocBrokenLinks(path string, text string) []string {
 	var broken []string
 	for _, line := range clidocProse(text, false) {
-		for _, m := range clidocLink.FindAllStringSubmatch(line, -1) {
+		for _, m := range clidocLink().FindAllStringSubmatch(line, -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
@@ -436,7 +459,7 @@ func clidocProse(text string, keepCode bool) []string {
 			continue
 		}
 		if !inBlock {
-			out = append(out, clidocCode.ReplaceAllStringFunc(line, func(code string) string {
+			out = append(out, clidocCode().ReplaceAllStringFunc(line, func(code string) string {
 				if keepCode {
 					return strings.Trim(code, "`")
 				}
@@ -483,6 +506,43 @@ func TestDocLinks(t *testing.T) {
 		for _, l := range clidocBrokenLinks(f, string(b)) {
 			t.Errorf("%s links to %s, which does not exist", strings.TrimPrefix(f, "../"), l)
 		}
+	}
+}
+
+// clidocRepoPath is a code span that names a file or folder of the
+// repository (no placeholder, no pattern in it).
+var clidocRepoPath = lazy.Regexp("`((?:agents|bench|cmd|docs|e2e|installers|internal|packaging|release|runtime|scripts|statemachine|testdata|tray)/[^`\\s<>*]*)`")
+
+// TestDocPaths: every file or folder of the repository that README.md,
+// CONTRIBUTING.md or docs/ names in a code span (`runtime/codexmon`,
+// `e2e/dashboard_test.go`) exists, so a move in the tree cannot leave the
+// docs pointing at nothing.
+func TestDocPaths(t *testing.T) {
+	files := []string{"../README.md", "../CONTRIBUTING.md"}
+	more, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPages, err := filepath.Glob("../docs/agents/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(append(files, more...), agentPages...)
+	var checked int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range clidocRepoPath().FindAllStringSubmatch(string(b), -1) {
+			checked++
+			if _, err := os.Stat(filepath.Join("..", filepath.FromSlash(strings.TrimSuffix(m[1], "/")))); err != nil {
+				t.Errorf("%s names %s, which is not in the repository", strings.TrimPrefix(f, "../"), m[1])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("found only %d repository paths in the docs", checked)
 	}
 }
 
