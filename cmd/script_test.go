@@ -242,7 +242,7 @@ func TestInstallExitCodes(t *testing.T) {
 	}{
 		{name: "install", args: []string{"install", "--force", "claude"}, want: 0, stdout: installed},
 		{name: "alias", args: []string{"install", "--force", "claude-code", "claude"}, want: 0, stdout: installed},
-		{name: "not here", args: []string{"install", "claude"}, want: 1, stderr: "clawd: Claude Code is not on this machine (nothing in "},
+		{name: "not here", args: []string{"install", "claude"}, want: 1, stderr: "clawd: Claude Code is not on this machine: nothing installed\n  no claude on PATH, nothing in "},
 		{name: "all", args: []string{"install", "--all"}, want: 0, stdout: "skipped, not on this machine: claude, codex,"},
 		{name: "all force", args: []string{"install", "--all", "--force"}, want: 2, stderr: "--force goes with the agents named"},
 		{name: "no agent", args: []string{"install"}, want: 2, stderr: "clawd: name the agent to install (clawd install claude) or use --all; agents: " + known + "\n"},
