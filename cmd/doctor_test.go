@@ -98,7 +98,7 @@ func TestDoctorConnectionTest(t *testing.T) {
 		o, _ := doctorHome(t, clawdBin(t))
 		c := connection(t, doctor.Run(ctx, o, list))
 		if c.Status != doctor.Warn || !strings.Contains(c.Finding, "the hook ran, but nothing arrived: clawd serve is not running") ||
-			!strings.HasPrefix(c.Fix, "clawd serve, or clawd autostart enable") {
+			!strings.HasPrefix(c.Fix, "clawd serve (now), or clawd autostart enable") {
 			t.Errorf("claude.connection = %+v, want warn: ran, nothing arrived, serve not running", c)
 		}
 	})
@@ -149,7 +149,7 @@ func TestDoctorExitCodes(t *testing.T) {
 	}
 	code, out, errs := run("doctor", "--agent", "claude")
 	if verdict, _, _ := strings.Cut(out, "\n"); code != 1 || errs != "" ||
-		verdict != "1 failed, 1 warning: clawd serve is not running, so nothing reaches you (clawd serve)" {
+		verdict != "1 failed, 1 warning: clawd serve is not running, nothing reaches you" {
 		t.Errorf("doctor with clawd serve down exited %d, stderr %q; stdout:\n%s\nwant 1, the verdict first", code, errs, out)
 	}
 	startRuntime(t, o.Home)

@@ -100,7 +100,7 @@ func TestVerdictRuntimeDown(t *testing.T) {
 	}}
 	var b bytes.Buffer
 	r.WriteText(&b, false, i18n.Printer{})
-	want := "1 failed, 1 warning: clawd serve is not running, so nothing reaches you (clawd serve)\n"
+	want := "1 failed, 1 warning: clawd serve is not running, nothing reaches you\n"
 	if first, _, _ := strings.Cut(b.String(), "\n"); first+"\n" != want {
 		t.Errorf("WriteText's first line = %q, want %q", first, want)
 	}
