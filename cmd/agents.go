@@ -18,6 +18,7 @@ import (
 
 type agentsOptions struct {
 	json bool
+	all  bool
 }
 
 func newAgentsCmd(e *env) *cli.Command {
@@ -28,6 +29,7 @@ func newAgentsCmd(e *env) *cli.Command {
 		Description: e.t("help.agents.description"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: e.t("help.agents.flag_json"), Destination: &o.json},
+			&cli.BoolFlag{Name: "all", Usage: e.t("help.agents.flag_all"), Destination: &o.all},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runAgents(e, o)
@@ -45,8 +47,24 @@ func runAgents(e *env, o *agentsOptions) error {
 	if err != nil {
 		return err
 	}
+	// Without --all, the agents on this machine, and those clawd's hooks
+	// are in: the rest are one line.
+	notHere := 0
+	if !o.all {
+		here := list[:0:0]
+		for _, ai := range list {
+			if ai.Detected || ai.Installed {
+				here = append(here, ai)
+			}
+		}
+		notHere, list = len(list)-len(here), here
+	}
 	if o.json {
 		return printJSON(e.stdout, list, true)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, e.t("agents.none_here"))
+		return nil
 	}
 	// The version comes from a package.json on disk, the paths from the
 	// environment, a note may quote an error: each is one inert line.
@@ -78,6 +96,9 @@ func runAgents(e *env, o *agentsOptions) error {
 		for _, n := range ai.Notes {
 			fmt.Fprintf(e.stdout, "  - %s\n", text.Line(n, 0))
 		}
+	}
+	if notHere > 0 {
+		fmt.Fprintf(e.stdout, "\n%s\n", e.n("agents.not_here", notHere))
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -16,10 +18,18 @@ import (
 )
 
 // Shell completion is urfave/cli's own: `clawd completion bash|zsh|fish|
-// pwsh` prints its script, which asks `clawd ... --generate-shell-
+// pwsh` prints a script, which asks `clawd ... --generate-shell-
 // completion` for the words at the cursor, "word:description" a line.
-// Commands and flags complete by themselves; the completers below add
-// the arguments: agent names, and the ids of pending permission requests.
+// The bash script is clawd's (completion.bash): urfave/cli's needs the
+// bash-completion package, which many machines do not have. Commands and
+// flags complete by themselves; the completers below add the arguments:
+// agent names, and the ids of pending permission requests.
+
+// bashCompletion is the bash script, CLAWD standing for the program's
+// name.
+//
+//go:embed completion.bash
+var bashCompletion string
 
 // enableCompletion turns on the completion command of root.
 func enableCompletion(e *env, root *cli.Command) {
@@ -30,6 +40,12 @@ func enableCompletion(e *env, root *cli.Command) {
 		c.Description = e.t("help.completion.description")
 		for _, shell := range c.Commands {
 			shell.Usage = e.t("help.completion.shell", shell.Name)
+			if shell.Name == "bash" {
+				shell.Action = func(ctx context.Context, c *cli.Command) error {
+					_, err := io.WriteString(c.Root().Writer, strings.ReplaceAll(bashCompletion, "CLAWD", c.Root().Name))
+					return err
+				}
+			}
 		}
 		addHelp(e, c)
 		c.Action = func(ctx context.Context, c *cli.Command) error {

@@ -19,6 +19,7 @@ type doctorOptions struct {
 	json   bool
 	fix    bool
 	dryRun bool
+	all    bool
 	agent  string
 	report string
 }
@@ -33,6 +34,7 @@ func newDoctorCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: e.t("help.doctor.flag_json"), Destination: &o.json},
 			&cli.BoolFlag{Name: "fix", Usage: e.t("help.doctor.flag_fix"), Destination: &o.fix},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: e.t("help.doctor.flag_dry_run"), Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "all", Usage: e.t("help.doctor.flag_all"), Destination: &o.all},
 			&cli.StringFlag{Name: "agent", Usage: e.t("help.doctor.flag_agent"), Destination: &o.agent},
 			&cli.StringFlag{Name: "report", Usage: e.t("help.doctor.flag_report"), Destination: &o.report},
 		},
@@ -55,6 +57,7 @@ func runDoctor(ctx context.Context, e *env, o *doctorOptions) error {
 		list = []*agents.Agent{a}
 	}
 	opts := doctorEnv(e)
+	opts.All = o.all
 	rep := doctor.Run(ctx, opts, list)
 
 	if o.fix {

@@ -97,7 +97,8 @@ func TestDoctorConnectionTest(t *testing.T) {
 	t.Run("runtime down", func(t *testing.T) {
 		o, _ := doctorHome(t, clawdBin(t))
 		c := connection(t, doctor.Run(ctx, o, list))
-		if c.Status != doctor.Warn || !strings.Contains(c.Finding, "the hook ran, but nothing arrived: clawd serve is not running") || c.Fix != "clawd serve" {
+		if c.Status != doctor.Warn || !strings.Contains(c.Finding, "the hook ran, but nothing arrived: clawd serve is not running") ||
+			!strings.HasPrefix(c.Fix, "clawd serve (now), or clawd autostart enable") {
 			t.Errorf("claude.connection = %+v, want warn: ran, nothing arrived, serve not running", c)
 		}
 	})
@@ -132,7 +133,8 @@ func TestDoctorConnectionTest(t *testing.T) {
 	})
 }
 
-// TestDoctorExitCodes: 0 when nothing fails, 1 when something does, 2
+// TestDoctorExitCodes: 0 when nothing fails, 1 when something does
+// (clawd serve not running included: nothing reaches the person then), 2
 // for a usage error; --json is the report alone.
 func TestDoctorExitCodes(t *testing.T) {
 	o, home := doctorHome(t, clawdBin(t))
@@ -145,6 +147,12 @@ func TestDoctorExitCodes(t *testing.T) {
 		}
 		return run(context.Background(), e, append([]string{"clawd"}, args...)), out.String(), errb.String()
 	}
+	code, out, errs := run("doctor", "--agent", "claude")
+	if verdict, _, _ := strings.Cut(out, "\n"); code != 1 || errs != "" ||
+		verdict != "1 failed, 1 warning: clawd serve is not running, nothing reaches you" {
+		t.Errorf("doctor with clawd serve down exited %d, stderr %q; stdout:\n%s\nwant 1, the verdict first", code, errs, out)
+	}
+	startRuntime(t, o.Home)
 	if code, out, errs := run("doctor", "--agent", "claude"); code != 0 || errs != "" {
 		t.Errorf("doctor on a good install exited %d, stderr %q; stdout:\n%s", code, errs, out)
 	}
@@ -157,7 +165,7 @@ func TestDoctorExitCodes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := run("doctor", "--agent", "claude", "--json")
+	code, out, errs = run("doctor", "--agent", "claude", "--json")
 	if code != 1 || errs != "" || !strings.HasPrefix(out, "{\n  \"checks\": [\n") || !strings.Contains(out, `"id": "claude.hooks.missing"`) {
 		t.Errorf("doctor --json on a broken install exited %d, stderr %q, stdout:\n%s", code, errs, out)
 	}

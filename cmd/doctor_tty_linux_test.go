@@ -42,6 +42,7 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 // NO_COLOR set, nor into a pipe.
 func TestDoctorColour(t *testing.T) {
 	o, _ := doctorHome(t, clawdBin(t))
+	startRuntime(t, o.Home) // else doctor fails
 	run := func(stdout io.Writer, noColor string) {
 		t.Helper()
 		var errb bytes.Buffer

@@ -6,16 +6,21 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/doctor"
 	"github.com/clawdhq/clawd/installers"
+	"github.com/clawdhq/clawd/internal/text"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 type installOptions struct {
 	all    bool
 	dryRun bool
+	force  bool
 }
 
 func newInstallCmd(e *env) *cli.Command {
@@ -29,6 +34,7 @@ func newInstallCmd(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: e.t("help.flag_all"), Destination: &o.all},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: e.t("help.flag_dry_run"), Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "force", Usage: e.t("help.install.flag_force"), Destination: &o.force},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return runInstall(ctx, e, o, c.Args().Slice())
@@ -37,42 +43,74 @@ func newInstallCmd(e *env) *cli.Command {
 }
 
 func runInstall(ctx context.Context, e *env, o *installOptions, names []string) error {
-	return runInstallers(e, true, o.all, o.dryRun, names)
+	if o.force && o.all {
+		return exitCode(2, errors.New("--force goes with the agents named: clawd install --force AGENT"))
+	}
+	done, err := installAgents(e, true, o.all, o.dryRun, o.force, names)
+	if len(done) > 0 && !o.dryRun {
+		nextStep(ctx, e, done)
+	}
+	return err
 }
 
 // runInstallers is install (or uninstall) for the agents named, or all of
-// them: each agent's installer is run, what it did is reported, and the
-// install record notes it.
+// them (installAgents without force).
 func runInstallers(e *env, install, all, dryRun bool, names []string) error {
+	_, err := installAgents(e, install, all, dryRun, false, names)
+	return err
+}
+
+// installAgents is install (or uninstall) for the agents named, or all of
+// them: each agent's installer is run, what it did is reported, and the
+// install record notes it. An install skips an agent that is not on this
+// machine (doctor.Found.Detected) and has none of clawd's hooks, unless
+// force: with all in one line, else with a warning and an error. done are
+// the reports of the agents whose installer ran.
+func installAgents(e *env, install, all, dryRun, force bool, names []string) (done []*installers.Report, _ error) {
 	verb := "uninstall"
 	if install {
 		verb = "install"
 	}
 	list, err := selectAgents(verb, names, all)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	binary, err := e.executable()
 	if install {
 		if err != nil {
-			return fmt.Errorf("find the clawd binary to register: %w", err)
+			return nil, fmt.Errorf("find the clawd binary to register: %w", err)
 		}
 		if err := installers.CheckBinary(binary); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var failed []error
+	var notHere []string
 	each := func() error {
 		rec, err := installers.ReadRecord(e.home())
 		if err != nil {
 			return err
 		}
 		for _, a := range list {
-			if err := installOne(e, rec, a, binary, install, all, dryRun); err != nil {
+			if install && !force && rec.Agents[a.ID] == nil {
+				if f := doctor.Detect(a, e.getenv); !f.Detected() && f.DirErr == nil {
+					if all {
+						notHere = append(notHere, a.ID)
+					} else {
+						failed = append(failed, exitCode(1, errors.New(e.t("install.not_here", a.ID, a.Name, f.Dir, a.Command))))
+					}
+					continue
+				}
+			}
+			rep, err := installOne(e, rec, a, binary, install, all, dryRun)
+			if err != nil {
 				failed = append(failed, fmt.Errorf("%s: %w", a.ID, err))
 				if all {
 					fmt.Fprintln(e.stdout, e.t("install.failed", a.ID, err))
 				}
+			}
+			if rep != nil {
+				done = append(done, rep)
 			}
 		}
 		return rec.Save()
@@ -86,43 +124,97 @@ func runInstallers(e *env, install, all, dryRun bool, names []string) error {
 	if err != nil {
 		failed = append(failed, err)
 	}
-	return errors.Join(failed...)
+	if len(notHere) > 0 {
+		fmt.Fprint(e.stdout, wrap(e.t("install.skipped_not_here", strings.Join(notHere, e.t("list.sep"))), 80, "  "))
+	}
+	return done, errors.Join(failed...)
 }
 
-// installOne installs (or uninstalls) clawd's hooks for one agent and says
-// what it did; with all, an agent not found here or one clawd cannot
-// install into is skipped with a line.
-func installOne(e *env, rec *installers.Record, a *agents.Agent, binary string, install, all, dryRun bool) error {
+// installOne installs (or uninstalls) clawd's hooks for one agent, says
+// what it did, and returns its report (nil: skipped); with all, an
+// uninstall skips an agent whose settings folder is not there, and one
+// clawd cannot install into is skipped with a line.
+func installOne(e *env, rec *installers.Record, a *agents.Agent, binary string, install, all, dryRun bool) (*installers.Report, error) {
 	verb := "uninstall"
 	if install {
 		verb = "install"
 	}
-	if all {
-		// --all: the agents found here, each in one line.
+	if all && !install {
+		// Nothing of clawd's can be in a folder that is not there.
 		dir, err := a.ConfigDir(e.getenv)
-		if err == nil && !isDir(dir) {
-			fmt.Fprintln(e.stdout, e.t("install.skipped_missing", a.ID, dir))
-			return nil
+		if err == nil && !isDir(dir) && rec.Agents[a.ID] == nil {
+			return nil, nil
 		}
 	}
 	inst, err := installers.For(a, e.getenv)
 	if errors.Is(err, installers.ErrUnsupported) && all {
 		fmt.Fprintln(e.stdout, e.t("install.skipped_"+verb, a.ID, a.Name))
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep, err := installers.Apply(rec, a.ID, inst, binary, install, dryRun)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if all {
 		summarize(e, rep, install, dryRun)
 	} else {
 		report(e, rep, install, dryRun)
 	}
-	return nil
+	for _, d := range rep.RemovedDirs {
+		fmt.Fprintln(e.stdout, e.t("install.removed_dir", a.ID, d))
+	}
+	return rep, nil
+}
+
+// nextStep says what to do after an install whose reports are done:
+// start clawd serve when nothing runs it (the hooks deliver nothing until
+// it does), and restart the sessions already running of the agents whose
+// hooks changed.
+func nextStep(ctx context.Context, e *env, done []*installers.Report) {
+	var names []string
+	for _, rep := range done {
+		if a := agents.Lookup(rep.Agent); a != nil && rep.Any() {
+			names = append(names, a.Name)
+		}
+	}
+	var lines []string
+	running := runtimeAnswers(ctx, e)
+	if !running {
+		lines = append(lines, e.t("install.next_serve"))
+	}
+	if len(names) > 0 {
+		lines = append(lines, e.t("install.next_restart", joinAnd(e, names)))
+		if running {
+			lines = append(lines, e.t("install.next_watch"))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(e.stdout)
+	for i, l := range lines {
+		key := "install.then"
+		if i == 0 {
+			key = "install.next"
+		}
+		fmt.Fprintln(e.stdout, e.t(key, l))
+	}
+}
+
+// runtimeAnswers reports whether a runtime answers on the clawd home's
+// socket, or, on a machine in remote mode, whether the desktop's is
+// what the hooks report to (then nothing here needs starting).
+func runtimeAnswers(ctx context.Context, e *env) bool {
+	if _, err := client.ReadRemote(e.home()); err == nil {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := client.Discover(ctx, e.home(), client.Options{DialTimeout: 500 * time.Millisecond, ProbeTimeout: time.Second})
+	return err == nil
 }
 
 // summarize prints what an install or uninstall of --all did to one
@@ -148,6 +240,36 @@ func warn(e *env, rep *installers.Report) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(e.stderr, e.t("install.warning", rep.Agent, w))
 	}
+}
+
+// joinAnd joins words as a list in prose: "a, b and c".
+func joinAnd(e *env, words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], e.t("list.sep")) + e.t("list.and") + words[len(words)-1]
+}
+
+// wrap breaks s into lines of at most width columns at its spaces, the
+// lines after the first indented; each line ends in a newline.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case text.Width(line)+1+text.Width(w) > width:
+			b.WriteString(line + "\n")
+			line = indent + w
+		default:
+			line += " " + w
+		}
+	}
+	if line != "" {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // isDir reports whether path is a folder.

@@ -22,7 +22,7 @@ func TestPurgeRefusesWhileServing(t *testing.T) {
 	clawdHome := filepath.Join(home, ".clawd")
 	settings := filepath.Join(home, ".claude", "settings.json")
 	e, out, errb := installTestEnv(home, "/usr/local/bin/clawd")
-	if code := run(context.Background(), e, []string{"clawd", "install", "claude"}); code != 0 {
+	if code := run(context.Background(), e, []string{"clawd", "install", "--force", "claude"}); code != 0 {
 		t.Fatalf("install: %d %s", code, errb)
 	}
 	installed, err := os.ReadFile(settings)

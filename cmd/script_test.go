@@ -17,6 +17,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // scriptNames are the names this test binary answers to as clawd: its
@@ -40,7 +43,9 @@ func TestMain(m *testing.M) {
 // this test binary under the name clawd, and $CLAWD_BIN is its path: the
 // path `clawd install` writes into agent settings. A link to it under
 // another of scriptNames (link $CLAWD_BIN ...) runs clawd too. The command
-// codex-trusted checks Codex's trust entries (see cmdCodexTrusted).
+// codex-trusted checks Codex's trust entries (see cmdCodexTrusted);
+// serve-up runs a clawd serve (see cmdServeUp). The condition
+// [bash-completion] says whether that package is installed.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
@@ -50,6 +55,14 @@ func TestScript(t *testing.T) {
 			"drop-events":   cmdDropEvents,
 			"dup-event":     cmdDupEvent,
 			"stale-trust":   cmdStaleTrust,
+			"serve-up":      cmdServeUp,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "bash-completion" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat(bashCompletionScript)
+			return err == nil, nil
 		},
 		Setup: func(env *testscript.Env) error {
 			bin, err := exec.LookPath("clawd")
@@ -78,6 +91,34 @@ func cmdLink(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: link OLD NEW")
 	}
 	ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
+}
+
+// bashCompletionScript is the bash-completion package's script; the
+// condition [bash-completion] is whether it is installed.
+const bashCompletionScript = "/usr/share/bash-completion/bash_completion"
+
+// cmdServeUp is the testscript command `serve-up`: a clawd serve of this
+// version on the script's clawd home, with the script's environment, run
+// in this process until the script ends.
+func cmdServeUp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: serve-up")
+	}
+	s := runtime.New(runtime.Config{Home: clawdhome.Dir(ts.Getenv), Version: Version(), Getenv: ts.Getenv})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, 0, func(client.Info) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		ts.Fatalf("serve-up: %v", err)
+	}
+	ts.Defer(func() {
+		cancel()
+		<-done
+	})
 }
 
 // cmdDupEvent is the testscript command `dup-event FILE EVENT`: the
@@ -199,16 +240,18 @@ func TestInstallExitCodes(t *testing.T) {
 		stdout   string
 		stderr   string
 	}{
-		{name: "install", args: []string{"install", "claude"}, want: 0, stdout: installed},
-		{name: "alias", args: []string{"install", "claude-code", "claude"}, want: 0, stdout: installed},
-		{name: "all", args: []string{"install", "--all"}, want: 0, stdout: "claude: skipped: not found ("},
+		{name: "install", args: []string{"install", "--force", "claude"}, want: 0, stdout: installed},
+		{name: "alias", args: []string{"install", "--force", "claude-code", "claude"}, want: 0, stdout: installed},
+		{name: "not here", args: []string{"install", "claude"}, want: 1, stderr: "clawd: Claude Code is not on this machine: nothing installed\n  no claude on PATH, nothing in "},
+		{name: "all", args: []string{"install", "--all"}, want: 0, stdout: "skipped, not on this machine: claude, codex,"},
+		{name: "all force", args: []string{"install", "--all", "--force"}, want: 2, stderr: "--force goes with the agents named"},
 		{name: "no agent", args: []string{"install"}, want: 2, stderr: "clawd: name the agent to install (clawd install claude) or use --all; agents: " + known + "\n"},
 		{name: "no agent uninstall", args: []string{"uninstall"}, want: 2, stderr: "or use --all"},
 		{name: "unknown agent", args: []string{"install", "claude", "kodex"}, want: 2, stderr: "clawd: unknown agent \"kodex\"; known agents: " + known + "\n"},
 		{name: "unknown agent uninstall", args: []string{"uninstall", "kodex"}, want: 2, stderr: "unknown agent \"kodex\""},
-		{name: "bad flag", args: []string{"install", "--force", "claude"}, want: 2, stderr: "flag provided but not defined"},
+		{name: "bad flag", args: []string{"install", "--forse", "claude"}, want: 2, stderr: "flag provided but not defined"},
 		{
-			name: "go run binary", args: []string{"install", "claude"}, binary: "/tmp/go-build42/b001/exe/clawd",
+			name: "go run binary", args: []string{"install", "--force", "claude"}, binary: "/tmp/go-build42/b001/exe/clawd",
 			want: 1, stderr: "clawd: clawd is running from a temporary build (/tmp/go-build42/b001/exe/clawd, made by `go run`, is deleted when it exits): install clawd first",
 		},
 		{

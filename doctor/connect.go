@@ -69,7 +69,7 @@ func connectionCheck(ctx context.Context, o Options, a *agents.Agent, st *agentS
 	case !rt.reached() && rt.remote != nil:
 		return c(Warn, i18n.M("doctor.finding.hook_no_desktop", rt.remote.Profile), i18n.M("doctor.fixes.on_desktop", rt.remote.Profile))
 	case !rt.reached():
-		return c(Warn, i18n.M("doctor.finding.hook_no_runtime", o.Home), i18n.Literal("clawd serve"))
+		return c(Warn, i18n.M("doctor.finding.hook_no_runtime", o.Home), i18n.M("doctor.fixes.start"))
 	}
 	p, err := rt.probe(ctx, id)
 	var apiErr *client.APIError

@@ -10,7 +10,8 @@ import (
 // Found is what Detect finds of an agent on this machine.
 type Found struct {
 	// Dir is the agent's settings folder as its environment names it, and
-	// DirExists whether it is there.
+	// DirExists whether it is there with anything in it: an empty folder
+	// (left behind, or made by another tool) is not the agent.
 	Dir       string
 	DirExists bool
 	// DirErr is why the folder cannot be named (no HOME).
@@ -35,13 +36,22 @@ func detect(a *agents.Agent, getenv func(string) string, version func(a *agents.
 	var f Found
 	f.Dir, f.DirErr = a.ConfigDir(getenv)
 	if f.Dir != "" {
-		if fi, err := os.Stat(f.Dir); err == nil && fi.IsDir() {
-			f.DirExists = true
-		}
+		f.DirExists = holdsAnything(f.Dir)
 	}
 	if cmd := agentbin.LookPath(getenv("PATH"), a.Command); cmd != "" {
 		f.Command = cmd
 		f.Version = version(a, cmd)
 	}
 	return f
+}
+
+// holdsAnything reports whether dir is a folder with an entry in it.
+func holdsAnything(dir string) bool {
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(1)
+	return len(names) > 0
 }

@@ -72,6 +72,11 @@ type Options struct {
 	// AgentVersion reads the release of an agent's executable; nil:
 	// agentbin.Version.
 	AgentVersion func(a *agents.Agent, cmd string) string
+	// All checks every agent clawd knows when Run is given none; without
+	// it an agent that is not on this machine (no settings folder with
+	// anything in it, no command on PATH, none of clawd's hooks) is left
+	// out and named in Report.NotHere.
+	All bool
 }
 
 func (o *Options) defaults() {
@@ -89,6 +94,9 @@ func (o *Options) defaults() {
 // Report is a doctor run: `clawd doctor --json`.
 type Report struct {
 	Checks []Check `json:"checks"`
+	// NotHere are the agents left out because they are not on this
+	// machine (see Options.All), by id.
+	NotHere []string `json:"not_here,omitempty"`
 }
 
 // Failed reports whether a check failed.
@@ -97,8 +105,8 @@ func (r Report) Failed() bool {
 }
 
 // Run checks the runtime, then each agent of list (nil: every agent clawd
-// knows), then, when list is nil, the desktop and what starts clawd at
-// login.
+// knows, those not on this machine only with o.All), then, when list is
+// nil, the desktop and what starts clawd at login.
 func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 	o.defaults()
 	all := list == nil
@@ -121,10 +129,15 @@ func Run(ctx context.Context, o Options, list []*agents.Agent) Report {
 			i18n.M("doctor.fixes.config", config.Path(o.Home))))
 	}
 	for _, a := range list {
+		checks, absent := checkAgent(ctx, o, a, rec, rt)
+		if absent && all && !o.All {
+			r.NotHere = append(r.NotHere, a.ID)
+			continue
+		}
 		if !cfg.Enabled(a.ID) {
 			r.Checks = append(r.Checks, disabledCheck(o, a))
 		}
-		r.Checks = append(r.Checks, checkAgent(ctx, o, a, rec, rt)...)
+		r.Checks = append(r.Checks, checks...)
 	}
 	if all {
 		r.Checks = append(r.Checks, checkChannels(o, cfg, rt)...)
@@ -206,8 +219,9 @@ func inspect(o Options, a *agents.Agent, rec *installers.Record) *agentState {
 	return st
 }
 
-// checkAgent runs agent a's checks.
-func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers.Record, rt *runtimeState) []Check {
+// checkAgent runs agent a's checks, and reports whether a is absent: not
+// on this machine, and none of clawd's hooks in its files.
+func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers.Record, rt *runtimeState) (_ []Check, absent bool) {
 	st := inspect(o, a, rec)
 	c := func(id string, s Status, finding, fix i18n.Msg) Check {
 		return health.New(a.ID+"."+id, a.ID, s, finding, fix)
@@ -218,11 +232,11 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 
 	switch f := st.found; {
 	case errors.Is(st.instErr, installers.ErrUnsupported):
-		return []Check{c("detected", Skipped, i18n.M("doctor.finding.unsupported", a.Name), none)}
+		return []Check{c("detected", Skipped, i18n.M("doctor.finding.unsupported", a.Name), none)}, !f.Detected()
 	case f.DirErr != nil:
-		return []Check{c("detected", Fail, i18n.M("doctor.finding.error", f.DirErr.Error()), i18n.M("doctor.fixes.set_home"))}
+		return []Check{c("detected", Fail, i18n.M("doctor.finding.error", f.DirErr.Error()), i18n.M("doctor.fixes.set_home"))}, false
 	case !f.Detected() && !st.installed:
-		return []Check{c("detected", Skipped, i18n.M("doctor.finding.not_here", a.Name, f.Dir, a.Command), none)}
+		return []Check{c("detected", Skipped, i18n.M("doctor.finding.not_here", a.Name, f.Dir, a.Command), none)}, true
 	default:
 		out = append(out, c("detected", OK, foundText(a, f), none))
 		if vc, ok := versionCheck(a, f); ok {
@@ -231,17 +245,17 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 	}
 
 	if st.instErr != nil {
-		return append(out, c("config", Fail, i18n.M("doctor.finding.error", st.instErr.Error()), i18n.M("doctor.fixes.env")))
+		return append(out, c("config", Fail, i18n.M("doctor.finding.error", st.instErr.Error()), i18n.M("doctor.fixes.env"))), false
 	}
 	if st.dryErr != nil {
 		return append(out, c("config", Fail, i18n.M("doctor.finding.error", st.dryErr.Error()),
-			i18n.M("doctor.fixes.by_hand", fixCommand(a))))
+			i18n.M("doctor.fixes.by_hand", fixCommand(a)))), false
 	}
 	out = append(out, c("config", OK, i18n.M("doctor.finding.config_ok", strings.Join(st.dry.Paths(), ", ")), none))
 	if !st.installed {
 		return append(out, c("hooks.missing", Warn,
 			i18n.M("doctor.finding.not_installed", st.dry.Handlers, a.Name),
-			i18n.Literal("clawd install "+a.ID)))
+			i18n.Literal("clawd install "+a.ID))), false
 	}
 
 	var ch installers.Changes
@@ -282,7 +296,7 @@ func checkAgent(ctx context.Context, o Options, a *agents.Agent, rec *installers
 	if sc, ok := selfRepairCheck(a, rt, !st.dry.Any()); ok {
 		out = append(out, sc)
 	}
-	return out
+	return out, false
 }
 
 // versionCheck compares the installed release of agent a with those

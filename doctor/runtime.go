@@ -98,8 +98,9 @@ func checkRuntime(ctx context.Context, o Options) *runtimeState {
 		add("reachable", Fail, i18n.M("doctor.finding.socket_not_ours", sock, err),
 			i18n.M("doctor.fixes.remove_socket", sock))
 	case err != nil:
-		add("reachable", Warn, i18n.M("doctor.finding.not_running", o.Home),
-			i18n.Literal("clawd serve"))
+		// A failure: nothing reaches the person until it runs.
+		add("reachable", Fail, i18n.M("doctor.finding.not_running", o.Home),
+			i18n.M("doctor.fixes.start"))
 	case h.Version != o.Version:
 		rt.client, rt.pid = c, h.PID
 		add("reachable", Warn, i18n.M("doctor.finding.other_version", h.Version, h.PID, sock, o.Version),

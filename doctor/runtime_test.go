@@ -193,7 +193,12 @@ func TestRuntimeChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		checks := runtimeChecks(t, home)
-		want(t, checks, "runtime.reachable", Warn, "clawd serve is not running for "+home)
+		// Nothing reaches the person without it: a failure, with how to
+		// start it.
+		want(t, checks, "runtime.reachable", Fail, "clawd serve is not running for "+home)
+		if fix := checks["runtime.reachable"].Fix; !strings.Contains(fix, "clawd serve") || !strings.Contains(fix, "clawd autostart enable") {
+			t.Errorf("runtime.reachable's fix = %q, want clawd serve and clawd autostart enable", fix)
+		}
 		want(t, checks, "runtime.info", Warn, "is left from a runtime that is gone (pid 999999)")
 		if _, ok := checks["runtime.port"]; ok {
 			t.Errorf("runtime.port checked with no runtime: %+v", checks["runtime.port"])

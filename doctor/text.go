@@ -13,13 +13,16 @@ import (
 // ANSI colours of the statuses.
 var colours = map[Status]string{OK: "\x1b[32m", Warn: "\x1b[33m", Fail: "\x1b[31m", Skipped: "\x1b[2m"}
 
-// WriteText writes r for a person, in p's language: the checks grouped
-// by what they are about (the runtime, each agent, the desktop), each
-// with its status, id and finding and, when something is wrong, its fix;
-// then a summary line. colour colours the statuses (a terminal, without
-// NO_COLOR). Every string is one inert line (text.Line). The findings and
-// fixes are in p's language too (Check.Text); ids never change.
+// WriteText writes r for a person, in p's language: first the verdict
+// in one line, then the checks grouped by what they are about (the
+// runtime, each agent, the desktop), each with its status, id and finding
+// and, when something is wrong, its fix; last how many agents were left
+// out as not on this machine. colour colours the statuses (a terminal,
+// without NO_COLOR). Every string is one inert line (text.Line). The
+// findings and fixes are in p's language too (Check.Text); ids never
+// change.
 func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
+	fmt.Fprintln(w, r.verdict(p))
 	width := 0
 	for _, s := range []Status{OK, Skipped, Warn, Fail} {
 		width = max(width, text.Width(statusWord(p, s)))
@@ -27,9 +30,7 @@ func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
 	group := ""
 	for _, c := range r.Checks {
 		if g := groupOf(c); g != group {
-			if group != "" {
-				fmt.Fprintln(w)
-			}
+			fmt.Fprintln(w)
 			group = g
 			fmt.Fprintln(w, groupTitle(p, g))
 		}
@@ -44,24 +45,35 @@ func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
 			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", width+3), p.T("doctor.fix", text.Line(fix, 0)))
 		}
 	}
+	if n := len(r.NotHere); n > 0 {
+		fmt.Fprintf(w, "\n%s\n", p.N("doctor.not_here", n))
+	}
+}
+
+// verdict is the report in one line: what failed and what warns, or that
+// everything works. A runtime that does not run comes first: --fix cannot
+// help with that.
+func (r Report) verdict(p i18n.Printer) string {
 	fails, warns := 0, 0
+	down := false
 	for _, c := range r.Checks {
 		switch c.Status {
 		case Fail:
 			fails++
+			down = down || c.ID == "runtime.reachable"
 		case Warn:
 			warns++
 		}
 	}
-	fmt.Fprintln(w)
 	switch {
+	case down:
+		return p.N("doctor.failed_down", warns, fails)
 	case fails > 0:
-		fmt.Fprintln(w, p.N("doctor.failed", warns, fails))
+		return p.N("doctor.failed", warns, fails)
 	case warns > 0:
-		fmt.Fprintln(w, p.N("doctor.warnings", warns))
-	default:
-		fmt.Fprintln(w, p.T("doctor.works"))
+		return p.N("doctor.warnings", warns)
 	}
+	return p.T("doctor.works")
 }
 
 // statusWord is a status as the text report shows it.

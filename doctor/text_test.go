@@ -11,17 +11,18 @@ import (
 
 // TestWriteText: checks grouped under the runtime, each agent by name,
 // and the desktop; the fix only where something is wrong; colour only
-// when asked for; a summary line.
+// when asked for; the verdict first; the agents left out last.
 func TestWriteText(t *testing.T) {
 	r := Report{Checks: []Check{
 		{ID: "runtime.reachable", Status: OK, Finding: "up"},
 		{ID: "claude.hooks.missing", Agent: "claude", Status: Fail, Finding: "2 missing", Fix: "clawd doctor --fix"},
 		{ID: "claude.hooks.stale", Agent: "claude", Status: OK, Finding: "fine", Fix: "never shown"},
 		{ID: "desktop.tray", Status: Warn, Finding: "no tray host\x1b[2J", Fix: "enable it"},
-	}}
+	}, NotHere: []string{"cursor", "kiro"}}
 	var plain bytes.Buffer
 	r.WriteText(&plain, false, i18n.Printer{})
-	want := "runtime\n" +
+	want := "1 failed, 1 warning: clawd doctor --fix repairs what it can\n\n" +
+		"runtime\n" +
 		"  ok      runtime.reachable: up\n\n" +
 		"Claude Code (claude)\n" +
 		"  fail    claude.hooks.missing: 2 missing\n" +
@@ -30,7 +31,7 @@ func TestWriteText(t *testing.T) {
 		"desktop\n" +
 		"  warn    desktop.tray: no tray host[2J\n" + // the escape dropped, inert
 		"          fix: enable it\n\n" +
-		"1 failed, 1 warning: clawd doctor --fix repairs what it can\n"
+		"2 more agents not on this machine (clawd doctor --all)\n"
 	if plain.String() != want {
 		t.Errorf("WriteText =\n%q\nwant\n%q", plain.String(), want)
 	}
@@ -61,7 +62,8 @@ func TestWriteTextChinese(t *testing.T) {
 	}}
 	var b bytes.Buffer
 	r.WriteText(&b, false, i18n.For(i18n.Chinese))
-	want := "运行时\n" +
+	want := "2 项失败，3 项警告：clawd doctor --fix 会修复能修复的部分\n\n" +
+		"运行时\n" +
 		"  警告 runtime.reachable: clawd serve 没有为 /h/.clawd 运行：在它运行之前，智能体的钩子什么也送不到\n" +
 		"       修复：clawd serve\n\n" +
 		"Claude Code (claude)\n" +
@@ -76,8 +78,7 @@ func TestWriteTextChinese(t *testing.T) {
 		"  跳过 desktop.notifications: no desktop\n\n" +
 		"自启动\n" +
 		"  警告 autostart: 登录时没有任何东西启动 clawd serve：重启后，在 clawd serve 运行之前，每个钩子都会放行而不报告\n" +
-		"       修复：clawd autostart enable\n\n" +
-		"2 项失败，3 项警告：clawd doctor --fix 会修复能修复的部分\n"
+		"       修复：clawd autostart enable\n"
 	if b.String() != want {
 		t.Errorf("WriteText in Chinese =\n%s\nwant\n%s", b.String(), want)
 	}
@@ -87,5 +88,20 @@ func TestWriteTextChinese(t *testing.T) {
 		if !strings.Contains(en.String(), c.Finding) {
 			t.Errorf("WriteText in English lacks %s's finding %q:\n%s", c.ID, c.Finding, en.String())
 		}
+	}
+}
+
+// TestVerdictRuntimeDown: with clawd serve not running, the verdict says
+// so first (--fix cannot help with that).
+func TestVerdictRuntimeDown(t *testing.T) {
+	r := Report{Checks: []Check{
+		{ID: "runtime.reachable", Status: Fail, Finding: "not running"},
+		{ID: "claude.connection", Agent: "claude", Status: Warn, Finding: "nothing arrived"},
+	}}
+	var b bytes.Buffer
+	r.WriteText(&b, false, i18n.Printer{})
+	want := "1 failed, 1 warning: clawd serve is not running, nothing reaches you\n"
+	if first, _, _ := strings.Cut(b.String(), "\n"); first+"\n" != want {
+		t.Errorf("WriteText's first line = %q, want %q", first, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/filelock"
@@ -61,13 +62,42 @@ func Apply(rec *Record, agent string, inst Installer, binary string, install, dr
 	case dryRun:
 	case install:
 		rec.Installed(agent, binary, rep.Paths()...)
+		for _, f := range rep.Files {
+			rec.MadeDirs(agent, f.MadeDirs...)
+		}
 		if byRelease && rel.Release() != "" {
 			rec.SetRelease(agent, rel.Release())
 		}
 	default:
+		var dirs []string
+		if ar := rec.Agents[agent]; ar != nil {
+			dirs = ar.Dirs
+		}
 		rec.Uninstalled(agent, rep.Paths()...)
+		if rec.Agents[agent] == nil {
+			// Nothing of clawd's is left for the agent: the folders
+			// clawd created go too, those that nothing else uses.
+			rep.RemovedDirs = removeEmpty(dirs)
+		}
 	}
 	return rep, nil
+}
+
+// removeEmpty removes those of dirs that are empty folders, the innermost
+// first (a folder emptied by removing the one inside it goes too), and
+// returns them in that order.
+func removeEmpty(dirs []string) []string {
+	sorted := slices.Clone(dirs)
+	// A folder's path is longer than its parent's.
+	slices.SortStableFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+	var out []string
+	for _, d := range sorted {
+		// os.Remove removes an empty folder and nothing else.
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() && os.Remove(d) == nil {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // releaseInstaller is an installer whose entries depend on the agent's

@@ -73,6 +73,9 @@ type Result struct {
 	// BackupRemoved is the backup uninstall removed because the file is
 	// back to what it holds.
 	BackupRemoved string
+	// MadeDirs are the folders install created to hold the file (none of
+	// them was there), outermost first; Apply notes them in the record.
+	MadeDirs []string
 	// Diff is the unified diff of the change, computed in a dry run only
 	// (where it is shown); empty when nothing changes.
 	Diff string
@@ -468,9 +471,11 @@ func (t *target) commit(f *Result, beforeCheck func(string)) error {
 		return nil
 	}
 	if !t.existed {
+		made := missingDirs(filepath.Dir(t.real))
 		if err := os.MkdirAll(filepath.Dir(t.real), 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", filepath.Dir(t.path), err)
 		}
+		f.MadeDirs = made
 	}
 	if beforeCheck != nil {
 		beforeCheck(t.path)
@@ -505,4 +510,22 @@ func (t *target) rollback() error {
 	default:
 		return atomicfile.WriteIf(t.real, t.old, t.perm, true, t.holds(t.out, false))
 	}
+}
+
+// missingDirs are dir and those of its parents that are not there,
+// outermost first: what MkdirAll(dir) creates.
+func missingDirs(dir string) []string {
+	var out []string
+	for {
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		out = append([]string{dir}, out...)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return out
 }

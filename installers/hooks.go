@@ -399,6 +399,20 @@ func checkEvents(hooks *node, prefix string) error {
 // object.
 func findOurs(hooks *node, cfg hooksConfig) []found {
 	var out []found
+	eachHandler(hooks, cfg, func(ei, gi, hi int, h *node, command string) {
+		if _, ok := cfg.known.Ours(command, cfg.agentID); ok {
+			out = append(out, found{ei, gi, hi, h})
+		}
+	})
+	return out
+}
+
+// eachHandler calls fn with every handler of a "hooks" object in the
+// shape cfg says (event → groups → handlers, or event → handlers when
+// cfg.flat) that is an object with one string "command": the indexes of
+// its event, group and handler, the handler, and its command. It is the
+// one walk of that shape: findOurs and hookCommands read through it.
+func eachHandler(hooks *node, cfg hooksConfig, fn func(ei, gi, hi int, h *node, command string)) {
 	for ei, m := range hooks.members {
 		for gi, g := range m.value.elems {
 			hs, _ := g.get("hooks")
@@ -412,17 +426,12 @@ func findOurs(hooks *node, cfg hooksConfig) []found {
 				if h.kind != kindObject {
 					continue
 				}
-				c, n := h.get("command")
-				if n != 1 || c.kind != kindString {
-					continue
-				}
-				if _, ok := cfg.known.Ours(c.str, cfg.agentID); ok {
-					out = append(out, found{ei, gi, hi, h})
+				if c, n := h.get("command"); n == 1 && c.kind == kindString {
+					fn(ei, gi, hi, h, c.str)
 				}
 			}
 		}
 	}
-	return out
 }
 
 // repair rewrites the tokens of handler h of event that differ from what

@@ -35,6 +35,9 @@ type Report struct {
 	Files []Result
 	// Warnings are things the person should know; the files are right.
 	Warnings []string
+	// RemovedDirs are the folders an uninstall removed (Apply): clawd had
+	// created them for the agent's files, and they were left empty.
+	RemovedDirs []string
 }
 
 // Any reports whether anything changed.

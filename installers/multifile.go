@@ -68,22 +68,9 @@ func hookCommands(cfg hooksConfig) func(data []byte) []Hook {
 			return nil
 		}
 		var out []Hook
-		for _, m := range hooks.members {
-			for _, g := range m.value.elems {
-				hs, _ := g.get("hooks")
-				if cfg.flat {
-					hs = &node{kind: kindArray, elems: []*node{g}}
-				}
-				if hs == nil {
-					continue
-				}
-				for _, h := range hs.elems {
-					if c, n := h.get("command"); h.kind == kindObject && n == 1 && c.kind == kindString {
-						out = append(out, Hook{Event: m.key, Command: c.str})
-					}
-				}
-			}
-		}
+		eachHandler(hooks, cfg, func(ei, _, _ int, _ *node, command string) {
+			out = append(out, Hook{Event: hooks.members[ei].key, Command: command})
+		})
 		return out
 	}
 }

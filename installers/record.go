@@ -20,9 +20,10 @@ const RecordFile = "installed.json"
 // home: for each agent, every executable path clawd wrote into that
 // agent's hooks and the files it wrote them to. With it clawd finds its
 // own handlers after its binary was renamed or moved, whatever the name
-// (see Known); doctor reads it too. Install adds to it; uninstall, which
-// removes every handler of the agent from a file, drops the file, and the
-// agent with its last file.
+// (see Known); doctor reads it too. Install adds to it, with the folders
+// it created; uninstall, which removes every handler of the agent from a
+// file, drops the file, and the agent with its last file (and then removes
+// the folders clawd created that are empty, see Apply).
 type Record struct {
 	Version int                     `json:"version"`
 	Agents  map[string]*AgentRecord `json:"agents"`
@@ -43,6 +44,9 @@ type AgentRecord struct {
 	// from a release on): a repair by a process that cannot find the
 	// agent (clawd serve started without it on PATH) writes the same.
 	Release string `json:"release,omitempty"`
+	// Dirs are the folders clawd created to hold those files (they were
+	// not there), outermost first.
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 // ReadRecord reads the install record of the clawd home at home; a home
@@ -95,6 +99,20 @@ func (r *Record) Installed(agent, binary string, files ...string) {
 	add(&a.Binaries, slashed(binary))
 	for _, f := range files {
 		add(&a.Files, f)
+	}
+}
+
+// MadeDirs notes that clawd created dirs for agent's files.
+func (r *Record) MadeDirs(agent string, dirs ...string) {
+	a := r.Agents[agent]
+	if a == nil {
+		return
+	}
+	for _, d := range dirs {
+		if !slices.Contains(a.Dirs, d) {
+			a.Dirs = append(a.Dirs, d)
+			r.changed = true
+		}
 	}
 }
 

@@ -109,3 +109,63 @@ func TestUninstallKeepsStaleBackup(t *testing.T) {
 		t.Errorf("backup = %q, want it kept as it was", got)
 	}
 }
+
+// TestApplyMadeDirs: an install that creates the folders of the agent's
+// file notes them in the record; the uninstall that leaves the agent with
+// nothing of clawd's removes those that are empty, and keeps one that
+// holds something else.
+func TestApplyMadeDirs(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		home := t.TempDir()
+		getenv := func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}
+		clawdHome := filepath.Join(home, ".clawd")
+		copilotDir := filepath.Join(home, ".copilot")
+		hooksDir := filepath.Join(copilotDir, "hooks")
+		rec, err := ReadRecord(clawdHome)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := NewCopilot(getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Apply(rec, "copilot", inst, goldenBinary, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Agents["copilot"].Dirs; len(got) != 2 || got[0] != copilotDir || got[1] != hooksDir {
+			t.Fatalf("record's dirs after install = %q, want [%s %s]", got, copilotDir, hooksDir)
+		}
+		if err := rec.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if rec, err = ReadRecord(clawdHome); err != nil {
+			t.Fatal(err)
+		}
+		if keep {
+			// The agent came meanwhile and keeps its own settings there.
+			if err := os.WriteFile(filepath.Join(copilotDir, "config.json"), []byte("{}\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rep, err = Apply(rec, "copilot", inst, goldenBinary, false, false); err != nil {
+			t.Fatal(err)
+		}
+		_, hooksErr := os.Stat(hooksDir)
+		_, dirErr := os.Stat(copilotDir)
+		switch {
+		case !keep && (!errors.Is(dirErr, os.ErrNotExist) || len(rep.RemovedDirs) != 2 || rep.RemovedDirs[0] != hooksDir):
+			t.Errorf("uninstall removed %q (%s: %v), want %s and %s, the innermost first", rep.RemovedDirs, copilotDir, dirErr, hooksDir, copilotDir)
+		case keep && (dirErr != nil || !errors.Is(hooksErr, os.ErrNotExist) || len(rep.RemovedDirs) != 1):
+			t.Errorf("uninstall with the agent's own file removed %q (%s: %v), want %s alone", rep.RemovedDirs, copilotDir, dirErr, hooksDir)
+		}
+		if rec.Agents["copilot"] != nil {
+			t.Errorf("record after uninstall = %+v, want no copilot", rec.Agents["copilot"])
+		}
+	}
+}
