@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -79,7 +78,7 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 		switch {
 		case o.json:
 			if string(cur) != string(last) {
-				fmt.Fprintf(e.stdout, "%s\n", text.JSON(cur))
+				printJSON(e.stdout, json.RawMessage(cur), false)
 			}
 		case tty:
 			// Redraw every tick: the ages move on.
@@ -96,23 +95,6 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 		case <-tick.C:
 		}
 	}
-}
-
-// printJSON writes v as JSON with the characters that could repaint or
-// reorder a terminal spelled as escapes (text.JSON): scripts read the same
-// values, a person who prints it sees them inert.
-func printJSON(w io.Writer, v any, indent bool) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
-	}
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(text.JSON(buf.Bytes()))
-	return err
 }
 
 // statusWidth bounds the STATE column: a failure's reason is cut there.
