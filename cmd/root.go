@@ -35,8 +35,33 @@ type env struct {
 	// which installers write into agent settings.
 	executable func() (string, error)
 
+	// hookStdinWait bounds the hook's wait for the agent to close stdin
+	// (0: two seconds). An agent that never does still gets its event
+	// through when what arrived by then is one complete JSON value.
+	hookStdinWait time.Duration
+	// permissionWait is how long the hook waits for a decision on a
+	// blocking event (nil: the agent's PermissionWait).
+	permissionWait func(a *agents.Agent, hookEvent string) time.Duration
+
 	langOnce sync.Once
 	lang     i18n.Printer // see printer
+}
+
+// stdinWait is e.hookStdinWait, or its default.
+func (e *env) stdinWait() time.Duration {
+	if e.hookStdinWait > 0 {
+		return e.hookStdinWait
+	}
+	return 2 * time.Second
+}
+
+// permissionWaitFor is how long the hook waits for the decision on a's
+// blocking hookEvent.
+func (e *env) permissionWaitFor(a *agents.Agent, hookEvent string) time.Duration {
+	if e.permissionWait != nil {
+		return e.permissionWait(a, hookEvent)
+	}
+	return a.PermissionWait(hookEvent)
 }
 
 // home returns the clawd home folder.
@@ -46,7 +71,7 @@ func (e *env) home() string { return clawdhome.Dir(e.getenv) }
 // in the same language.
 func (e *env) writingTo(w io.Writer) *env {
 	sub := &env{stdin: e.stdin, stdout: w, stderr: w, getenv: e.getenv, now: e.now,
-		executable: e.executable, lang: e.printer()}
+		executable: e.executable, hookStdinWait: e.hookStdinWait, permissionWait: e.permissionWait, lang: e.printer()}
 	sub.langOnce.Do(func() {}) // the language is e's
 	return sub
 }
