@@ -257,6 +257,9 @@ func runPermissionAnswer(ctx context.Context, e *env, o *permissionAnswerOptions
 	if err != nil {
 		return err
 	}
+	if id, err = resolveRequest(ctx, c, id); err != nil {
+		return err
+	}
 	v, err := c.Decide(ctx, id, body)
 	if err != nil {
 		return permissionError(err, id)
