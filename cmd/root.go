@@ -10,6 +10,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,25 @@ type env struct {
 
 	langOnce sync.Once
 	lang     i18n.Printer // see printer
+}
+
+// columns is the width a table fits in: $COLUMNS when it is a number,
+// else that of the terminal stdout is, else 0: no limit, nothing cut (a
+// pipe or a file gets whole lines).
+func (e *env) columns() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(e.getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := e.stdout.(*os.File); ok && isTerminal(f) {
+		return terminalWidth(f)
+	}
+	return 0
+}
+
+// colour reports whether output may be coloured: stdout is a terminal,
+// NO_COLOR (no-color.org) is not set, and TERM is not dumb.
+func (e *env) colour() bool {
+	return isTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
 }
 
 // stdinWait is e.hookStdinWait, or its default.

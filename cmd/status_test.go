@@ -55,9 +55,8 @@ func TestStatus(t *testing.T) {
 	if code := run(context.Background(), e, []string{"clawd", "status"}); code != 0 {
 		t.Fatalf("status = %d", code)
 	}
-	// The display may still hold "thinking" for its minimum display time.
-	if !strings.Contains(out.String(), "display: working") && !strings.Contains(out.String(), "display: thinking") {
-		t.Errorf("status output lacks the display state:\n%s", out)
+	if !strings.HasPrefix(out.String(), "nothing needs you · 1 working\n") {
+		t.Errorf("status output does not start with its summary:\n%s", out)
 	}
 	for _, want := range []string{"AGENT", "claude", "working", "CAPTURE_ALL please", "~/project", "just now"} {
 		if !strings.Contains(out.String(), want) {
@@ -174,16 +173,16 @@ func TestStatusIntegrations(t *testing.T) {
 		{Agent: "opencode", State: client.IntegrationNotInstalled},
 	}}
 	for lang, want := range map[string]string{
-		"C.UTF-8": "display: idle\n" +
+		"C.UTF-8": "" +
 			"claude: hooks need a manual fix (clawd doctor): another program keeps rewriting it\n" +
 			"codex: hooks repaired 2 times by the runtime: last repaired at 10:00:00\n" +
 			"qwen: hooks repaired 1 time by the runtime: last repaired at 11:00:00\n" +
-			"no sessions\n",
-		"zh_CN.UTF-8": "显示：空闲\n" +
+			"no agent hooked up: clawd install --all\n",
+		"zh_CN.UTF-8": "" +
 			"claude：钩子需要手动修复（clawd doctor）：another program keeps rewriting it\n" +
 			"codex：运行时已修复钩子 2 次：last repaired at 10:00:00\n" +
 			"qwen：运行时已修复钩子 1 次：last repaired at 11:00:00\n" +
-			"没有会话\n",
+			"还没有接入任何智能体：clawd install --all\n",
 	} {
 		e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": lang})
 		renderStatus(e, snap)
@@ -202,10 +201,9 @@ func TestStatusProblems(t *testing.T) {
 	}}
 	e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": "C.UTF-8"})
 	renderStatus(e, snap)
-	want := "display: idle\n" +
-		"! the dashboard is unavailable: ports 23333-23337 are all held (clawd doctor names who holds them)\n" +
+	want := "! the dashboard is unavailable: ports 23333-23337 are all held (clawd doctor names who holds them)\n" +
 		"! the history cannot be written[31m (disk full)\n" +
-		"no sessions\n"
+		"no agent hooked up: clawd install --all\n"
 	if out.String() != want {
 		t.Errorf("renderStatus =\n%q\nwant\n%q", out, want)
 	}
