@@ -461,7 +461,7 @@ func TestRenderPermissionsShowsQuestionOptions(t *testing.T) {
 	renderPermissions(&b, i18n.Printer{}, []client.PermissionView{{
 		ID: "q1", Kind: client.KindQuestion, Agent: "claude", Tool: "AskUserQuestion",
 		Summary: "Which color?", Options: []string{"Red", "Blue"}, CreatedAt: time.Now(),
-	}}, time.Now(), "")
+	}}, time.Now(), "", 0)
 	for _, want := range []string{"AskUserQuestion (question)", "Which color?", "options: Red | Blue"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("list lacks %q:\n%s", want, b.String())
