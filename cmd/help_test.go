@@ -157,7 +157,7 @@ func TestHelpChinese(t *testing.T) {
 				"选项：", "--agent AGENT  只看 AGENT 的会话", "--limit N      最多 N 个会话（默认：0，即全部）", "--help, -h     显示帮助"},
 			[]string{"NAME", "USAGE", "OPTIONS", "show help", "default:", "sessions"}},
 		{"", "zh_CN.UTF-8", []string{"--help"},
-			[]string{"用法：\n   clawd [全局选项] [命令 [命令选项]]\n", "版本：", "命令：", "history      已结束或失去响应的会话",
+			[]string{"用法：\n   clawd 命令 [选项]\n", "版本：", "核心命令：", "智能体命令：", "更多命令：", "帮助主题：", "示例：", "history      已结束或失去响应的会话",
 				"help, h      列出所有命令，或显示某个命令的帮助", "completion   打印 Shell 补全脚本", "全局选项：", "--version, -v  打印版本"},
 			[]string{"NAME", "COMMANDS", "GLOBAL OPTIONS", "show help", "print the version", "Shows a list"}},
 		{"", "zh_CN.UTF-8", []string{"hook", "--help"},

@@ -50,8 +50,11 @@ type hookOptions struct {
 func newHookCmd(e *env) *cli.Command {
 	o := &hookOptions{}
 	return &cli.Command{
-		Name:        "hook",
-		Usage:       e.t("help.hook.usage"),
+		Name:  "hook",
+		Usage: e.t("help.hook.usage"),
+		// The agents run it, not people: out of the root's help and of
+		// completion, still there for `clawd hook --help`.
+		Hidden:      true,
 		ArgsUsage:   "AGENT [EVENT]",
 		Description: e.t("help.hook.description"),
 		Arguments: []cli.Argument{

@@ -237,6 +237,7 @@ func newRootCmd(e *env) *cli.Command {
 			newVersionCmd(e),
 		},
 	}
+	root.Commands = append(root.Commands, topicCommands(e)...)
 	// A bad flag or argument is one line and exit 2, whichever command it
 	// was given to, not the whole help.
 	var usage func(cmds []*cli.Command)
@@ -249,6 +250,7 @@ func newRootCmd(e *env) *cli.Command {
 		}
 	}
 	localizeHelp(e, root)
+	groupCommands(e.printer(), root)
 	root.Flags = append(root.Flags, versionFlag(e))
 	usage(root.Commands)
 	enableCompletion(e, root)
