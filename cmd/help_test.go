@@ -251,3 +251,27 @@ func TestHelpCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, tt := range []struct {
+		line  string
+		width int
+		want  []string
+	}{
+		{"short line", 20, []string{"short line"}},
+		{"the agents' own hooks are what clawd plugs into", 20, []string{"the agents' own", "hooks are what clawd", "plugs into"}},
+		{"averyveryverylongword and more", 10, []string{"averyveryverylongword", "and more"}},
+		// Chinese breaks between characters, never before closing
+		// punctuation.
+		{"智能体自己的对话框同时保留，谁先回答", 12, []string{"智能体自己的", "对话框同时保", "留，谁先回答"}},
+		{"钩子（Claude Code，Codex）", 14, []string{"钩子（Claude", "Code，Codex）"}},
+	} {
+		got := wrap(tt.line, tt.width)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tt.line, tt.width, got, tt.want)
+		}
+	}
+	if got := joinLines("智能体\n自己的 hooks\nand more"); got != "智能体自己的 hooks and more" {
+		t.Errorf("joinLines = %q", got)
+	}
+}
