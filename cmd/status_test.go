@@ -290,3 +290,31 @@ func TestStatusFailure(t *testing.T) {
 			s.Outcome, s.OutcomeAt, s.FailReason, out)
 	}
 }
+
+// TestStatusSummary: the first line counts what wants the person, says
+// where to answer when something waits, and says what the rest do when
+// nothing wants the person.
+func TestStatusSummary(t *testing.T) {
+	needs := client.SessionView{State: "waiting", BaseState: "working", Pending: 1}
+	asks := client.SessionView{State: "waiting", BaseState: "working", Pending: 1, Questions: 1}
+	failed := client.SessionView{State: "idle", BaseState: "idle", Outcome: "failed"}
+	working := client.SessionView{State: "working", BaseState: "working"}
+	done := client.SessionView{State: "idle", BaseState: "idle", Outcome: "done"}
+	for _, tt := range []struct {
+		sessions []client.SessionView
+		want     string
+	}{
+		{[]client.SessionView{needs, needs, needs, failed, working}, "3 need you · 1 failed → clawd permissions"},
+		{[]client.SessionView{needs}, "1 needs you → clawd permissions"},
+		{[]client.SessionView{asks, asks}, "2 have a question → clawd permissions"},
+		{[]client.SessionView{failed, failed, done}, "2 failed"},
+		{[]client.SessionView{working, working, done}, "nothing needs you · 2 working · 1 done"},
+	} {
+		if got := statusSummary(i18n.For(i18n.English), tt.sessions, false); got != tt.want {
+			t.Errorf("statusSummary(%d sessions) = %q, want %q", len(tt.sessions), got, tt.want)
+		}
+	}
+	if got := statusSummary(i18n.For(i18n.English), []client.SessionView{needs, failed}, true); got != "\x1b[1;33m1 needs you\x1b[0m · \x1b[31m1 failed\x1b[0m → clawd permissions" {
+		t.Errorf("statusSummary coloured = %q", got)
+	}
+}
