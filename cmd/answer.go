@@ -48,11 +48,11 @@ func runAnswer(ctx context.Context, e *env, o *answerOptions, args []string) err
 	if len(args) == 0 || args[0] == "" || (len(args) == 1 && len(o.texts) == 0) {
 		return exitCode(2, errors.New("usage: clawd answer ID OPTION... [--text TEXT] (the ID and the options as `clawd permissions` lists them)"))
 	}
-	id := args[0]
-	c, d, err := requestOfKind(ctx, e, id, client.KindQuestion, "a question", "answer it with `clawd permissions` or `clawd plan`")
+	c, d, err := requestOfKind(ctx, e, args[0], client.KindQuestion, "a question", "answer it with `clawd permissions` or `clawd plan`")
 	if err != nil {
 		return err
 	}
+	id := d.ID
 	if len(d.Questions) == 0 {
 		return exitCode(1, fmt.Errorf("clawd has no options of %s to pick from: answer it in the agent's terminal (`clawd permissions terminal %s`)", id, id))
 	}
@@ -67,12 +67,17 @@ func runAnswer(ctx context.Context, e *env, o *answerOptions, args []string) err
 	return nil
 }
 
-// requestOfKind reads request id, and refuses it unless it is of kind:
-// what a command answers it with fits that kind alone (an approval is an
-// allow, which must never allow a tool call that is no plan). what names
-// the kind, how says what to do instead.
-func requestOfKind(ctx context.Context, e *env, id string, kind client.RequestKind, what, how string) (*client.Client, client.PermissionDetail, error) {
+// requestOfKind reads the request typed names (resolveRequest), and
+// refuses it unless it is of kind: what a command answers it with fits
+// that kind alone (an approval is an allow, which must never allow a tool
+// call that is no plan). what names the kind, how says what to do
+// instead. The detail's ID is the whole id.
+func requestOfKind(ctx context.Context, e *env, typed string, kind client.RequestKind, what, how string) (*client.Client, client.PermissionDetail, error) {
 	c, err := connect(ctx, e)
+	if err != nil {
+		return nil, client.PermissionDetail{}, err
+	}
+	id, err := resolveRequest(ctx, c, typed)
 	if err != nil {
 		return nil, client.PermissionDetail{}, err
 	}
@@ -83,6 +88,7 @@ func requestOfKind(ctx context.Context, e *env, id string, kind client.RequestKi
 	if d.Kind != kind {
 		return nil, d, exitCode(1, fmt.Errorf("%s is not %s (it is a %s): %s", id, what, text.Line(string(d.Kind), 0), how))
 	}
+	d.ID = id
 	return c, d, nil
 }
 

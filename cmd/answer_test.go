@@ -154,7 +154,7 @@ func TestRenderAsks(t *testing.T) {
 		golden string
 	}{{i18n.English, "permissions-asks.golden.txt"}, {i18n.Chinese, "permissions-asks.zh-CN.golden.txt"}} {
 		var got bytes.Buffer
-		renderPermissions(&got, i18n.For(l.lang), list, created.Add(2*time.Minute), "/home/user")
+		renderPermissions(&got, i18n.For(l.lang), list, created.Add(2*time.Minute), "/home/user", 0)
 		golden.Check(t, filepath.Join("testdata", l.golden), got.Bytes())
 		if s := got.String(); strings.ContainsAny(s, "\x1b\x07\u202e") {
 			t.Errorf("in %s the list carries an escape or a bidi control:\n%q", l.lang, s)

@@ -26,12 +26,16 @@ func TestServeEditedAutomationsInStatusAndDoctor(t *testing.T) {
 		t.Fatal(err)
 	}
 	timers := make(chan chan time.Time, 64)
+	stop := make(chan struct{}) // closed at the end: the watcher then waits for no one
 	after := func(d time.Duration) <-chan time.Time {
 		if d != automations.ReloadSettle {
 			return time.After(d)
 		}
 		c := make(chan time.Time, 1)
-		timers <- c
+		select {
+		case timers <- c:
+		case <-stop:
+		}
 		return c
 	}
 	s := runtime.New(runtime.Config{Home: home, Version: "test", OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
@@ -45,7 +49,7 @@ func TestServeEditedAutomationsInStatusAndDoctor(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("runtime: %v", err)
 	}
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { close(stop); cancel(); <-done })
 
 	clawd := func(args ...string) (int, string) {
 		e, out, errb := testEnv(t, home, nil, nil)

@@ -65,7 +65,7 @@ func TestStatusChinese(t *testing.T) {
 		{Agent: "codex", SessionID: "s2", State: "idle", Headless: true, Cwd: "/srv/ci", UpdatedAt: now},
 	}})
 	// Aligned in terminal columns: a Chinese character takes two.
-	want := "显示：工作中\n" +
+	want := "没有需要你处理的 · 1 个工作中 · 1 个空闲\n" +
 		"远程 devbox：已连接 3 分钟\n" +
 		"远程 ci：已断开: connection refused（10 秒后重试）\n" +
 		"智能体  状态            标题      文件夹   时长\n" +

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os/signal"
@@ -57,8 +58,7 @@ func runEvents(ctx context.Context, e *env, o *eventsOptions) error {
 	from := client.EventsFrom{Since: o.since, Resume: o.sinceSet, Live: o.live}
 	err = c.StreamEvents(ctx, from, func(raw []byte, rec client.EventRecord) error {
 		if o.json {
-			_, err := fmt.Fprintf(e.stdout, "%s\n", text.JSON(raw))
-			return err
+			return printJSON(e.stdout, json.RawMessage(raw), false)
 		}
 		_, err := fmt.Fprintln(e.stdout, formatEvent(p, rec))
 		return err

@@ -5,10 +5,12 @@ import (
 	"context"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/text"
 )
 
 // urfave/cli adds its own --help flag and help command to every command,
@@ -24,6 +26,10 @@ func init() { cli.HelpPrinter = printHelp }
 // i18n.Printer of its help.
 const printerKey = "clawd.printer"
 
+// columnsKey is the root command's Metadata entry that holds the width
+// the root help wraps at (env.columns; 0 for helpWidth).
+const columnsKey = "clawd.columns"
+
 // localizeHelp makes root's help, and that of every command under it,
 // speak the person's language.
 func localizeHelp(e *env, root *cli.Command) {
@@ -31,6 +37,7 @@ func localizeHelp(e *env, root *cli.Command) {
 		root.Metadata = map[string]any{}
 	}
 	root.Metadata[printerKey] = e.printer()
+	root.Metadata[columnsKey] = e.columns()
 	addHelp(e, root)
 }
 
@@ -110,6 +117,10 @@ func printHelp(w io.Writer, templ string, data any) {
 		return
 	}
 	p, _ := c.Root().Metadata[printerKey].(i18n.Printer)
+	if c.Root() == c && c.Metadata[printerKey] != nil {
+		printRootHelp(w, p, c)
+		return
+	}
 	var b bytes.Buffer
 	cli.DefaultPrintHelp(&b, templ, data)
 	lines := strings.Split(b.String(), "\n")
@@ -128,4 +139,229 @@ func printHelp(w io.Writer, templ string, data any) {
 		}
 	}
 	io.WriteString(w, strings.Join(lines, "\n"))
+}
+
+// rootGroups are the root help's groups of commands, each under its
+// heading (by catalog key), in the order listed. Category holds the same
+// heading; TestRootHelpGroups keeps every visible command in a group.
+var rootGroups = []struct {
+	heading  string
+	commands []string
+}{
+	{"help.group_core", []string{"status", "permissions", "answer", "plan", "events", "dashboard", "serve"}},
+	{"help.group_agents", []string{"install", "uninstall", "agents", "doctor"}},
+	{"help.group_more", []string{"history", "resume", "rename", "recap", "dnd", "automations", "remote", "channels", "autostart", "completion", "version", "help"}},
+	{"help.group_topics", []string{"environment", "exit-codes"}},
+}
+
+// groupCommands sets the Category of each of root's commands to the
+// heading of its group.
+func groupCommands(p i18n.Printer, root *cli.Command) {
+	for _, g := range rootGroups {
+		for _, name := range g.commands {
+			if c := root.Command(name); c != nil {
+				c.Category = strings.TrimSuffix(strings.TrimSuffix(p.T(g.heading), ":"), "：")
+			}
+		}
+	}
+}
+
+// printRootHelp prints `clawd --help` as gh does: what clawd is, the
+// usage line, the commands in groups (core, agents, more, help topics),
+// the options, examples, and where to learn more; the hidden ones (hook,
+// which the agents run) left out.
+func printRootHelp(w io.Writer, p i18n.Printer, root *cli.Command) {
+	width, _ := root.Metadata[columnsKey].(int)
+	if width <= 0 || width > helpWidth {
+		width = helpWidth
+	}
+	var b strings.Builder
+	section := func(heading string) {
+		b.WriteString("\n" + heading + "\n")
+	}
+	indented := func(body string) {
+		for _, l := range strings.Split(strings.Trim(body, "\n"), "\n") {
+			for _, l := range wrap(l, width-3) {
+				b.WriteString(strings.TrimRight("   "+l, " ") + "\n")
+			}
+		}
+	}
+	// columns prints rows of a name and what it is, the second column's
+	// lines wrapped to the width under its start.
+	columns := func(rows [][2]string) {
+		namew := 0
+		for _, r := range rows {
+			namew = max(namew, text.Width(r[0]))
+		}
+		hang := strings.Repeat(" ", 3+namew+2)
+		for _, r := range rows {
+			for i, l := range wrap(r[1], max(width-len(hang), 20)) {
+				if i == 0 {
+					b.WriteString("   " + r[0] + strings.Repeat(" ", namew-text.Width(r[0])+2) + l + "\n")
+				} else {
+					b.WriteString(hang + l + "\n")
+				}
+			}
+		}
+	}
+	b.WriteString(root.Name + " - " + root.Usage + "\n")
+	section(p.T("help.heading.usage"))
+	indented(p.T("help.root_usage"))
+	if root.Version != "" {
+		section(p.T("help.heading.version"))
+		indented(root.Version)
+	}
+	section(p.T("help.heading.description"))
+	// The description's paragraphs, each rewrapped to the width.
+	for i, para := range strings.Split(strings.Trim(root.Description, "\n"), "\n\n") {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		indented(joinLines(para))
+	}
+	for _, g := range rootGroups {
+		var rows [][2]string
+		for _, name := range g.commands {
+			c := root.Command(name)
+			if c == nil || c.Hidden {
+				continue
+			}
+			rows = append(rows, [2]string{strings.Join(c.Names(), ", "), c.Usage})
+		}
+		if len(rows) > 0 {
+			section(p.T(g.heading))
+			columns(rows)
+		}
+	}
+	section(p.T("help.heading.global_options"))
+	var flags [][2]string
+	for _, f := range root.VisibleFlags() {
+		names := make([]string, 0, len(f.Names()))
+		for _, n := range f.Names() {
+			if len(n) == 1 {
+				names = append(names, "-"+n)
+			} else {
+				names = append(names, "--"+n)
+			}
+		}
+		usage := ""
+		if d, ok := f.(cli.DocGenerationFlag); ok {
+			usage = d.GetUsage()
+		}
+		flags = append(flags, [2]string{strings.Join(names, ", "), usage})
+	}
+	columns(flags)
+	section(p.T("help.examples_heading"))
+	var examples [][2]string
+	for _, l := range strings.Split(strings.Trim(p.T("help.examples"), "\n"), "\n") {
+		// A command, then at two spaces or more what it does.
+		cmd, what, _ := strings.Cut(l, "  ")
+		examples = append(examples, [2]string{cmd, strings.TrimSpace(what)})
+	}
+	columns(examples)
+	section(p.T("help.learn_more_heading"))
+	indented(p.T("help.learn_more"))
+	io.WriteString(w, b.String())
+}
+
+// topicCommands are the help topics: `clawd help environment` and `clawd
+// help exit-codes` (or `clawd environment`) print their text.
+func topicCommands(e *env) []*cli.Command {
+	topic := func(name, key string) *cli.Command {
+		return &cli.Command{
+			Name:            name,
+			Usage:           e.t("help." + key + ".usage"),
+			Description:     e.t("help." + key + ".description"),
+			HideHelpCommand: true,
+			Action: func(ctx context.Context, c *cli.Command) error {
+				_, err := io.WriteString(e.stdout, strings.Trim(c.Description, "\n")+"\n")
+				return err
+			},
+		}
+	}
+	return []*cli.Command{topic("environment", "environment"), topic("exit-codes", "exit_codes")}
+}
+
+// helpWidth is the widest the root help's lines get, in terminal
+// columns: on a narrower terminal they wrap at its width.
+const helpWidth = 80
+
+// wrap breaks line into lines of at most width columns: at spaces, and
+// between any two characters of Chinese (which has no spaces); a word
+// longer than width stays whole.
+func wrap(line string, width int) []string {
+	if text.Width(line) <= width {
+		return []string{line}
+	}
+	var out []string
+	cur := ""
+	for _, t := range wrapTokens(line) {
+		piece := t.s
+		if t.space && cur != "" {
+			piece = " " + t.s
+		}
+		if cur != "" && text.Width(cur)+text.Width(piece) > width {
+			out = append(out, cur)
+			cur, piece = "", t.s
+		}
+		cur += piece
+	}
+	return append(out, cur)
+}
+
+// wrapToken is a piece of a line wrap does not break: a word, or one
+// wide character; space says a space comes before it.
+type wrapToken struct {
+	s     string
+	space bool
+}
+
+func wrapTokens(line string) []wrapToken {
+	var ts []wrapToken
+	for _, word := range strings.Fields(line) {
+		space := true
+		run := ""
+		for _, r := range word {
+			if text.Width(string(r)) < 2 {
+				run += string(r)
+				continue
+			}
+			if run != "" {
+				ts = append(ts, wrapToken{run, space})
+				space, run = false, ""
+			}
+			if strings.ContainsRune("，。、；：）」』！？", r) && len(ts) > 0 && !space {
+				// Closing punctuation never starts a line.
+				ts[len(ts)-1].s += string(r)
+				continue
+			}
+			ts = append(ts, wrapToken{string(r), space})
+			space = false
+		}
+		if run != "" {
+			ts = append(ts, wrapToken{run, space})
+		}
+	}
+	return ts
+}
+
+// joinLines joins the lines of a paragraph into one: with a space, but
+// none between Chinese characters.
+func joinLines(para string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(para, "\n") {
+		l = strings.Join(strings.Fields(l), " ")
+		if l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(b.String())
+			next, _ := utf8.DecodeRuneInString(l)
+			if text.Width(string(prev)) < 2 && text.Width(string(next)) < 2 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }

@@ -157,7 +157,7 @@ func TestHelpChinese(t *testing.T) {
 				"选项：", "--agent AGENT  只看 AGENT 的会话", "--limit N      最多 N 个会话（默认：0，即全部）", "--help, -h     显示帮助"},
 			[]string{"NAME", "USAGE", "OPTIONS", "show help", "default:", "sessions"}},
 		{"", "zh_CN.UTF-8", []string{"--help"},
-			[]string{"用法：\n   clawd [全局选项] [命令 [命令选项]]\n", "版本：", "命令：", "history      已结束或失去响应的会话",
+			[]string{"用法：\n   clawd 命令 [选项]\n", "版本：", "核心命令：", "智能体命令：", "更多命令：", "帮助主题：", "示例：", "history      已结束或失去响应的会话",
 				"help, h      列出所有命令，或显示某个命令的帮助", "completion   打印 Shell 补全脚本", "全局选项：", "--version, -v  打印版本"},
 			[]string{"NAME", "COMMANDS", "GLOBAL OPTIONS", "show help", "print the version", "Shows a list"}},
 		{"", "zh_CN.UTF-8", []string{"hook", "--help"},
@@ -249,5 +249,29 @@ func TestHelpCommand(t *testing.T) {
 		if out := help(flag); out != "clawd version "+versionString()+"\n" {
 			t.Errorf("clawd %s = %q", flag, out)
 		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	for _, tt := range []struct {
+		line  string
+		width int
+		want  []string
+	}{
+		{"short line", 20, []string{"short line"}},
+		{"the agents' own hooks are what clawd plugs into", 20, []string{"the agents' own", "hooks are what clawd", "plugs into"}},
+		{"averyveryverylongword and more", 10, []string{"averyveryverylongword", "and more"}},
+		// Chinese breaks between characters, never before closing
+		// punctuation.
+		{"智能体自己的对话框同时保留，谁先回答", 12, []string{"智能体自己的", "对话框同时保", "留，谁先回答"}},
+		{"钩子（Claude Code，Codex）", 14, []string{"钩子（Claude", "Code，Codex）"}},
+	} {
+		got := wrap(tt.line, tt.width)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tt.line, tt.width, got, tt.want)
+		}
+	}
+	if got := joinLines("智能体\n自己的 hooks\nand more"); got != "智能体自己的 hooks and more" {
+		t.Errorf("joinLines = %q", got)
 	}
 }

@@ -90,18 +90,18 @@ func runHistory(ctx context.Context, e *env, o *historyOptions) error {
 	if o.json {
 		return printJSON(e.stdout, h, true)
 	}
-	renderHistory(e.stdout, e.printer(), h.Sessions, now, e.getenv("HOME"))
+	renderHistory(e.stdout, e.printer(), h.Sessions, now, e.getenv("HOME"), e.columns())
 	return nil
 }
 
 // renderHistory prints the sessions as a table for people, in their
-// language; --json keeps the data as it is.
-func renderHistory(w io.Writer, p i18n.Printer, sessions []client.HistoryEntry, now time.Time, home string) {
+// language, fit to width (0: whole lines); --json keeps the data as it is.
+func renderHistory(w io.Writer, p i18n.Printer, sessions []client.HistoryEntry, now time.Time, home string, width int) {
 	if len(sessions) == 0 {
 		fmt.Fprintln(w, p.T("history.none"))
 		return
 	}
-	tw := newTable(w)
+	tw := newTable(w).Fit(width)
 	tw.Row(p.T("history.header"))
 	for _, s := range sessions {
 		title := text.Line(s.Title, 0)

@@ -50,8 +50,11 @@ type hookOptions struct {
 func newHookCmd(e *env) *cli.Command {
 	o := &hookOptions{}
 	return &cli.Command{
-		Name:        "hook",
-		Usage:       e.t("help.hook.usage"),
+		Name:  "hook",
+		Usage: e.t("help.hook.usage"),
+		// The agents run it, not people: out of the root's help and of
+		// completion, still there for `clawd hook --help`.
+		Hidden:      true,
 		ArgsUsage:   "AGENT [EVENT]",
 		Description: e.t("help.hook.description"),
 		Arguments: []cli.Argument{
@@ -119,16 +122,9 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 		e.stdout.Write(f.NoDecision(o.event))
 		return
 	}
-	noDecision := func(event string) {
-		if ctx.Err() != nil {
-			return // killed by the agent: it no longer reads our answer
-		}
-		if out := a.NoDecision(event); len(out) > 0 {
-			e.stdout.Write(out)
-		}
-	}
+	noDecision := func(event string) { writeNoDecision(ctx, e.stdout, a, event) }
 
-	payload, truncated, err := readHookInput(ctx, e.stdin)
+	payload, truncated, err := readHookInput(ctx, e.stdin, e.stdinWait())
 	if err != nil {
 		if ctx.Err() == nil {
 			log().Warn("read stdin", "err", err)
@@ -194,15 +190,15 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 	noDecision(ev.HookEvent)
 }
 
-// hookStdinWait bounds waiting for the agent to close stdin. An agent that
-// never does still gets its event through when what arrived by then is one
-// complete JSON value. Tests shorten it.
-var hookStdinWait = 2 * time.Second
-
-// permissionWait is how long the hook waits for a decision on a blocking
-// event: the agent's PermissionWait. Tests shorten it.
-var permissionWait = func(a *agents.Agent, hookEvent string) time.Duration {
-	return a.PermissionWait(hookEvent)
+// writeNoDecision prints the agent's no-decision answer to event, unless
+// ctx ended: the agent killed the hook and no longer reads the answer.
+func writeNoDecision(ctx context.Context, w io.Writer, a *agents.Agent, event string) {
+	if ctx.Err() != nil {
+		return
+	}
+	if out := a.NoDecision(event); len(out) > 0 {
+		w.Write(out)
+	}
 }
 
 // askPermission handles a blocking event: it registers the request with
@@ -211,15 +207,8 @@ var permissionWait = func(a *agents.Agent, hookEvent string) time.Duration {
 // why; the agent's SIGTERM (ctx ends: the person answered in the terminal)
 // ends it at once with no output and no log line.
 func askPermission(ctx context.Context, e *env, a *agents.Agent, ev agents.Event, payload []byte, cut bool, log func() *slog.Logger) {
-	noDecision := func() {
-		if ctx.Err() != nil {
-			return // killed by the agent: it no longer reads our answer
-		}
-		if out := a.NoDecision(ev.HookEvent); len(out) > 0 {
-			e.stdout.Write(out)
-		}
-	}
-	wait := permissionWait(a, ev.HookEvent)
+	noDecision := func() { writeNoDecision(ctx, e.stdout, a, ev.HookEvent) }
+	wait := e.permissionWaitFor(a, ev.HookEvent)
 	// No HTML escaping: it would grow a tool input full of <, > and & up
 	// to six times, past what the runtime accepts.
 	var buf bytes.Buffer
@@ -346,10 +335,10 @@ func markWSL(ev *agents.Event, getenv func(string) string) {
 
 // readHookInput reads the payload from stdin up to maxHookInput bytes. It
 // reports truncated when there was more, which it then drains in the
-// background. When stdin is still open after hookStdinWait, it takes what
-// arrived if that is one complete JSON value (an agent that forgot to
-// close the pipe), and drains the rest in the background.
-func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
+// background. When stdin is still open after wait, it takes what arrived
+// if that is one complete JSON value (an agent that forgot to close the
+// pipe), and drains the rest in the background.
+func readHookInput(ctx context.Context, stdin io.Reader, wait time.Duration) ([]byte, bool, error) {
 	type result struct {
 		b         []byte
 		truncated bool
@@ -390,7 +379,7 @@ func readHookInput(ctx context.Context, stdin io.Reader) ([]byte, bool, error) {
 			}
 		}
 	}()
-	t := time.NewTimer(hookStdinWait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case r := <-ch:
@@ -431,16 +420,7 @@ func postEvent(ctx context.Context, home string, ev agents.Event, interruptible 
 		err = client.PostEventInterruptible(dctx, sock, body)
 		cancel()
 	}
-	r, ok, ferr := remoteFallback(home, err)
-	if !ok {
-		if ferr == nil && errors.Is(err, client.ErrNotRunning) {
-			return fmt.Errorf("%w: %w", errNoRuntime, err)
-		}
-		return cmp.Or(ferr, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)
-	defer cancel()
-	return r.PostEvent(ctx, body)
+	return orRemote(ctx, home, err, func(ctx context.Context, r client.Remote) error { return r.PostEvent(ctx, body) })
 }
 
 // postProbe delivers doctor's connection test to the runtime's socket in
@@ -452,11 +432,23 @@ func postProbe(ctx context.Context, home string, p client.Probe) error {
 		return err
 	}
 	err = client.PostProbeBlocking(client.SocketPath(home), body, time.Now().Add(hookPostTimeout))
+	return orRemote(ctx, home, err, func(ctx context.Context, r client.Remote) error { return r.PostProbe(ctx, body) })
+}
+
+// orRemote is how a non-blocking delivery to the socket ends that failed
+// with err (nil: delivered): where remoteFallback leads to a remote
+// machine's desktop, send delivers it there within remoteHookTimeout;
+// else err stays, marked errNoRuntime when nothing listens here and
+// nothing else was tried (the event may wait in the spool).
+func orRemote(ctx context.Context, home string, err error, send func(context.Context, client.Remote) error) error {
 	r, ok, ferr := remoteFallback(home, err)
 	if !ok {
+		if ferr == nil && errors.Is(err, client.ErrNotRunning) {
+			return fmt.Errorf("%w: %w", errNoRuntime, err)
+		}
 		return cmp.Or(ferr, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, remoteHookTimeout)
 	defer cancel()
-	return r.PostProbe(ctx, body)
+	return send(ctx, r)
 }

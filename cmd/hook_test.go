@@ -32,12 +32,13 @@ func testEnv(t *testing.T, home string, stdin []byte, vars map[string]string) (*
 		all[k] = v
 	}
 	return &env{
-		stdin:      bytes.NewReader(stdin),
-		stdout:     &out,
-		stderr:     &errb,
-		getenv:     func(k string) string { return all[k] },
-		now:        time.Now,
-		executable: func() (string, error) { return "/usr/local/bin/clawd", nil },
+		stdin:          bytes.NewReader(stdin),
+		stdout:         &out,
+		stderr:         &errb,
+		getenv:         func(k string) string { return all[k] },
+		now:            time.Now,
+		executable:     func() (string, error) { return "/usr/local/bin/clawd", nil },
+		permissionWait: testWait(t),
 	}, &out, &errb
 }
 
@@ -75,12 +76,30 @@ func hookLog(t *testing.T, home string) string {
 	return string(b)
 }
 
-// shortWait makes the hook wait at most d for a permission decision.
+// waits holds each test's shortWait, by test name.
+var waits sync.Map
+
+// shortWait makes the hooks of t and its subtests (their testEnv) wait at
+// most d for a permission decision.
 func shortWait(t *testing.T, d time.Duration) {
 	t.Helper()
-	old := permissionWait
-	permissionWait = func(*agents.Agent, string) time.Duration { return d }
-	t.Cleanup(func() { permissionWait = old })
+	waits.Store(t.Name(), d)
+	t.Cleanup(func() { waits.Delete(t.Name()) })
+}
+
+// testWait is the permission wait of t's envs: the shortWait of t or of
+// the test it is a subtest of; nil (the agent's) without one.
+func testWait(t *testing.T) func(*agents.Agent, string) time.Duration {
+	for name := t.Name(); ; {
+		if d, ok := waits.Load(name); ok {
+			return func(*agents.Agent, string) time.Duration { return d.(time.Duration) }
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return nil
+		}
+		name = name[:i]
+	}
 }
 
 // shortHeartbeat makes the hook give up on a silent runtime sooner.
@@ -530,10 +549,6 @@ func TestPermissionRequestElicitation(t *testing.T) {
 // the end of stdin is over, because what arrived is one complete JSON
 // value.
 func TestHookStdinNeverClosed(t *testing.T) {
-	old := hookStdinWait
-	hookStdinWait = 100 * time.Millisecond
-	t.Cleanup(func() { hookStdinWait = old })
-
 	for _, c := range []struct {
 		name    string
 		payload []byte
@@ -549,7 +564,7 @@ func TestHookStdinNeverClosed(t *testing.T) {
 			defer pw.Close()
 			go pw.Write(c.payload) // and never close
 			e, out, errb := testEnv(t, home, nil, nil)
-			e.stdin = pr
+			e.stdin, e.hookStdinWait = pr, 100*time.Millisecond
 			if code := run(context.Background(), e, []string{"clawd", "hook", "claude"}); code != 0 || out.Len() != 0 || errb.Len() != 0 {
 				t.Fatalf("hook = %d %q %q", code, out, errb)
 			}

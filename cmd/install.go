@@ -125,7 +125,7 @@ func installAgents(e *env, install, all, dryRun, force bool, names []string) (do
 		failed = append(failed, err)
 	}
 	if len(notHere) > 0 {
-		fmt.Fprint(e.stdout, wrap(e.t("install.skipped_not_here", strings.Join(notHere, e.t("list.sep"))), 80, "  "))
+		fmt.Fprint(e.stdout, wrapIndented(e.t("install.skipped_not_here", strings.Join(notHere, e.t("list.sep"))), 80, "  "))
 	}
 	return done, errors.Join(failed...)
 }
@@ -250,26 +250,11 @@ func joinAnd(e *env, words []string) string {
 	return strings.Join(words[:len(words)-1], e.t("list.sep")) + e.t("list.and") + words[len(words)-1]
 }
 
-// wrap breaks s into lines of at most width columns at its spaces, the
-// lines after the first indented; each line ends in a newline.
-func wrap(s string, width int, indent string) string {
-	var b strings.Builder
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case text.Width(line)+1+text.Width(w) > width:
-			b.WriteString(line + "\n")
-			line = indent + w
-		default:
-			line += " " + w
-		}
-	}
-	if line != "" {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
+// wrapIndented is s broken by wrap into lines of at most width columns,
+// the lines after the first indented; each line ends in a newline.
+func wrapIndented(s string, width int, indent string) string {
+	lines := wrap(s, width-text.Width(indent))
+	return strings.Join(lines, "\n"+indent) + "\n"
 }
 
 // isDir reports whether path is a folder.

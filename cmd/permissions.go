@@ -74,7 +74,7 @@ func runPermissions(ctx context.Context, e *env, o *permissionsOptions) error {
 		}
 		return printJSON(e.stdout, list, true)
 	}
-	renderPermissions(e.stdout, e.printer(), list, e.now(), e.getenv("HOME"))
+	renderPermissions(e.stdout, e.printer(), list, e.now(), e.getenv("HOME"), e.columns())
 	return nil
 }
 
@@ -108,14 +108,14 @@ func waitPermissions(ctx context.Context, c *client.Client) ([]client.Permission
 }
 
 // renderPermissions prints the pending requests as a table for people, in
-// their language; ids, agents, tools and what the agents wrote stay as
+// their language, fit to width (0: whole lines); ids, agents, tools and what the agents wrote stay as
 // they are.
-func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionView, now time.Time, home string) {
+func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionView, now time.Time, home string, width int) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, pr.T("permissions.none"))
 		return
 	}
-	tw := newTable(w)
+	tw := newTable(w).Fit(width)
 	tw.Row(pr.T("permissions.header"))
 	for _, p := range list {
 		agent := present.WithSubagent(pr, text.Line(p.Agent, 0), p)
@@ -255,6 +255,9 @@ func runPermissionAnswer(ctx context.Context, e *env, o *permissionAnswerOptions
 	}
 	c, err := connect(ctx, e)
 	if err != nil {
+		return err
+	}
+	if id, err = resolveRequest(ctx, c, id); err != nil {
 		return err
 	}
 	v, err := c.Decide(ctx, id, body)

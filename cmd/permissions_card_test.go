@@ -54,7 +54,7 @@ func TestPermissionsTable(t *testing.T) {
 		{"zh_CN.UTF-8", "permissions.zh-CN.golden.txt"},
 	} {
 		e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": tt.lang, "HOME": "/home/ann"})
-		renderPermissions(e.stdout, e.printer(), list, now, "/home/ann")
+		renderPermissions(e.stdout, e.printer(), list, now, "/home/ann", 0)
 		golden.Check(t, filepath.Join("testdata", tt.golden), out.Bytes())
 		if strings.ContainsAny(out.String(), "\x1b\u202e\u2066") {
 			t.Errorf("LANG=%s: the table holds an escape or a bidi control:\n%s", tt.lang, out)

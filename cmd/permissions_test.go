@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/recap"
@@ -71,6 +72,11 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 				writeJSON(w, 200, client.PermissionDetail{PermissionView: p})
 				return
 			}
+		}
+		if id := r.PathValue("id"); f.closed[id] {
+			// The runtime keeps an answered request a while.
+			writeJSON(w, 200, client.PermissionDetail{PermissionView: client.PermissionView{ID: id, Kind: client.KindPermission, State: "answered"}})
+			return
 		}
 		writeJSON(w, 404, map[string]string{"error": "no permission request " + r.PathValue("id")})
 	})
@@ -304,6 +310,79 @@ func TestPermissionsAnswerErrors(t *testing.T) {
 	}
 }
 
+// TestRequestPrefixes: every command that takes a request's id takes a
+// unique start of it; an ambiguous start is an error naming the
+// candidates, an unknown one the runtime's "no such request", and a whole
+// id that starts another's (answered already) means itself.
+func TestRequestPrefixes(t *testing.T) {
+	question := pendingView("q7c0ffee")
+	question.Kind = client.KindQuestion
+	question.Questions = []agents.Question{{Text: "Which?", Options: []agents.QuestionOption{{Label: "Go"}, {Label: "Zig"}}}}
+	plan := pendingView("pl4n99")
+	plan.Kind, plan.Plan = client.KindPlan, "1. do it"
+	list := []client.PermissionView{pendingView("k3ab12"), pendingView("k3cd34"), question, plan}
+	cases := []struct {
+		args    []string
+		code    int
+		decided string // the id answered, "" for none
+		out     string // in stdout (code 0) or stderr
+	}{
+		{[]string{"permissions", "allow", "k3a"}, 0, "k3ab12", "allowed k3ab12 ("},
+		{[]string{"permissions", "deny", "k3c"}, 0, "k3cd34", "denied k3cd34 ("},
+		{[]string{"permissions", "always", "k3cd", "2"}, 0, "k3cd34", "allowed k3cd34 ("},
+		{[]string{"permissions", "terminal", "k3ab1"}, 0, "k3ab12", "closed k3ab12 here"},
+		{[]string{"answer", "q7", "Zig"}, 0, "q7c0ffee", "answered q7c0ffee ("},
+		{[]string{"plan", "show", "pl"}, 0, "", "1. do it"},
+		{[]string{"plan", "approve", "pl4"}, 0, "pl4n99", "approved the plan of pl4n99"},
+		{[]string{"permissions", "allow", "k3"}, 1, "", "clawd: more than one pending request matches \"k3\": k3ab12, k3cd34; give more of the id\n"},
+		{[]string{"answer", "k", "1"}, 1, "", "more than one pending request matches \"k\": k3ab12, k3cd34;"},
+		{[]string{"plan", "keep", "x"}, 1, "", "clawd: no such request: x (see `clawd permissions`)\n"},
+		{[]string{"permissions", "deny", "nope"}, 1, "", "clawd: no such request: nope (see `clawd permissions`)\n"},
+		{[]string{"permissions", "allow", "k3ab"}, 1, "", "clawd: permission request k3ab was already answered\n"},
+	}
+	for _, c := range cases {
+		f := newFakeAPI(t, append([]client.PermissionView{}, list...)...)
+		f.closed["k3ab"] = true
+		code, out, errb := runCLI(t, f.home, c.args...)
+		f.mu.Lock()
+		var decided []string
+		for id := range f.decided {
+			decided = append(decided, id)
+		}
+		f.mu.Unlock()
+		got := out
+		if c.code != 0 {
+			got = errb
+		}
+		wantDecided := []string(nil)
+		if c.decided != "" {
+			wantDecided = []string{c.decided}
+		}
+		if code != c.code || !strings.Contains(got, c.out) || !reflect.DeepEqual(decided, wantDecided) {
+			t.Errorf("clawd %q = %d, decided %v, stdout %q, stderr %q; want %d, decided %v, %q", c.args, code, decided, out, errb, c.code, wantDecided, c.out)
+		}
+	}
+}
+
+func TestMatchPrefix(t *testing.T) {
+	ids := []string{"abc", "abcd", "abx", "zz"}
+	for _, tt := range []struct {
+		typed string
+		want  []string
+	}{
+		{"abc", []string{"abc"}}, // whole wins over abcd
+		{"abx", []string{"abx"}},
+		{"ab", []string{"abc", "abcd", "abx"}},
+		{"z", []string{"zz"}},
+		{"q", nil},
+		{"", nil},
+	} {
+		if got := matchPrefix(tt.typed, ids); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("matchPrefix(%q, %v) = %v, want %v", tt.typed, ids, got, tt.want)
+		}
+	}
+}
+
 func TestPermissionsNotRunning(t *testing.T) {
 	for _, args := range [][]string{{"permissions"}, {"permissions", "allow", "p1"}, {"dnd"}, {"dnd", "on"}} {
 		code, out, errb := runCLI(t, t.TempDir(), args...)
@@ -380,7 +459,7 @@ func TestRenderPermissionsShowsQuestionOptions(t *testing.T) {
 	renderPermissions(&b, i18n.Printer{}, []client.PermissionView{{
 		ID: "q1", Kind: client.KindQuestion, Agent: "claude", Tool: "AskUserQuestion",
 		Summary: "Which color?", Options: []string{"Red", "Blue"}, CreatedAt: time.Now(),
-	}}, time.Now(), "")
+	}}, time.Now(), "", 0)
 	for _, want := range []string{"AskUserQuestion (question)", "Which color?", "options: Red | Blue"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("list lacks %q:\n%s", want, b.String())

@@ -62,11 +62,11 @@ func runPlan(ctx context.Context, e *env, verb string, args []string, message st
 	if len(args) != 1 || args[0] == "" {
 		return exitCode(2, fmt.Errorf("usage: clawd plan %s ID (the ID from `clawd permissions`)", verb))
 	}
-	id := args[0]
-	c, d, err := requestOfKind(ctx, e, id, client.KindPlan, "a plan review", "see `clawd permissions`")
+	c, d, err := requestOfKind(ctx, e, args[0], client.KindPlan, "a plan review", "see `clawd permissions`")
 	if err != nil {
 		return err
 	}
+	id := d.ID
 	switch verb {
 	case "show":
 		lines, _ := present.PlanLines(d.Plan, 0, 0)

@@ -64,9 +64,9 @@ func runResume(ctx context.Context, e *env, session string, o *resumeOptions) er
 	if err != nil {
 		return err
 	}
-	s, err := c.Resolve(ctx, session)
+	s, err := resolveSession(ctx, c, session)
 	if err != nil {
-		return apiError(err)
+		return err
 	}
 	name := text.Line(s.Agent+":"+s.SessionID, 0)
 	a := agents.Lookup(s.Agent)

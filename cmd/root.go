@@ -10,6 +10,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,8 +36,52 @@ type env struct {
 	// which installers write into agent settings.
 	executable func() (string, error)
 
+	// hookStdinWait bounds the hook's wait for the agent to close stdin
+	// (0: two seconds). An agent that never does still gets its event
+	// through when what arrived by then is one complete JSON value.
+	hookStdinWait time.Duration
+	// permissionWait is how long the hook waits for a decision on a
+	// blocking event (nil: the agent's PermissionWait).
+	permissionWait func(a *agents.Agent, hookEvent string) time.Duration
+
 	langOnce sync.Once
 	lang     i18n.Printer // see printer
+}
+
+// columns is the width a table fits in: $COLUMNS when it is a number,
+// else that of the terminal stdout is, else 0: no limit, nothing cut (a
+// pipe or a file gets whole lines).
+func (e *env) columns() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(e.getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := e.stdout.(*os.File); ok && isTerminal(f) {
+		return terminalWidth(f)
+	}
+	return 0
+}
+
+// colour reports whether output may be coloured: stdout is a terminal,
+// NO_COLOR (no-color.org) is not set, and TERM is not dumb.
+func (e *env) colour() bool {
+	return isTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+}
+
+// stdinWait is e.hookStdinWait, or its default.
+func (e *env) stdinWait() time.Duration {
+	if e.hookStdinWait > 0 {
+		return e.hookStdinWait
+	}
+	return 2 * time.Second
+}
+
+// permissionWaitFor is how long the hook waits for the decision on a's
+// blocking hookEvent.
+func (e *env) permissionWaitFor(a *agents.Agent, hookEvent string) time.Duration {
+	if e.permissionWait != nil {
+		return e.permissionWait(a, hookEvent)
+	}
+	return a.PermissionWait(hookEvent)
 }
 
 // home returns the clawd home folder.
@@ -46,7 +91,7 @@ func (e *env) home() string { return clawdhome.Dir(e.getenv) }
 // in the same language.
 func (e *env) writingTo(w io.Writer) *env {
 	sub := &env{stdin: e.stdin, stdout: w, stderr: w, getenv: e.getenv, now: e.now,
-		executable: e.executable, lang: e.printer()}
+		executable: e.executable, hookStdinWait: e.hookStdinWait, permissionWait: e.permissionWait, lang: e.printer()}
 	sub.langOnce.Do(func() {}) // the language is e's
 	return sub
 }
@@ -192,6 +237,7 @@ func newRootCmd(e *env) *cli.Command {
 			newVersionCmd(e),
 		},
 	}
+	root.Commands = append(root.Commands, topicCommands(e)...)
 	// A bad flag or argument is one line and exit 2, whichever command it
 	// was given to, not the whole help.
 	var usage func(cmds []*cli.Command)
@@ -204,6 +250,7 @@ func newRootCmd(e *env) *cli.Command {
 		}
 	}
 	localizeHelp(e, root)
+	groupCommands(e.printer(), root)
 	root.Flags = append(root.Flags, versionFlag(e))
 	usage(root.Commands)
 	enableCompletion(e, root)

@@ -64,19 +64,40 @@ func TestNearest(t *testing.T) {
 }
 
 // TestRootHelp: clawd alone, clawd help and clawd --help describe today's
-// clawd: the roles and what each command is for.
+// clawd as gh does: what it is, its commands in groups (core, agents,
+// more, help topics) in that order, examples; the hook, which agents run,
+// is not listed but still answers.
 func TestRootHelp(t *testing.T) {
 	for _, args := range [][]string{nil, {"help"}, {"--help"}, {"h"}} {
 		code, out, errb := runCLI(t, t.TempDir(), args...)
 		if code != 0 || errb != "" {
 			t.Errorf("clawd %q = exit %d, stderr %q; want 0", args, code, errb)
 		}
-		for _, want := range []string{"clawd install --all", "clawd serve", "tray", "clawd permissions",
-			"allow, deny, always or terminal", "clawd dnd", "clawd agents", "Claude Code", "Codex", "whoever answers first wins"} {
+		at := 0
+		for _, want := range []string{"CORE COMMANDS:\n   status ", "   permissions ", "   serve ",
+			"AGENT COMMANDS:\n   install ", "   doctor ", "MORE COMMANDS:\n   history ", "   completion ",
+			"HELP TOPICS:\n   environment ", "GLOBAL OPTIONS:", "EXAMPLES:\n   $ clawd install --all", "$ clawd doctor", "LEARN MORE:"} {
+			i := strings.Index(out[at:], want)
+			if i < 0 {
+				t.Errorf("clawd %q help lacks %q after what came before:\n%s", args, want, out)
+				continue
+			}
+			at += i
+		}
+		for _, want := range []string{"Claude Code", "Codex", "whoever answers first wins"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("clawd %q help lacks %q:\n%s", args, want, out)
 			}
 		}
+		if strings.Contains(out, "\n   hook ") {
+			t.Errorf("clawd %q help lists the hidden hook:\n%s", args, out)
+		}
+	}
+	if code, out, _ := runCLI(t, t.TempDir(), "hook", "--help"); code != 0 || !strings.Contains(out, "clawd hook") {
+		t.Errorf("clawd hook --help = %d %q, want its help", code, out)
+	}
+	if code, out, _ := runCLI(t, t.TempDir(), "environment"); code != 0 || !strings.Contains(out, "NO_COLOR") {
+		t.Errorf("clawd environment = %d %q, want the variables", code, out)
 	}
 	// The hook never exits 2, which would block the agent.
 	if code, _, _ := runCLI(t, t.TempDir(), "hook", "claude", "--bogus"); code == 2 {
@@ -85,5 +106,31 @@ func TestRootHelp(t *testing.T) {
 	// A command's own help still comes.
 	if code, out, _ := runCLI(t, t.TempDir(), "help", "status"); code != 0 || !strings.Contains(out, "clawd status") {
 		t.Errorf("clawd help status = %d %q", code, out)
+	}
+}
+
+// TestRootHelpGroups: every command the root help may list is in one of
+// its groups, once, and every name in the groups is a command.
+func TestRootHelpGroups(t *testing.T) {
+	root := helpTree(t, "C.UTF-8") // with the commands urfave adds as it runs
+	seen := map[string]bool{}
+	for _, g := range rootGroups {
+		for _, name := range g.commands {
+			if seen[name] {
+				t.Errorf("%s is in two groups", name)
+			}
+			seen[name] = true
+			if c := root.Command(name); c == nil || c.Hidden {
+				t.Errorf("group %s names %s, which is no visible command", g.heading, name)
+			}
+		}
+	}
+	for _, c := range root.Commands {
+		if !c.Hidden && !seen[c.Name] {
+			t.Errorf("clawd %s is in no group of the root help (rootGroups in help.go)", c.Name)
+		}
+	}
+	if c := root.Command("hook"); c == nil || !c.Hidden {
+		t.Errorf("clawd hook is %v, want a hidden command", c)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/history"
 )
 
 // scriptNames are the names this test binary answers to as clawd: its
@@ -56,6 +59,8 @@ func TestScript(t *testing.T) {
 			"dup-event":     cmdDupEvent,
 			"stale-trust":   cmdStaleTrust,
 			"serve-up":      cmdServeUp,
+			"runtime":       cmdRuntime,
+			"pending-id":    cmdPendingID,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "bash-completion" {
@@ -79,6 +84,61 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// scriptRuntimes are the runtimes cmdRuntime started, by script.
+var scriptRuntimes sync.Map // *testscript.TestScript → *runtime.Server
+
+// cmdRuntime is the testscript command `runtime`: a real runtime
+// (runtime.Server, headless, with its history) for the script's clawd
+// home ($CLAWD_HOME), in
+// this process, until the script ends. The script's clawd commands and
+// hooks reach it on its socket.
+func cmdRuntime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 || ts.Getenv("CLAWD_HOME") == "" {
+		ts.Fatalf("usage: runtime (with CLAWD_HOME set)")
+	}
+	home := ts.Getenv("CLAWD_HOME")
+	s := runtime.New(runtime.Config{Home: home, Version: "test",
+		OpenHistory: func(ctx context.Context) (*history.Store, error) {
+			return history.Open(ctx, history.Options{Home: home, Now: time.Now})
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, 0, func(client.Info) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		ts.Fatalf("runtime: %v", err)
+	}
+	scriptRuntimes.Store(ts, s)
+	ts.Defer(func() {
+		cancel()
+		<-done
+		scriptRuntimes.Delete(ts)
+	})
+}
+
+// cmdPendingID is the testscript command `pending-id VAR N`: VAR set to
+// the first N characters of the id of the oldest pending request of the
+// script's runtime (the ids are random).
+func cmdPendingID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: pending-id VAR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	v, ok := scriptRuntimes.Load(ts)
+	if !ok {
+		ts.Fatalf("pending-id: no runtime (run `runtime` first)")
+	}
+	list := v.(*runtime.Server).Permissions()
+	if len(list) == 0 {
+		ts.Fatalf("pending-id: no request is pending")
+	}
+	ts.Setenv(args[0], list[0].ID[:min(n, len(list[0].ID))])
 }
 
 // cmdLink is the testscript command `link OLD NEW`: a hard link, so that

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/text"
@@ -79,7 +80,7 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 		switch {
 		case o.json:
 			if string(cur) != string(last) {
-				fmt.Fprintf(e.stdout, "%s\n", text.JSON(cur))
+				printJSON(e.stdout, json.RawMessage(cur), false)
 			}
 		case tty:
 			// Redraw every tick: the ages move on.
@@ -98,34 +99,21 @@ func runStatus(ctx context.Context, e *env, o *statusOptions) error {
 	}
 }
 
-// printJSON writes v as JSON with the characters that could repaint or
-// reorder a terminal spelled as escapes (text.JSON): scripts read the same
-// values, a person who prints it sees them inert.
-func printJSON(w io.Writer, v any, indent bool) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
-	}
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(text.JSON(buf.Bytes()))
-	return err
-}
-
 // statusWidth bounds the STATE column: a failure's reason is cut there.
 const statusWidth = 60
 
-// renderStatus prints the sessions as a table for people, in their
-// language, most urgent first as the tray lists them (present.Status);
-// the states in it are words ("done 3m ago", "failed: API Error: 429 …"),
-// --json keeps the ids and the times.
+// renderStatus prints the sessions for people, in their language: how
+// many want the person and where to answer them ("3 need you · 1 failed
+// → clawd permissions"), then a table of them, most urgent first as the
+// tray lists them (present.Status), cut to the terminal's width and
+// coloured on a terminal. The states in it are words ("done 3m ago",
+// "failed: API Error: 429 …"); --json keeps the ids and the times.
 func renderStatus(e *env, snap client.Snapshot) {
 	w, now, home, p := e.stdout, e.now(), e.getenv("HOME"), e.printer()
-	display := text.Line(snap.DisplayState, 0)
-	fmt.Fprintln(w, e.t("status.display", present.DisplayLabel(p, display)))
+	colour := e.colour()
+	if len(snap.Sessions) > 0 {
+		fmt.Fprintln(w, statusSummary(p, snap.Sessions, colour))
+	}
 	// The hooks the runtime repaired or gave up on: the sessions of such
 	// an agent may be missing below.
 	for _, in := range snap.Integrations {
@@ -148,13 +136,25 @@ func renderStatus(e *env, snap client.Snapshot) {
 		fmt.Fprintln(w, e.t("status.problem", line))
 	}
 	if len(snap.Sessions) == 0 {
+		if !hookedUp(e) {
+			fmt.Fprintln(w, e.t("status.not_hooked"))
+			return
+		}
 		fmt.Fprintln(w, e.t("status.none"))
 		return
 	}
 	sessions := slices.Clone(snap.Sessions)
 	present.Sort(sessions)
 	custom := customNames(e)
-	tw := newTable(w)
+	tw := newTable(w).Fit(e.columns())
+	if colour {
+		tw.Paint(func(row, col int, cell string) string {
+			if row == 0 || col != 1 {
+				return cell
+			}
+			return paint(statusColour[present.SessionStatus(sessions[row-1])], cell)
+		})
+	}
 	tw.Row(e.t("status.header"))
 	for _, s := range sessions {
 		state := text.Line(present.StatusLabel(p, s, now), statusWidth)
@@ -174,6 +174,99 @@ func renderStatus(e *env, snap client.Snapshot) {
 		tw.Row(agent, text.Line(state, 0), title, folder, age(p, now, s.UpdatedAt))
 	}
 	tw.Flush()
+}
+
+// statusKeys are the catalog keys of statusSummary's counts, by status.
+var statusKeys = [...]string{
+	present.NeedsYou: "status.needs_you",
+	present.Asks:     "status.asks",
+	present.Failed:   "status.failed",
+	present.Working:  "status.working",
+	present.Thinking: "status.thinking",
+	present.Done:     "status.done",
+	present.Idle:     "status.idle",
+	present.Ended:    "status.ended",
+}
+
+// statusColour is the SGR colour of each status on a terminal: what wants
+// the person bold yellow, a failure red, work cyan, done green, the rest
+// dim.
+var statusColour = [...]string{
+	present.NeedsYou: "1;33",
+	present.Asks:     "1;33",
+	present.Failed:   "31",
+	present.Working:  "36",
+	present.Thinking: "36",
+	present.Done:     "32",
+	present.Idle:     "2",
+	present.Ended:    "2",
+}
+
+// paint wraps s in the SGR colour sgr.
+func paint(sgr, s string) string {
+	if sgr == "" {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+// statusSummary is status's first line: how many sessions need the
+// person, ask and failed, with where to answer ("3 need you · 1 failed →
+// clawd permissions"); when none does, "nothing needs you" and what the
+// others do.
+func statusSummary(p i18n.Printer, sessions []client.SessionView, colour bool) string {
+	var counts [len(statusKeys)]int
+	for _, s := range sessions {
+		counts[present.SessionStatus(s)]++
+	}
+	var wants, rest []string
+	for st, n := range counts {
+		if n == 0 {
+			continue
+		}
+		part := p.N(statusKeys[st], n)
+		if st <= int(present.Failed) {
+			if colour {
+				part = paint(statusColour[st], part)
+			}
+			wants = append(wants, part)
+		} else {
+			rest = append(rest, part)
+		}
+	}
+	sep := p.T("status.sep")
+	if len(wants) == 0 {
+		return strings.Join(append([]string{p.T("status.calm")}, rest...), sep)
+	}
+	line := strings.Join(wants, sep)
+	if counts[present.NeedsYou]+counts[present.Asks] > 0 {
+		line = p.T("status.answer", line)
+	}
+	return line
+}
+
+// hookedUp reports whether any agent here has clawd's hooks: the install
+// record names one, or an agent's settings hold a hook of this binary.
+func hookedUp(e *env) bool {
+	rec, err := installers.ReadRecord(e.home())
+	if err != nil || len(rec.Agents) > 0 {
+		return true // a record that does not read was written by an install
+	}
+	binary, _ := e.executable()
+	for _, a := range agents.All() {
+		inst, err := installers.For(a, e.getenv)
+		if err != nil {
+			continue
+		}
+		l, ok := inst.(installers.Lister)
+		if !ok {
+			continue
+		}
+		if hooks, err := l.Hooks(installers.Options{Known: installers.NewKnown(binary)}); err == nil && len(hooks) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // customNames maps the ids of config.toml's custom agents to their

@@ -55,9 +55,8 @@ func TestStatus(t *testing.T) {
 	if code := run(context.Background(), e, []string{"clawd", "status"}); code != 0 {
 		t.Fatalf("status = %d", code)
 	}
-	// The display may still hold "thinking" for its minimum display time.
-	if !strings.Contains(out.String(), "display: working") && !strings.Contains(out.String(), "display: thinking") {
-		t.Errorf("status output lacks the display state:\n%s", out)
+	if !strings.HasPrefix(out.String(), "nothing needs you · 1 working\n") {
+		t.Errorf("status output does not start with its summary:\n%s", out)
 	}
 	for _, want := range []string{"AGENT", "claude", "working", "CAPTURE_ALL please", "~/project", "just now"} {
 		if !strings.Contains(out.String(), want) {
@@ -174,16 +173,16 @@ func TestStatusIntegrations(t *testing.T) {
 		{Agent: "opencode", State: client.IntegrationNotInstalled},
 	}}
 	for lang, want := range map[string]string{
-		"C.UTF-8": "display: idle\n" +
+		"C.UTF-8": "" +
 			"claude: hooks need a manual fix (clawd doctor): another program keeps rewriting it\n" +
 			"codex: hooks repaired 2 times by the runtime: last repaired at 10:00:00\n" +
 			"qwen: hooks repaired 1 time by the runtime: last repaired at 11:00:00\n" +
-			"no sessions\n",
-		"zh_CN.UTF-8": "显示：空闲\n" +
+			"no agent hooked up: clawd install --all\n",
+		"zh_CN.UTF-8": "" +
 			"claude：钩子需要手动修复（clawd doctor）：another program keeps rewriting it\n" +
 			"codex：运行时已修复钩子 2 次：last repaired at 10:00:00\n" +
 			"qwen：运行时已修复钩子 1 次：last repaired at 11:00:00\n" +
-			"没有会话\n",
+			"还没有接入任何智能体：clawd install --all\n",
 	} {
 		e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": lang})
 		renderStatus(e, snap)
@@ -202,10 +201,9 @@ func TestStatusProblems(t *testing.T) {
 	}}
 	e, out, _ := testEnv(t, t.TempDir(), nil, map[string]string{"LANG": "C.UTF-8"})
 	renderStatus(e, snap)
-	want := "display: idle\n" +
-		"! the dashboard is unavailable: ports 23333-23337 are all held (clawd doctor names who holds them)\n" +
+	want := "! the dashboard is unavailable: ports 23333-23337 are all held (clawd doctor names who holds them)\n" +
 		"! the history cannot be written[31m (disk full)\n" +
-		"no sessions\n"
+		"no agent hooked up: clawd install --all\n"
 	if out.String() != want {
 		t.Errorf("renderStatus =\n%q\nwant\n%q", out, want)
 	}
@@ -290,5 +288,33 @@ func TestStatusFailure(t *testing.T) {
 		s.FailReason != "API Error: 400 fake invalid request for StopFailure" {
 		t.Errorf("status --json session: outcome %q at %v reason %q, want failed, a time, the agent's reason\n%s",
 			s.Outcome, s.OutcomeAt, s.FailReason, out)
+	}
+}
+
+// TestStatusSummary: the first line counts what wants the person, says
+// where to answer when something waits, and says what the rest do when
+// nothing wants the person.
+func TestStatusSummary(t *testing.T) {
+	needs := client.SessionView{State: "waiting", BaseState: "working", Pending: 1}
+	asks := client.SessionView{State: "waiting", BaseState: "working", Pending: 1, Questions: 1}
+	failed := client.SessionView{State: "idle", BaseState: "idle", Outcome: "failed"}
+	working := client.SessionView{State: "working", BaseState: "working"}
+	done := client.SessionView{State: "idle", BaseState: "idle", Outcome: "done"}
+	for _, tt := range []struct {
+		sessions []client.SessionView
+		want     string
+	}{
+		{[]client.SessionView{needs, needs, needs, failed, working}, "3 need you · 1 failed → clawd permissions"},
+		{[]client.SessionView{needs}, "1 needs you → clawd permissions"},
+		{[]client.SessionView{asks, asks}, "2 have a question → clawd permissions"},
+		{[]client.SessionView{failed, failed, done}, "2 failed"},
+		{[]client.SessionView{working, working, done}, "nothing needs you · 2 working · 1 done"},
+	} {
+		if got := statusSummary(i18n.For(i18n.English), tt.sessions, false); got != tt.want {
+			t.Errorf("statusSummary(%d sessions) = %q, want %q", len(tt.sessions), got, tt.want)
+		}
+	}
+	if got := statusSummary(i18n.For(i18n.English), []client.SessionView{needs, failed}, true); got != "\x1b[1;33m1 needs you\x1b[0m · \x1b[31m1 failed\x1b[0m → clawd permissions" {
+		t.Errorf("statusSummary coloured = %q", got)
 	}
 }

@@ -348,3 +348,66 @@ func TestAutomationsCommandsChinese(t *testing.T) {
 		wantText(t, "clawd "+strings.Join(args, " "), inLang(t, c.home, "zh_CN.UTF-8", []byte(strings.ReplaceAll(c.stdin, "y\n", "是\n")), args...), c.zh...)
 	}
 }
+
+// TestTableFit: a table given a width cuts its widest columns, with an
+// ellipsis, until every line fits; without one, or when it fits, nothing
+// is cut; no column is cut below minCut.
+func TestTableFit(t *testing.T) {
+	rows := [][]string{
+		{"AGENT", "STATE", "TITLE", "FOLDER"},
+		{"claude", "needs you", "Fix the login bug in the shop's checkout page", "~/shop"},
+		{"codex", "working (Bash)", "修复登录页面的错误并且添加测试", "~/srv/api"},
+	}
+	draw := func(width int) string {
+		var b strings.Builder
+		tw := newTable(&b).Fit(width)
+		for _, r := range rows {
+			tw.Row(r...)
+		}
+		tw.Flush()
+		return b.String()
+	}
+	whole := draw(0)
+	if !strings.Contains(whole, rows[1][2]) || !strings.Contains(whole, rows[2][2]) || strings.Contains(whole, text.Ellipsis) {
+		t.Errorf("Fit(0) cut a cell:\n%s", whole)
+	}
+	if got := draw(200); got != whole {
+		t.Errorf("Fit(200) =\n%s\nwant it as wide as it is:\n%s", got, whole)
+	}
+	for _, width := range []int{60, 50, 44} {
+		out := draw(width)
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if w := text.Width(l); w > width {
+				t.Errorf("Fit(%d): line %q is %d columns", width, l, w)
+			}
+		}
+		if !strings.Contains(out, "Fix the") || !strings.Contains(out, text.Ellipsis) || !strings.Contains(out, "~/srv/api") {
+			t.Errorf("Fit(%d) = \n%s\nwant the title cut with %s, the folder whole", width, out, text.Ellipsis)
+		}
+		checkAligned(t, out, []string{"AGENT", "STATE", "TITLE", "FOLDER"}, []string{"claude", "needs you", "Fix the", "~/shop"})
+	}
+	// Too narrow for anything: every column keeps minCut columns.
+	for _, l := range strings.Split(strings.TrimSuffix(draw(10), "\n"), "\n")[1:] {
+		if !strings.Contains(l, "~/shop") && !strings.Contains(l, "~/srv/a…") && !strings.Contains(l, "~/srv/api") {
+			t.Errorf("Fit(10): line %q lost its folder", l)
+		}
+	}
+}
+
+func TestFitWidths(t *testing.T) {
+	for _, tt := range []struct {
+		widths []int
+		limit  int
+		want   []int
+	}{
+		{[]int{5, 40, 10}, 0, []int{5, 40, 10}},
+		{[]int{5, 40, 10}, 59, []int{5, 40, 10}},
+		{[]int{5, 40, 10}, 40, []int{5, 21, 10}},
+		{[]int{5, 40, 30}, 40, []int{5, 15, 15}},
+		{[]int{5, 40, 30}, 10, []int{5, minCut, minCut}},
+	} {
+		if got := fitWidths(tt.widths, tt.limit); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("fitWidths(%v, %d) = %v, want %v", tt.widths, tt.limit, got, tt.want)
+		}
+	}
+}
