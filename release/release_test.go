@@ -170,7 +170,7 @@ func TestSnapshot(t *testing.T) {
 			name += ".tar.gz"
 		}
 		files := archiveFiles(t, filepath.Join(dist, name))
-		for _, want := range []string{exe, "README.md", "LICENSE", "CHANGELOG.md"} {
+		for _, want := range []string{exe, "README.md", "LICENSE", "CHANGELOG.md", "docs/getting-started.md", "docs/agents/claude.md"} {
 			if _, ok := files[want]; !ok {
 				t.Errorf("%s lacks %s (has %v)", name, want, keys(files))
 			}
