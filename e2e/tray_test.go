@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -193,7 +194,7 @@ func iconNamed(t *testing.T, px fakedesktop.Pixmap) (icons.Name, float64) {
 	t.Helper()
 	got := px.Image()
 	best, bestDist := icons.Name(""), -1.0
-	for _, n := range icons.All() {
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
 		img, err := png.Decode(bytes.NewReader(icons.PNG(n)))
 		if err != nil {
 			t.Fatal(err)
@@ -362,7 +363,7 @@ func TestTray(t *testing.T) {
 	// notification names the agent and the command, and Allow in the menu
 	// is what the hook prints.
 	perm := w.startHook(ctx, "PermissionRequest", sid)
-	waitIcon(ctx, t, item, icons.NeedsYou)
+	waitIcon(ctx, t, item, icons.NeedsYouCount(1))
 	n := waitNotify(ctx, t, w.desktop, "for the permission request", func(n fakedesktop.Notification) bool {
 		return strings.Contains(n.Summary, "needs you")
 	})

@@ -168,7 +168,7 @@ func TestControllerFollowsTheRuntime(t *testing.T) {
 
 	// A permission request shows up, and Allow in the menu answers it.
 	ans := env.ask(t, "s1", "npm test")
-	m := env.ui.waitMenu(t, "the request", func(m Menu) bool { return m.Icon == icons.NeedsYou && hasKey(m, "pending-header") })
+	m := env.ui.waitMenu(t, "the request", func(m Menu) bool { return m.Icon == icons.NeedsYouCount(1) && hasKey(m, "pending-header") })
 	var id string
 	for _, it := range m.Items {
 		if rest, ok := strings.CutPrefix(it.Key, "request:"); ok {

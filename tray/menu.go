@@ -428,7 +428,8 @@ func Tooltip(v View) string {
 
 // iconFor picks the icon: do-not-disturb overrides everything (the person
 // asked for quiet and requests go to the agents' own prompts); otherwise
-// the display state, with a question told apart from a permission.
+// the display state, with a question told apart from a permission and the
+// needs-you icon carrying the number of requests that wait.
 func iconFor(v View) icons.Name {
 	if v.DND {
 		return icons.DND
@@ -445,10 +446,16 @@ func iconFor(v View) icons.Name {
 		return icons.Question
 	}
 	if n, ok := present.StateIcon(v.DisplayState); ok {
+		if n == icons.NeedsYou {
+			// The icon carries how many requests wait, as the
+			// "Needs you (N)" line counts them.
+			return icons.NeedsYouCount(len(v.Permissions))
+		}
 		return n
 	}
 	if hasPermission {
-		return icons.NeedsYou // a headless session's request, held by policy "ask"
+		// A headless session's request, held by policy "ask".
+		return icons.NeedsYouCount(len(v.Permissions))
 	}
 	if hasQuestion {
 		return icons.Question

@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func TestBuild(t *testing.T) {
 				p.Suggestions = []string{"Allow Bash(npm test:*) in this project"}
 			}),
 		}}},
-		icon: icons.NeedsYou,
+		icon: icons.NeedsYouCount(1),
 		want: []string{
 			"Needs you (1) (off)",
 			"wait · Bash: npm test · 2m",
@@ -169,7 +170,7 @@ func TestBuild(t *testing.T) {
 			}),
 			perm("p3", "claude", "other", client.KindPlan),
 		}}},
-		icon: icons.NeedsYou,
+		icon: icons.NeedsYouCount(2),
 		want: []string{
 			"Needs you (2) (off)",
 			"q asks: Which colour? · 2m",
@@ -206,7 +207,7 @@ func TestBuild(t *testing.T) {
 			perm("p3", "claude", "w", client.KindPermission),
 			perm("p4", "claude", "w", client.KindPermission, func(p *client.PermissionView) { p.SubagentType = "reviewer" }),
 		}}},
-		icon: icons.NeedsYou,
+		icon: icons.NeedsYouCount(4),
 		want: []string{
 			"Needs you (4) (off)",
 			"w · Bash: npm test · 2m · subagent: Explore",
@@ -412,10 +413,12 @@ func TestIconFor(t *testing.T) {
 		{"attention", nil, false, icons.Done},
 		{"notification", nil, false, icons.NeedsYou},
 		{"error", nil, false, icons.Error},
-		{"waiting", []client.PermissionView{p}, false, icons.NeedsYou},
+		{"waiting", nil, false, icons.NeedsYou},
+		{"waiting", []client.PermissionView{p}, false, icons.NeedsYouCount(1)},
 		{"waiting", []client.PermissionView{q}, false, icons.Question},
-		{"waiting", []client.PermissionView{q, p}, false, icons.NeedsYou},
-		{"sleeping", []client.PermissionView{p}, false, icons.NeedsYou},
+		{"waiting", []client.PermissionView{q, p}, false, icons.NeedsYouCount(2)},
+		{"waiting", slices.Repeat([]client.PermissionView{p}, 12), false, "needs-you-9plus"},
+		{"sleeping", []client.PermissionView{p}, false, icons.NeedsYouCount(1)},
 		{"waiting", []client.PermissionView{p}, true, icons.DND},
 		{"working", nil, true, icons.DND},
 	}

@@ -53,15 +53,22 @@ func TestAssetsUpToDate(t *testing.T) {
 		t.Errorf("assets/ holds %v, the generator makes %v: run go generate ./tray/icons", onDisk, wantNames)
 	}
 
-	for _, n := range icons.All() {
-		for _, a := range []struct {
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
+		files := []struct {
 			file string
 			got  []byte
 		}{
 			{string(n) + "-32.png", icons.PNG(n)},
-			{string(n) + "-64.png", icons.Large(n)},
+			{string(n) + "-template.png", icons.Template(n)},
 			{string(n) + ".ico", icons.ICO(n)},
-		} {
+		}
+		if slices.Contains(icons.All(), n) {
+			files = append(files, struct {
+				file string
+				got  []byte
+			}{string(n) + "-64.png", icons.Large(n)})
+		}
+		for _, a := range files {
 			if err := sameImages(a.got, want[a.file]); err != nil {
 				t.Errorf("embedded %s differs from what the drawings make (%v): run go generate ./tray/icons", a.file, err)
 			}
@@ -140,12 +147,12 @@ func abs(v int) int {
 }
 
 func TestPNGSizes(t *testing.T) {
-	for _, n := range icons.All() {
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
 		for _, tc := range []struct {
 			fn   string
 			b    []byte
 			size int
-		}{{"PNG", icons.PNG(n), 32}, {"Large", icons.Large(n), 64}} {
+		}{{"PNG", icons.PNG(n), 32}, {"Large", icons.Large(n), 64}, {"Template", icons.Template(n), 32}} {
 			img, err := png.Decode(bytes.NewReader(tc.b))
 			if err != nil {
 				t.Errorf("%s(%q) does not decode: %v", tc.fn, n, err)
@@ -159,7 +166,7 @@ func TestPNGSizes(t *testing.T) {
 }
 
 func TestICO(t *testing.T) {
-	for _, n := range icons.All() {
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
 		entries, err := readICO(icons.ICO(n))
 		if err != nil {
 			t.Errorf("ICO(%q): %v", n, err)
@@ -238,6 +245,9 @@ func TestUnknownNameIsIdle(t *testing.T) {
 		}
 		if !bytes.Equal(icons.ICO(n), icons.ICO(icons.Idle)) {
 			t.Errorf("ICO(%q) is not Idle's", n)
+		}
+		if !bytes.Equal(icons.Template(n), icons.Template(icons.Idle)) {
+			t.Errorf("Template(%q) is not Idle's", n)
 		}
 	}
 	// A guard that always answered Idle's would pass the loop above.
@@ -358,7 +368,7 @@ func TestLegible(t *testing.T) {
 		minStroke = 1.5 // px
 		minInked  = 6   // glyph pixels fully covered
 	)
-	for _, n := range icons.All() {
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
 		ic, _ := draw.For(n, size)
 		img := draw.Image(n, size)
 		if ic.GlyphStroke < minStroke {
@@ -457,7 +467,7 @@ func TestContactSheet(t *testing.T) {
 	}
 	path := filepath.Join(dir, "tray-icons.png")
 	var buf bytes.Buffer
-	err := png.Encode(&buf, draw.Sheet(icons.All(), []int{16, 22, 24}, 4))
+	err := png.Encode(&buf, draw.Sheet(slices.Concat(icons.All(), icons.Counts()), []int{16, 22, 24}, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,4 +487,163 @@ func TestContactSheet(t *testing.T) {
 		t.Errorf("contact sheet is %v, too small for %d icons", b, len(icons.All()))
 	}
 	t.Logf("contact sheet: %s", path)
+}
+
+func TestNeedsYouCount(t *testing.T) {
+	for n, want := range map[int]icons.Name{-1: icons.NeedsYou, 0: icons.NeedsYou, 1: "needs-you-1", 9: "needs-you-9", 10: "needs-you-9plus", 250: "needs-you-9plus"} {
+		if got := icons.NeedsYouCount(n); got != want {
+			t.Errorf("NeedsYouCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := icons.Counts(); len(got) != icons.MaxCount+1 || got[0] != "needs-you-1" || got[icons.MaxCount] != "needs-you-9plus" {
+		t.Errorf("Counts() = %v, want needs-you-1 … needs-you-9plus", got)
+	}
+	// A notification shows no count: its image is the plain one.
+	if !bytes.Equal(icons.Large(icons.NeedsYouCount(3)), icons.Large(icons.NeedsYou)) {
+		t.Error("Large(needs-you-3) is not the plain needs-you image")
+	}
+}
+
+// TestCountsReadable: at 16 px each count's icon shows the digit of
+// icons.Digits, an inked cell white and an empty one the badge's orange,
+// and every two counts differ in whole pixels: the count can be read off
+// the icon.
+func TestCountsReadable(t *testing.T) {
+	const size = 16
+	white := func(c color.NRGBA) bool { return c.A == 255 && c.R > 240 && c.G > 240 && c.B > 240 }
+	orange := func(c color.NRGBA) bool { return c.A == 255 && c.R > 200 && c.G < 130 && c.B < 60 }
+	imgs := map[icons.Name]*image.NRGBA{}
+	for d := 1; d <= icons.MaxCount; d++ {
+		n := icons.NeedsYouCount(d)
+		img := draw.Image(n, size)
+		imgs[n] = img
+		for r, line := range icons.Digits[d] {
+			for c, b := range line {
+				// The cell's pixels, all of them.
+				for dy := range icons.CountCell {
+					for dx := range icons.CountCell {
+						x := icons.CountOriginX + c*icons.CountCell + dx
+						y := icons.CountOriginY + r*icons.CountCell + dy
+						px := img.NRGBAAt(x, y)
+						if b == '#' && !white(px) || b == '.' && !orange(px) {
+							t.Errorf("%s at %d px: pixel (%d,%d) of cell %c = %v, want %s", n, size, x, y, b, px,
+								map[bool]string{true: "white ink", false: "the orange fill"}[b == '#'])
+						}
+					}
+				}
+			}
+		}
+	}
+	imgs[icons.NeedsYouCount(10)] = draw.Image(icons.NeedsYouCount(10), size)
+	imgs[icons.NeedsYou] = draw.Image(icons.NeedsYou, size)
+	names := append(icons.Counts(), icons.NeedsYou)
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			differ := 0
+			for p := 0; p < len(imgs[a].Pix); p += 4 {
+				if chanDiff(nrgbaAt(imgs[a], p), nrgbaAt(imgs[b], p)) >= 128 {
+					differ++
+				}
+			}
+			// One 2×2 cell is the least two digits differ by (8 and 9).
+			if differ < icons.CountCell*icons.CountCell {
+				t.Errorf("%s and %s differ in %d pixels at %d px, want >= %d", a, b, differ, size, icons.CountCell*icons.CountCell)
+			}
+		}
+	}
+}
+
+func nrgbaAt(img *image.NRGBA, p int) color.NRGBA {
+	return color.NRGBA{img.Pix[p], img.Pix[p+1], img.Pix[p+2], img.Pix[p+3]}
+}
+
+// TestTemplates: a macOS template is black, its alpha the badge with the
+// glyph cut out, and at 16 px every two states' templates differ by shape
+// in a good share of their pixels, colour being gone.
+func TestTemplates(t *testing.T) {
+	const size = 16
+	alpha := map[icons.Name][]uint8{}
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
+		img, err := png.Decode(bytes.NewReader(icons.Template(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n32 := nrgbaOf(img)
+		opaque, clear := 0, 0
+		for p := 0; p < len(n32.Pix); p += 4 {
+			if n32.Pix[p+3] > 0 && (n32.Pix[p] != 0 || n32.Pix[p+1] != 0 || n32.Pix[p+2] != 0) {
+				t.Fatalf("Template(%s) pixel %d = %v, want black", n, p/4, n32.Pix[p:p+4])
+			}
+			switch n32.Pix[p+3] {
+			case 255:
+				opaque++
+			case 0:
+				clear++
+			}
+		}
+		if opaque < 200 || clear < 50 {
+			t.Errorf("Template(%s): %d opaque and %d clear pixels of 1024, want a silhouette and its surround", n, opaque, clear)
+		}
+		// The glyph is cut out: a pixel deep inside it is clear.
+		ic, _ := draw.For(n, 32)
+		cut := 0
+		for y := range 32 {
+			for x := range 32 {
+				if ic.Glyph.Dist(draw.Vec{X: float64(x) + 0.5, Y: float64(y) + 0.5}) < -0.8 && n32.Pix[4*(32*y+x)+3] == 0 {
+					cut++
+				}
+			}
+		}
+		if cut < 8 {
+			t.Errorf("Template(%s): %d pixels of the glyph cut out, want the glyph cut out of the badge", n, cut)
+		}
+		small := draw.Template(n, size)
+		a := make([]uint8, 0, size*size)
+		for p := 3; p < len(small.Pix); p += 4 {
+			a = append(a, small.Pix[p])
+		}
+		alpha[n] = a
+	}
+	for i, a := range icons.All() {
+		for _, b := range icons.All()[i+1:] {
+			differ := 0
+			for p := range alpha[a] {
+				if abs(int(alpha[a][p])-int(alpha[b][p])) >= 128 {
+					differ++
+				}
+			}
+			if share := float64(differ) / (size * size); share < 0.08 {
+				t.Errorf("templates of %s and %s differ in %.0f%% of pixels at %d px, want >= 8%%", a, b, share*100, size)
+			}
+		}
+	}
+}
+
+func nrgbaOf(img image.Image) *image.NRGBA {
+	out := image.NewNRGBA(img.Bounds())
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			out.Set(x, y, img.At(x, y))
+		}
+	}
+	return out
+}
+
+// TestBusyByShape: thinking and working differ by their outline, not
+// only by glyph or colour: their badges alone differ in a good share of
+// the pixels at 16 px.
+func TestBusyByShape(t *testing.T) {
+	const size = 16
+	th, _ := draw.For(icons.Thinking, size)
+	wo, _ := draw.For(icons.Working, size)
+	a, b := coverage(size, th.Badge), coverage(size, wo.Badge)
+	differ := 0
+	for i := range a {
+		if math.Abs(a[i]-b[i]) >= 0.5 {
+			differ++
+		}
+	}
+	if share := float64(differ) / (size * size); share < 0.12 {
+		t.Errorf("the badges of thinking and working differ in %.0f%% of pixels at %d px, want >= 12%%", share*100, size)
+	}
 }

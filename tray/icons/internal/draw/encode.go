@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"slices"
 
 	"github.com/clawdhq/clawd/tray/icons"
 )
@@ -21,19 +22,30 @@ const (
 var ICOSizes = []int{16, 20, 24, 32, 48}
 
 // Assets returns every file gen.go writes under tray/icons/assets, by file
-// name: <name>-32.png, <name>-64.png and <name>.ico for each icon.
+// name: <name>-32.png, <name>.ico and <name>-template.png for each icon of
+// icons.All and icons.Counts, and <name>-64.png for those of icons.All
+// (a notification shows no count).
 func Assets() (map[string][]byte, error) {
 	out := make(map[string][]byte)
-	for _, n := range icons.All() {
-		for _, a := range []struct {
-			suffix string
-			size   int
-		}{{"-32.png", TraySize}, {"-64.png", LargeSize}} {
-			b, err := EncodePNG(Image(n, a.size))
-			if err != nil {
-				return nil, fmt.Errorf("%s%s: %w", n, a.suffix, err)
+	put := func(file string, img image.Image) error {
+		b, err := EncodePNG(img)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		out[file] = b
+		return nil
+	}
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
+		if err := put(string(n)+"-32.png", Image(n, TraySize)); err != nil {
+			return nil, err
+		}
+		if err := put(string(n)+"-template.png", Template(n, TraySize)); err != nil {
+			return nil, err
+		}
+		if slices.Contains(icons.All(), n) {
+			if err := put(string(n)+"-64.png", Image(n, LargeSize)); err != nil {
+				return nil, err
 			}
-			out[string(n)+a.suffix] = b
 		}
 		var imgs []image.Image
 		for _, size := range ICOSizes {

@@ -90,16 +90,20 @@ func For(n icons.Name, size int) (Icon, bool) {
 		ic.Glyph = Arc{C: c, R: 3.4 * k, W: stroke * 0.85, Sweep: 360}
 		ic.GlyphStroke = stroke * 0.85
 	case icons.Thinking:
-		// Three dots in a row, the "typing" ellipsis, centred on pixel
-		// corners so each is a solid 2×2 at 16 px.
+		// A speech bubble, the typing ellipsis in it: the only badge with
+		// a tail, so thinking is told from working by its outline as
+		// well as by its glyph.
 		ic.Fill, ic.Edge = busyFill, busyEdge
+		ic.Badge = bubble(s, at)
 		r := 0.72 * stroke
-		ic.Glyph = Union{Circle{at(4, 8), r}, Circle{at(8, 8), r}, Circle{at(12, 8), r}}
+		ic.Glyph = Union{Circle{at(4, 7), r}, Circle{at(8, 7), r}, Circle{at(12, 7), r}}
 		ic.GlyphStroke = 2 * r
 	case icons.Working:
-		// A spinner: three quarters of a ring.
+		// A cog, its hub in white: the only toothed badge.
 		ic.Fill, ic.Edge = busyFill, busyEdge
-		ic.Glyph = Arc{C: c, R: 3.7 * k, W: stroke, From: 90, Sweep: 270}
+		ic.Badge = cog(c, s)
+		ic.Glyph = Circle{c, 2.25 * k}
+		ic.GlyphStroke = 4.5 * k
 	case icons.Juggling:
 		// Three balls in the air.
 		ic.Fill, ic.Edge = juggleFill, juggleEdge
@@ -117,6 +121,13 @@ func For(n icons.Name, size int) (Icon, bool) {
 		w := stroke * 1.15
 		ic.Glyph = Union{Capsule{at(8, 3.9), at(8, 8.7), w}, Circle{at(8, 12), w * 0.58}}
 		ic.GlyphStroke = w
+	case icons.NeedsYouCount(1), icons.NeedsYouCount(2), icons.NeedsYouCount(3), icons.NeedsYouCount(4),
+		icons.NeedsYouCount(5), icons.NeedsYouCount(6), icons.NeedsYouCount(7), icons.NeedsYouCount(8),
+		icons.NeedsYouCount(9), icons.NeedsYouCount(icons.MaxCount + 1):
+		// The needs-you badge with the count in place of its "!".
+		ic.Fill, ic.Edge = needFill, needEdge
+		ic.Badge = RoundRect{C: c, H: Vec{s/2 - s/64, s/2 - s/64}, R: 3.6 * k}
+		ic.Glyph, ic.GlyphStroke = count(n, size)
 	case icons.Question:
 		// Amber is too light for white ink, so the "?" is dark.
 		ic.Fill, ic.Edge, ic.Ink = askFill, askEdge, askInk
@@ -135,4 +146,80 @@ func For(n icons.Name, size int) (Icon, bool) {
 		return Icon{}, false
 	}
 	return ic, true
+}
+
+// bubble is a speech bubble filling the icon: a rounded box over the top
+// three quarters, a tail down to the bottom left.
+func bubble(s float64, at func(x, y float64) Vec) Shape {
+	m := s / 64 // the margin the discs keep
+	k := s / 16
+	box := RoundRect{C: Vec{s / 2, 6.9 * k}, H: Vec{s/2 - m, 6.4 * k}, R: 4.2 * k}
+	tail := Polygon{at(3.2, 10), at(2.6, 16-0.25), at(8.6, 11)}
+	return Union{box, tail}
+}
+
+// cog is a toothed wheel filling the icon: a disc with eight square-ish
+// teeth.
+func cog(c Vec, s float64) Shape {
+	k := s / 16
+	outer := s/2 - s/64
+	u := Union{Circle{c, 6.2 * k}}
+	for i := range 8 {
+		a := float64(i) * math.Pi / 4
+		dir := Vec{math.Sin(a), -math.Cos(a)}
+		w := 3.0 * k
+		// A capsule's round cap reaches w/2 past its end.
+		u = append(u, Capsule{c, c.Add(dir.Scale(outer - w/2)), w})
+	}
+	return u
+}
+
+// count is the glyph of the needs-you count n (icons.NeedsYouCount's
+// name) at size px, and its stroke in pixels. It is laid out on the
+// 16-unit grid in whole units and drawn at a whole number of pixels per
+// unit (size/16 rounded down, the glyph centred), so every stroke is
+// crisp at every size: the digit in icons.Digits's font from
+// icons.CountOrigin in cells of icons.CountCell units, or past
+// icons.MaxCount a narrower 9 beside a plus.
+func count(n icons.Name, size int) (Shape, float64) {
+	f := float64(max(1, size/16))
+	off := float64((size - 16*int(f)) / 2)
+	var u Union
+	// box inks the units [x0, x1) × [y0, y1). Boxes that touch merge; a
+	// hair of overlap keeps their seams from showing.
+	box := func(x0, y0, x1, y1 float64) {
+		const e = 0.01
+		u = append(u, RoundRect{C: Vec{off + (x0+x1)/2*f, off + (y0+y1)/2*f}, H: Vec{(x1-x0)/2*f + e, (y1-y0)/2*f + e}})
+	}
+	digit := func(d int, x0, y0 float64, cols [3]float64, row float64) {
+		for r, line := range icons.Digits[d] {
+			x := x0
+			for c, b := range line {
+				if b == '#' {
+					box(x, y0+float64(r)*row, x+cols[c], y0+float64(r+1)*row)
+				}
+				x += cols[c]
+			}
+		}
+	}
+	if n == icons.NeedsYouCount(icons.MaxCount+1) {
+		digit(9, 2, 3, [3]float64{2, 1, 2}, 2)
+		box(8, 7, 14, 9)
+		box(10, 5, 12, 11)
+		return u, 2 * f // strokes of two units (the 9's counter is one)
+	}
+	const c = icons.CountCell
+	digit(int(n[len(n)-1]-'0'), icons.CountOriginX, icons.CountOriginY, [3]float64{c, c, c}, c)
+	return u, c * f
+}
+
+// Template is the macOS menu bar template of n at size: the badge's
+// silhouette in black, the glyph cut out. macOS draws it in the bar's own
+// colour; only the alpha counts.
+func Template(n icons.Name, size int) *image.NRGBA {
+	ic, ok := For(n, size)
+	if !ok {
+		ic, _ = For(icons.Idle, size)
+	}
+	return Render(size, Layer{Minus{ic.Badge, ic.Glyph}, color.NRGBA{A: 0xff}})
 }

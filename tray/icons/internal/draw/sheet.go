@@ -17,8 +17,10 @@ var (
 
 // Sheet lays every icon in names out on a light and on a dark panel, one row
 // per icon and one column per size, each pixel blown up to zoom×zoom so the
-// anti-aliasing is visible, followed by the same sizes at their real size.
-// Rows and columns are labelled.
+// anti-aliasing is visible, followed by the same sizes at their real size;
+// then the macOS templates the same way, black on the light panel and
+// white on the dark one, as the menu bar tints them. Rows and columns are
+// labelled.
 func Sheet(names []icons.Name, sizes []int, zoom int) *image.NRGBA {
 	const (
 		pad   = 8
@@ -40,7 +42,7 @@ func Sheet(names []icons.Name, sizes []int, zoom int) *image.NRGBA {
 	}
 	blockW := len(sizes)*cellW + actualW + pad
 	rowH := big*zoom + pad
-	w := pad + labelW + pad + 2*blockW
+	w := pad + labelW + pad + 4*blockW
 	h := pad + 2*lineH + len(names)*rowH + pad
 
 	// Each icon appears four times per size: render it once.
@@ -49,12 +51,15 @@ func Sheet(names []icons.Name, sizes []int, zoom int) *image.NRGBA {
 		size int
 	}
 	cache := make(map[key]*image.NRGBA)
-	icon := func(n icons.Name, size int) *image.NRGBA {
+	colour := func(n icons.Name, size int) *image.NRGBA {
 		k := key{n, size}
 		if cache[k] == nil {
 			cache[k] = Image(n, size)
 		}
 		return cache[k]
+	}
+	tinted := func(c color.NRGBA) func(icons.Name, int) *image.NRGBA {
+		return func(n icons.Name, size int) *image.NRGBA { return tint(Template(n, size), c) }
 	}
 
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -63,10 +68,15 @@ func Sheet(names []icons.Name, sizes []int, zoom int) *image.NRGBA {
 	for b, panel := range []struct {
 		name string
 		bg   color.NRGBA
-	}{{"LIGHT", LightPanel}, {"DARK", DarkPanel}} {
+		icon func(icons.Name, int) *image.NRGBA
+	}{
+		{"LIGHT PANEL", LightPanel, colour}, {"DARK PANEL", DarkPanel, colour},
+		{"MACOS LIGHT", LightPanel, tinted(rgb(0x000000))}, {"MACOS DARK", DarkPanel, tinted(rgb(0xffffff))},
+	} {
+		icon := panel.icon
 		x0 := pad + labelW + pad + b*blockW
 		fill(img, image.Rect(x0, pad+2*lineH-pad/2, x0+blockW, h-pad/2), panel.bg)
-		drawText(img, x0+pad, pad, panel.name+" PANEL, ZOOM "+strconv.Itoa(zoom)+"X", fontK, ink)
+		drawText(img, x0+pad, pad, panel.name+", ZOOM "+strconv.Itoa(zoom)+"X", fontK, ink)
 		x := x0 + pad
 		for _, s := range sizes {
 			drawText(img, x, pad+lineH, strconv.Itoa(s)+" PX", fontK, ink)
@@ -90,6 +100,15 @@ func Sheet(names []icons.Name, sizes []int, zoom int) *image.NRGBA {
 		}
 	}
 	return img
+}
+
+// tint is a template in colour c: its alpha, c's colour.
+func tint(t *image.NRGBA, c color.NRGBA) *image.NRGBA {
+	out := image.NewNRGBA(t.Bounds())
+	for i := 0; i < len(t.Pix); i += 4 {
+		copy(out.Pix[i:], []uint8{c.R, c.G, c.B, t.Pix[i+3]})
+	}
+	return out
 }
 
 func fill(img *image.NRGBA, r image.Rectangle, c color.NRGBA) {
