@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/fakedesktop"
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // The tray tests run `clawd serve` without --headless on a private D-Bus

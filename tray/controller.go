@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/internal/repo"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // ui is the platform tray the controller drives: systray in the binary,

@@ -13,10 +13,10 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/autostart"
+	"github.com/clawdhq/clawd/internal/focus"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // recordUI is the tray as the controller sees it, recording every menu.

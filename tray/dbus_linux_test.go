@@ -21,9 +21,9 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/autostart"
 	"github.com/clawdhq/clawd/internal/fakedesktop"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // The D-Bus tests run the real tray (fyne.io/systray, which keeps global

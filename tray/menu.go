@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/icons"
+	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
-	"github.com/clawdhq/clawd/tray/icons"
-	"github.com/clawdhq/clawd/tray/present"
 )
 
 // View is everything the menu shows: the runtime's View, the time the

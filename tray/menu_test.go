@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

@@ -5,7 +5,7 @@ package tray
 import (
 	"fyne.io/systray"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // setIcon shows n in the tray in colour, in the format the platform

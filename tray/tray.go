@@ -20,10 +20,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // Feed is what the notifier follows of the runtime; *runtime.Server has

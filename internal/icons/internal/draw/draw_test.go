@@ -8,7 +8,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 func TestDist(t *testing.T) {

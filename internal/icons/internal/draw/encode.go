@@ -8,7 +8,7 @@ import (
 	"image/png"
 	"slices"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // Asset sizes, in pixels.
@@ -21,7 +21,7 @@ const (
 // 125% and 150% scaling, and the larger ones Explorer and the shell ask for.
 var ICOSizes = []int{16, 20, 24, 32, 48}
 
-// Assets returns every file gen.go writes under tray/icons/assets, by file
+// Assets returns every file gen.go writes under internal/icons/assets, by file
 // name: <name>-32.png, <name>.ico and <name>-template.png for each icon of
 // icons.All and icons.Counts, and <name>-64.png for those of icons.All
 // (a notification shows no count).

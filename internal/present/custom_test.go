@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // TestCustomAgentShown: a declared custom agent's sessions show its

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clawdhq/clawd/tray/icons"
-	"github.com/clawdhq/clawd/tray/icons/internal/draw"
+	"github.com/clawdhq/clawd/internal/icons"
+	"github.com/clawdhq/clawd/internal/icons/internal/draw"
 )
 
 func TestAll(t *testing.T) {
@@ -50,7 +50,7 @@ func TestAssetsUpToDate(t *testing.T) {
 	}
 	slices.Sort(wantNames)
 	if !slices.Equal(onDisk, wantNames) {
-		t.Errorf("assets/ holds %v, the generator makes %v: run go generate ./tray/icons", onDisk, wantNames)
+		t.Errorf("assets/ holds %v, the generator makes %v: run go generate ./internal/icons", onDisk, wantNames)
 	}
 
 	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
@@ -70,7 +70,7 @@ func TestAssetsUpToDate(t *testing.T) {
 		}
 		for _, a := range files {
 			if err := sameImages(a.got, want[a.file]); err != nil {
-				t.Errorf("embedded %s differs from what the drawings make (%v): run go generate ./tray/icons", a.file, err)
+				t.Errorf("embedded %s differs from what the drawings make (%v): run go generate ./internal/icons", a.file, err)
 			}
 		}
 	}

@@ -14,10 +14,10 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // Status is what a session is, in the order the tray, `clawd status` and

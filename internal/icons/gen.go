@@ -1,7 +1,7 @@
 //go:build ignore
 
 // Gen draws the tray icons and writes them to assets/, where icons.go embeds
-// them. Run it with `go generate ./tray/icons` after changing a drawing in
+// them. Run it with `go generate ./internal/icons` after changing a drawing in
 // internal/draw.
 package main
 
@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/clawdhq/clawd/tray/icons/internal/draw"
+	"github.com/clawdhq/clawd/internal/icons/internal/draw"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // Icon is one badge: a silhouette filled with Fill, a band of width EdgeW

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // The panels the contact sheet puts the icons on: a light and a dark tray.

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 func TestRequestSummary(t *testing.T) {
