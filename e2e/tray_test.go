@@ -357,7 +357,7 @@ func TestTray(t *testing.T) {
 	w.hook(ctx, "SessionStart", sid)
 	w.hook(ctx, "UserPromptSubmit", sid)
 	waitIcon(ctx, t, item, icons.Thinking)
-	waitMenu(ctx, t, item, "Claude Code · CAPTURE_ALL please — thinking · now")
+	waitMenu(ctx, t, item, "project · CAPTURE_ALL please · thinking · now")
 
 	// A permission request: the hook blocks, the icon says "needs you", a
 	// notification names the agent and the command, and Allow in the menu
