@@ -43,7 +43,7 @@ type CustomSpec struct {
 	// Display is the name people see (the tray, the dashboard, clawd
 	// status).
 	Display string
-	// Icon is a tray icon's name (tray/icons), "" for none.
+	// Icon is a tray icon's name (internal/icons), "" for none.
 	Icon string
 }
 

@@ -59,7 +59,7 @@ type Agent struct {
 	// answers none of its permission requests.
 	Custom bool
 	// Icon is the tray icon a custom agent's idle sessions show (a
-	// tray/icons name); "" shows the state's own.
+	// internal/icons name); "" shows the state's own.
 	Icon string
 	// Unsupported, when set, says why clawd knows the agent but installs
 	// nothing for it: no source it can trust states its hook format. Such

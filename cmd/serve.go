@@ -17,6 +17,7 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/desktop"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/remote"
 	"github.com/clawdhq/clawd/runtime"
@@ -27,7 +28,6 @@ import (
 	"github.com/clawdhq/clawd/runtime/monitors"
 	"github.com/clawdhq/clawd/runtime/selfrepair"
 	"github.com/clawdhq/clawd/tray"
-	"github.com/clawdhq/clawd/tray/icons"
 	"github.com/clawdhq/clawd/tray/notify"
 )
 

@@ -20,9 +20,9 @@ import (
 	"github.com/clawdhq/clawd/installers"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/present"
 )
 
 type statusOptions struct {

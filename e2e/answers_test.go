@@ -226,7 +226,7 @@ func TestAnswersClaude(t *testing.T) {
 	// Send.
 	p = askNow(askTrayMarker)
 	root := waitMenu(ctx, t, item, "Needs you (1)")
-	request := labelWith(t, root, "Claude Code asks: Which database should we use?")
+	request := labelWith(t, root, "project asks: Which database should we use?")
 	picks := []string{"SQLite — Embedded, zero setup", "Auth — Login and sessions", "Search, full text — A label with a comma", "Go — Compiled"}
 	for _, label := range picks {
 		if err := item.ClickPath(ctx, request, label); err != nil {
@@ -263,7 +263,7 @@ func TestAnswersClaude(t *testing.T) {
 	}
 	plan(1)
 	root = waitMenu(ctx, t, item, "Needs you (1)")
-	request = labelWith(t, root, "Claude Code: review the plan")
+	request = labelWith(t, root, "project: review the plan")
 	if root.FindPath(request, "1. Add a table.") == nil {
 		t.Errorf("the plan's submenu does not show its lines:\n%s", root)
 	}

@@ -407,7 +407,7 @@ func TestClaudeSessionLifecycle(t *testing.T) {
 	defer cancel()
 	const marker = "E2E_LIFECYCLE"
 	const title = "Please " + marker + " now"
-	const trayThinking = `"Claude Code (headless) · ` + title + ` — thinking · now"`
+	const trayThinking = `"project (headless) · ` + title + ` · thinking · now"`
 	w := newWorld(t)
 	// The runtime runs as on a desktop, with its tray and notifications
 	// on the world's private session bus (Linux).

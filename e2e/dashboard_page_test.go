@@ -15,9 +15,9 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // pageFocus hands on what the dashboard asked to bring to the front.

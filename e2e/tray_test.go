@@ -17,12 +17,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clawdhq/clawd/internal/fakedesktop"
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // The tray tests run `clawd serve` without --headless on a private D-Bus
@@ -193,7 +194,7 @@ func iconNamed(t *testing.T, px fakedesktop.Pixmap) (icons.Name, float64) {
 	t.Helper()
 	got := px.Image()
 	best, bestDist := icons.Name(""), -1.0
-	for _, n := range icons.All() {
+	for _, n := range slices.Concat(icons.All(), icons.Counts()) {
 		img, err := png.Decode(bytes.NewReader(icons.PNG(n)))
 		if err != nil {
 			t.Fatal(err)
@@ -356,13 +357,13 @@ func TestTray(t *testing.T) {
 	w.hook(ctx, "SessionStart", sid)
 	w.hook(ctx, "UserPromptSubmit", sid)
 	waitIcon(ctx, t, item, icons.Thinking)
-	waitMenu(ctx, t, item, "Claude Code · CAPTURE_ALL please — thinking · now")
+	waitMenu(ctx, t, item, "project · CAPTURE_ALL please · thinking · now")
 
 	// A permission request: the hook blocks, the icon says "needs you", a
 	// notification names the agent and the command, and Allow in the menu
 	// is what the hook prints.
 	perm := w.startHook(ctx, "PermissionRequest", sid)
-	waitIcon(ctx, t, item, icons.NeedsYou)
+	waitIcon(ctx, t, item, icons.NeedsYouCount(1))
 	n := waitNotify(ctx, t, w.desktop, "for the permission request", func(n fakedesktop.Notification) bool {
 		return strings.Contains(n.Summary, "needs you")
 	})

@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/focus"
+	"github.com/clawdhq/clawd/internal/icons"
+	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
-	"github.com/clawdhq/clawd/tray/focus"
-	"github.com/clawdhq/clawd/tray/icons"
-	"github.com/clawdhq/clawd/tray/present"
 )
 
 // Doctor checks an agent's hook setup and repairs it, for the dashboard's

@@ -1,9 +1,9 @@
 package runtime
 
 import (
+	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/present"
 )
 
 // dashAsks is what a request card shows of a question or a plan, each

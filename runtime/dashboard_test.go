@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
-	"github.com/clawdhq/clawd/tray/focus"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // dashEnv is a runtime with every part of the dashboard: automations,

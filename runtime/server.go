@@ -23,13 +23,13 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
 	"github.com/clawdhq/clawd/runtime/history"
 	"github.com/clawdhq/clawd/statemachine"
-	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // Config configures a Server.

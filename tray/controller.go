@@ -6,8 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/focus"
+	"github.com/clawdhq/clawd/internal/repo"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // ui is the platform tray the controller drives: systray in the binary,
@@ -39,11 +40,21 @@ type controller struct {
 	view  client.View    // what menu shows
 	picks Picks          // options ticked and not sent yet
 	wg    sync.WaitGroup // side effects started by clicks
+
+	folders map[string]string // the sessions' folders named, by cwd
+
+	// login is the login entry as last read; loginC brings a read's
+	// result to the loop, loginBusy says one runs (a click or a refresh
+	// waits for it).
+	login     AutostartState
+	loginC    chan AutostartState
+	loginBusy bool
 }
 
 func newController(o Options, u ui, clicks <-chan string) *controller {
 	o.defaults()
-	return &controller{o: o, ui: u, clicks: clicks, picks: Picks{}}
+	return &controller{o: o, ui: u, clicks: clicks, picks: Picks{},
+		folders: map[string]string{}, loginC: make(chan AutostartState, 1)}
 }
 
 // run shows the menu and keeps it current until ctx ends.
@@ -51,6 +62,7 @@ func (c *controller) run(ctx context.Context) {
 	changes, cancel := c.o.Runtime.Subscribe(256)
 	defer cancel()
 	defer c.wg.Wait()
+	c.readLogin(ctx, nil)
 	c.render()
 	refresh := time.NewTicker(refreshEvery)
 	defer refresh.Stop()
@@ -77,6 +89,12 @@ func (c *controller) run(ctx context.Context) {
 			settleC = nil
 			c.render()
 		case <-refresh.C:
+			// The entry may have changed under the menu (clawd
+			// autostart disable): read it again with the ages.
+			c.readLogin(ctx, nil)
+			c.render()
+		case st := <-c.loginC:
+			c.login, c.loginBusy = st, false
 			c.render()
 		case <-pauseC:
 			pauseEnd = nil
@@ -96,7 +114,9 @@ func (c *controller) run(ctx context.Context) {
 func (c *controller) render() {
 	c.view = c.o.Runtime.View()
 	c.prunePicks()
-	c.menu = Build(View{View: c.view, Now: c.o.Now(), Dashboard: c.o.Dashboard != nil, Printer: c.o.Printer, Picks: c.picks})
+	c.nameFolders()
+	c.menu = Build(View{View: c.view, Now: c.o.Now(), Dashboard: c.o.Dashboard != nil, Printer: c.o.Printer, Picks: c.picks,
+		Folders: c.folders, Autostart: c.login})
 	c.ui.Apply(c.menu)
 }
 
@@ -142,9 +162,68 @@ func (c *controller) click(ctx context.Context, key string) {
 		if c.o.Dashboard != nil {
 			c.async(ctx, "open dashboard", c.o.Dashboard)
 		}
+	case ActAutostart:
+		// The box as the person saw it: checked turns the entry off.
+		on := !it.Checked
+		c.readLogin(ctx, func(ctx context.Context) error { return c.o.LoginEntry.Set(ctx, on) })
 	case ActQuit:
 		c.o.Log.Info("quit from the tray menu")
 		c.o.Quit()
+	}
+}
+
+// readLogin reads the login entry off the loop, after running change
+// when there is one, and hands the result to the loop (loginC). While one
+// runs another is not started: a click then does nothing, as on an item
+// that is gone.
+func (c *controller) readLogin(ctx context.Context, change func(context.Context) error) {
+	e := c.o.LoginEntry
+	if e == nil || c.loginBusy {
+		return
+	}
+	c.loginBusy = true
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		tctx, cancel := context.WithTimeout(ctx, sideEffectTimeout)
+		defer cancel()
+		var st AutostartState
+		if change != nil {
+			if err := change(tctx); err != nil {
+				c.o.Log.Warn("start at login not changed", "err", err)
+				st.Err = err.Error()
+			}
+		}
+		s, err := e.Status(tctx)
+		if err != nil {
+			c.o.Log.Info("start at login: entry not read", "err", err)
+			st.Err = err.Error()
+		}
+		st.Known, st.On, st.Stale = true, s.Enabled, s.Stale
+		select {
+		case c.loginC <- st:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// maxFolders bounds the folder names kept; past it they are found again.
+const maxFolders = 512
+
+// nameFolders names each local session's folder by its repository
+// (internal/repo), once per folder. A remote machine's path means nothing
+// here: it is named by itself.
+func (c *controller) nameFolders() {
+	if len(c.folders) > maxFolders {
+		clear(c.folders)
+	}
+	for _, s := range c.view.Sessions {
+		if s.Host != "" || s.Cwd == "" {
+			continue
+		}
+		if _, ok := c.folders[s.Cwd]; !ok {
+			c.folders[s.Cwd] = repo.Name(s.Cwd, repo.Root(s.Cwd))
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package tray
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,10 +12,11 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/internal/autostart"
+	"github.com/clawdhq/clawd/internal/focus"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // recordUI is the tray as the controller sees it, recording every menu.
@@ -76,7 +79,7 @@ type trayEnv struct {
 	opened  chan struct{}
 }
 
-func startTray(t *testing.T) *trayEnv {
+func startTray(t *testing.T, mods ...func(*Options)) *trayEnv {
 	t.Helper()
 	env := &trayEnv{ui: newRecordUI(), clicks: make(chan string), quit: make(chan struct{}, 1), focused: make(chan focus.Target, 4), opened: make(chan struct{}, 1)}
 	env.srv = runtime.New(runtime.Config{Home: t.TempDir(), Alive: func(int) bool { return true }})
@@ -88,7 +91,7 @@ func startTray(t *testing.T) *trayEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { env.srv.Serve(ctx, nil, ln) })
-	c := newController(Options{
+	o := Options{
 		Runtime: env.srv,
 		Quit:    func() { env.quit <- struct{}{} },
 		Focus: func(ctx context.Context, tg focus.Target) error {
@@ -99,7 +102,13 @@ func startTray(t *testing.T) *trayEnv {
 			env.opened <- struct{}{}
 			return nil
 		},
-	}, env.ui, env.clicks)
+		// Not this machine's login entry: a test that wants one gives it.
+		NoLoginEntry: true,
+	}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	c := newController(o, env.ui, env.clicks)
 	wg.Go(func() { c.run(ctx) })
 	t.Cleanup(func() {
 		cancel()
@@ -159,7 +168,7 @@ func TestControllerFollowsTheRuntime(t *testing.T) {
 
 	// A permission request shows up, and Allow in the menu answers it.
 	ans := env.ask(t, "s1", "npm test")
-	m := env.ui.waitMenu(t, "the request", func(m Menu) bool { return m.Icon == icons.NeedsYou && hasKey(m, "pending-header") })
+	m := env.ui.waitMenu(t, "the request", func(m Menu) bool { return m.Icon == icons.NeedsYouCount(1) && hasKey(m, "pending-header") })
 	var id string
 	for _, it := range m.Items {
 		if rest, ok := strings.CutPrefix(it.Key, "request:"); ok {
@@ -252,5 +261,72 @@ func TestNoFocusForARemoteSession(t *testing.T) {
 	c.wg.Wait()
 	if len(got) != 1 || got[0].PID != 7 {
 		t.Errorf("focused %+v, want the local session only", got)
+	}
+}
+
+// tempLoginEntry is internal/autostart's entry under a temporary home,
+// without a systemd user manager (systemctl fails): the XDG autostart
+// file, $XDG_CONFIG_HOME/autostart/clawd.desktop.
+func tempLoginEntry(t *testing.T) (LoginEntry, string) {
+	t.Helper()
+	home, cfg := t.TempDir(), t.TempDir()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := autostart.Options{Home: home, Binary: bin, ClawdHome: filepath.Join(home, ".clawd"),
+		Getenv: func(k string) string {
+			if k == "XDG_CONFIG_HOME" {
+				return cfg
+			}
+			return ""
+		},
+		Run: func(ctx context.Context, name string, args ...string) ([]byte, error) {
+			return nil, errors.New("no " + name + " here")
+		}}
+	return loginEntry{o}, o.DesktopPath()
+}
+
+// TestControllerStartAtLogin: "Start at login" shows the entry as it is,
+// writes it when clicked unchecked and removes it when clicked checked,
+// the check mark following the file.
+func TestControllerStartAtLogin(t *testing.T) {
+	entry, path := tempLoginEntry(t)
+	env := startTray(t, func(o *Options) { o.LoginEntry = entry })
+	login := func(m Menu) Item { it, _ := findItem(m.Items, "autostart"); return it }
+	env.ui.waitMenu(t, "Start at login unchecked", func(m Menu) bool { it := login(m); return it.Checkbox && !it.Checked })
+
+	env.click(t, "autostart")
+	env.ui.waitMenu(t, "Start at login checked", func(m Menu) bool { return login(m).Checked })
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("after Start at login: %v", err)
+	}
+	bin, _ := os.Executable()
+	if !strings.Contains(string(data), bin+" serve") {
+		t.Errorf("%s =\n%s\nwant it to start %s serve", path, data, bin)
+	}
+
+	env.click(t, "autostart")
+	env.ui.waitMenu(t, "Start at login unchecked again", func(m Menu) bool { it := login(m); return it.Checkbox && !it.Checked })
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after unchecking Start at login, %s: %v, want it gone", path, err)
+	}
+}
+
+// TestDefaultLoginEntry: the default entry is the one `clawd autostart
+// enable` writes from this binary, under the person's home.
+func TestDefaultLoginEntry(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	e, ok := defaultLoginEntry("rel/home").(loginEntry)
+	if !ok {
+		t.Fatalf("defaultLoginEntry = %#v, want a loginEntry", defaultLoginEntry("rel/home"))
+	}
+	bin, _ := os.Executable()
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	if e.o.Binary != bin || e.o.Home != os.Getenv("HOME") || !filepath.IsAbs(e.o.ClawdHome) || e.o.Getenv == nil {
+		t.Errorf("defaultLoginEntry = %+v, want this binary %s, $HOME and an absolute clawd home", e.o, bin)
 	}
 }

@@ -32,3 +32,28 @@ func TestTrayIsAClient(t *testing.T) {
 		t.Errorf("go list -deps ./tray/... has %s: the tray is to be a client of the runtime, with client types only", server)
 	}
 }
+
+// trayPkgs are the packages of clawd's tray/ among deps.
+func trayPkgs(deps []string) []string {
+	const tray = "github.com/clawdhq/clawd/tray"
+	var out []string
+	for _, d := range deps {
+		if d == tray || strings.HasPrefix(d, tray+"/") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestRuntimeImportsNoTray: the runtime is below the tray, which is one
+// of its clients; what both need of the desktop (internal/present,
+// internal/icons, internal/focus) lives under internal/. No package of
+// runtime/ imports one of tray/, directly or not.
+func TestRuntimeImportsNoTray(t *testing.T) {
+	if len(trayPkgs(deps(t, "../cmd"))) == 0 {
+		t.Fatal("go list -deps ../cmd lists no package of tray/: the check below would prove nothing")
+	}
+	if got := trayPkgs(deps(t, "../runtime/...")); len(got) > 0 {
+		t.Errorf("go list -deps ./runtime/... has %v: the runtime must not import the tray's packages", got)
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // fyne.io/systray (v1.12.2) turns the icon into the StatusNotifierItem's

@@ -9,7 +9,7 @@ import (
 	"image/png"
 	"testing"
 
-	"github.com/clawdhq/clawd/tray/icons"
+	"github.com/clawdhq/clawd/internal/icons"
 )
 
 // systrayPixmap is fyne.io/systray v1.12.2's conversion of icon bytes to

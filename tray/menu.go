@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/icons"
+	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
-	"github.com/clawdhq/clawd/tray/icons"
-	"github.com/clawdhq/clawd/tray/present"
 )
 
 // View is everything the menu shows: the runtime's View, the time the
@@ -27,6 +28,28 @@ type View struct {
 	Dashboard bool
 	// Picks are the options ticked in the menu, not sent yet.
 	Picks Picks
+	// Folders name the sessions' folders by their repository
+	// ("web-frontend/src"), by Cwd; a folder missing here is named by
+	// its last element. The controller fills it (it looks on disk, Build
+	// does not).
+	Folders map[string]string
+	// Autostart is the login entry, as last read; the menu offers "Start
+	// at login" once it is known.
+	Autostart AutostartState
+}
+
+// AutostartState is what the login entry was found to be.
+type AutostartState struct {
+	// Known: the entry was read (the menu shows the item).
+	Known bool
+	// On: an entry starts this clawd at login.
+	On bool
+	// Stale says why an entry there no longer starts this clawd ("" when
+	// it does, or there is none); the item is unchecked then, and a click
+	// writes it again.
+	Stale string
+	// Err is why the last read or change failed.
+	Err string
 }
 
 // ActionKind is what clicking a menu item does.
@@ -44,6 +67,7 @@ const (
 	ActDashboard             // open the web dashboard in the browser
 	ActQuit                  // stop the runtime and the tray
 	ActPick                  // tick or untick a question's option (Pick)
+	ActAutostart             // turn "Start at login" on or off
 )
 
 // Action is a menu item's effect.
@@ -101,10 +125,18 @@ const (
 	// PauseFor is how long "Pause notifications" lasts.
 	PauseFor = client.PauseFor
 	// maxLabel keeps labels to what a menu shows without wrapping.
-	maxLabel = 80
+	maxLabel = 64
+	// maxFolder bounds the folder that starts a label, so what the
+	// session does keeps its room.
+	maxFolder = 28
 )
 
 // Build turns a View into the menu. It is pure: same View, same Menu.
+//
+// What wants the person comes first: "Needs you (N)" with the requests,
+// then "Open dashboard"; then the summary and the sessions, most urgent
+// first; the settings and Quit last. Every session's and request's label
+// starts with where it runs, the folder named by its repository.
 func Build(v View) Menu {
 	sessions := slices.Clone(v.Sessions)
 	present.Sort(sessions)
@@ -115,25 +147,30 @@ func Build(v View) Menu {
 
 	p := v.Printer
 	m := Menu{Icon: iconFor(v), Tooltip: Tooltip(v)}
-	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
-	for _, in := range v.Integrations {
-		if in.State == client.IntegrationNeedsManualFix {
-			m.Items = append(m.Items, Item{Key: "integration:" + in.Agent,
-				Label:   text.Line(p.T("tray.manual_fix", present.AgentName(in.Agent)), maxLabel),
-				Tooltip: text.Line(in.Detail, 0)})
-		}
-	}
-
 	if len(v.Permissions) > 0 {
-		m.Items = append(m.Items, sep("sep-pending"),
-			Item{Key: "pending-header", Label: p.N("tray.needs_you", len(v.Permissions))})
+		m.Items = append(m.Items, Item{Key: "pending-header", Label: p.N("tray.needs_you", len(v.Permissions))})
 		for i, r := range v.Permissions {
 			if i == MaxRequests {
 				m.Items = append(m.Items, Item{Key: "pending-more",
 					Label: p.N("tray.pending_more", len(v.Permissions)-MaxRequests)})
 				break
 			}
-			m.Items = append(m.Items, withCard(p, r, v.Now, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title), v.Picks)))
+			m.Items = append(m.Items, requestItem(p, r, ref(byKey, r.Agent, r.SessionID, r.Cwd, r.Title), v.Picks, v.Now))
+		}
+	}
+	if v.Dashboard {
+		m.Items = append(m.Items, Item{Key: "dashboard", Label: p.T("tray.dashboard"), Enabled: true,
+			Tooltip: p.T("tray.dashboard_tip"), Action: Action{Kind: ActDashboard}})
+	}
+	if len(m.Items) > 0 {
+		m.Items = append(m.Items, sep("sep-summary"))
+	}
+	m.Items = append(m.Items, Item{Key: "summary", Label: m.Tooltip})
+	for _, in := range v.Integrations {
+		if in.State == client.IntegrationNeedsManualFix {
+			m.Items = append(m.Items, Item{Key: "integration:" + in.Agent,
+				Label:   text.Line(p.T("tray.manual_fix", present.AgentName(in.Agent)), maxLabel),
+				Tooltip: text.Line(in.Detail, 0)})
 		}
 	}
 
@@ -152,15 +189,15 @@ func Build(v View) Menu {
 		r := ref(byKey, s.Agent, s.SessionID, s.Cwd, s.Title)
 		it := Item{
 			Key:     "session:" + s.Agent + "/" + s.SessionID,
-			Label:   sessionLabel(p, s, v.Now),
-			Tooltip: text.Line(s.Cwd, 0),
+			Label:   sessionLabel(p, s, v.Folders, v.Now),
+			Tooltip: joinLine(" · ", sessionWho(p, s), s.Title, s.Cwd),
 			Enabled: true,
 			Action:  Action{Kind: ActFocus, Session: r},
 		}
 		if s.Host != "" {
 			// Its terminal is on another machine: nothing to click.
 			it.Enabled, it.Action = false, Action{}
-			it.Tooltip = p.T("tray.on_host", text.Line(s.Host, 0), text.Line(s.Cwd, 0))
+			it.Tooltip = joinLine(" · ", sessionWho(p, s), p.T("tray.on_host", text.Line(s.Host, 0), text.Line(s.Cwd, 0)))
 		}
 		m.Items = append(m.Items, it)
 	}
@@ -171,7 +208,7 @@ func Build(v View) Menu {
 			if l.Error != "" {
 				label += " (" + text.Line(l.Error, 0) + ")"
 			}
-			m.Items = append(m.Items, Item{Key: "remote:" + l.Profile, Label: clip(label)})
+			m.Items = append(m.Items, Item{Key: "remote:" + l.Profile, Label: clip(label), Tooltip: text.Line(l.Error, 0)})
 		}
 	}
 
@@ -186,9 +223,16 @@ func Build(v View) Menu {
 		m.Items = append(m.Items, Item{Key: "pause", Enabled: true, Action: Action{Kind: ActPause},
 			Label: p.T("tray.pause")})
 	}
-	if v.Dashboard {
-		m.Items = append(m.Items, Item{Key: "dashboard", Label: p.T("tray.dashboard"), Enabled: true,
-			Tooltip: p.T("tray.dashboard_tip"), Action: Action{Kind: ActDashboard}})
+	if a := v.Autostart; a.Known {
+		tip := p.T("tray.autostart_tip")
+		switch {
+		case a.Err != "":
+			tip = text.Line(a.Err, 0)
+		case a.Stale != "":
+			tip = p.T("tray.autostart_stale", text.Line(a.Stale, 0))
+		}
+		m.Items = append(m.Items, Item{Key: "autostart", Label: p.T("tray.autostart"), Enabled: true,
+			Checkbox: true, Checked: a.On && a.Stale == "", Tooltip: tip, Action: Action{Kind: ActAutostart}})
 	}
 	m.Items = append(m.Items,
 		Item{Key: "config", Label: p.T("tray.config"), Enabled: true, Action: Action{Kind: ActOpenConfig}},
@@ -210,23 +254,21 @@ func ref(byKey map[[2]string]client.SessionView, agent, id, cwd, title string) S
 	return r
 }
 
-func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef, picks Picks) Item {
-	agent := present.Requester(pr, p)
-	where := present.Place(p.Title, p.Cwd)
+func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef, picks Picks, now time.Time) Item {
 	key := "request:" + p.ID
+	where := cmp.Or(text.Line(p.Folder, 0), present.Place("", p.Cwd), text.Line(p.Title, 0), present.Requester(pr, p))
+	where = text.Line(where, maxFolder)
+	tail := joinLine(" · ", present.Waited(pr, p, now), present.Subagent(pr, p))
 	var label string
 	switch p.Kind {
 	case client.KindQuestion:
-		label = pr.T("tray.asks", agent, p.Summary)
+		label = fitLabel(func(what string) string { return joinLine(" · ", pr.T("tray.asks", where, what), tail) }, p.Summary)
 	case client.KindPlan:
-		label = pr.T("tray.review_plan", agent)
+		label = clip(joinLine(" · ", pr.T("tray.review_plan", where), tail))
 	default:
-		label = agent + " · " + present.RequestSummary(p)
+		label = fitLabel(func(what string) string { return joinLine(" · ", where, what, tail) }, present.RequestWhat(p))
 	}
-	if where != "" {
-		label += " — " + where
-	}
-	it := Item{Key: key, Label: clip(label), Tooltip: text.Line(p.Summary, 0), Enabled: true}
+	it := Item{Key: key, Label: label, Tooltip: present.RequestTooltip(pr, p), Enabled: true}
 	decide := func(sub, label string, d client.DecisionBody) Item {
 		d.Via = "tray"
 		return Item{Key: key + ":" + sub, Label: clip(label), Enabled: true,
@@ -259,35 +301,68 @@ func requestItem(pr i18n.Printer, p client.PermissionView, r SessionRef, picks P
 	return it
 }
 
-// withCard labels a permission request's item as its card reads in one
-// line, where it runs, what it would do and how long it has waited ("shop/api
-// · Bash: npm test · 3m"), with who asks and the rest on hover.
-func withCard(pr i18n.Printer, p client.PermissionView, now time.Time, it Item) Item {
-	if p.Kind != client.KindPermission {
-		return it
+// sessionLabel is a session in one line, where it runs first: "web-frontend
+// · fix login · working (Bash) · 10s"; the title is what gives way to
+// keep the line within maxLabel.
+func sessionLabel(p i18n.Printer, s client.SessionView, folders map[string]string, now time.Time) string {
+	where := ""
+	if s.Cwd != "" {
+		where = cmp.Or(folders[s.Cwd], present.Place("", s.Cwd))
 	}
-	it.Label = clip(present.RequestLine(pr, p, now))
-	it.Tooltip = present.RequestTooltip(pr, p)
-	return it
-}
-
-func sessionLabel(p i18n.Printer, s client.SessionView, now time.Time) string {
-	label := present.AgentName(s.Agent)
-	if s.Headless {
-		label += p.T("tray.headless")
+	title := text.Line(s.Title, 0)
+	if where == "" {
+		where, title = title, ""
 	}
+	where = text.Line(where, maxFolder)
 	if s.Host != "" {
-		label += " @" + text.Line(s.Host, 0)
+		where += " @" + text.Line(s.Host, maxFolder)
 	}
-	if p := present.Place(s.Title, s.Cwd); p != "" {
-		label += " · " + p
+	if s.Headless {
+		where += p.T("tray.headless")
 	}
-	label += " — " + present.StatusLabel(p, s, now)
+	status := present.StatusLabel(p, s, now)
 	// A finished turn's label says when already ("done 3m ago").
 	if present.SessionStatus(s) != present.Done || s.OutcomeAt.IsZero() {
-		label += " · " + present.Age(p, now.Sub(s.UpdatedAt))
+		status += " · " + present.Age(p, now.Sub(s.UpdatedAt))
 	}
-	return clip(label)
+	return fitLabel(func(t string) string { return joinLine(" · ", where, t, status) }, title)
+}
+
+// sessionWho is who runs a session, for its tooltip: "Claude Code
+// (headless)".
+func sessionWho(p i18n.Printer, s client.SessionView) string {
+	who := present.AgentName(s.Agent)
+	if s.Headless {
+		who += p.T("tray.headless")
+	}
+	return who
+}
+
+// fitLabel is the label line(flex), with flex cut (with an ellipsis) as
+// far as needed for the whole to fit in maxLabel runes, so what comes
+// after it (a status, an age) stays in view.
+func fitLabel(line func(flex string) string, flex string) string {
+	flex = text.Line(flex, 0)
+	l := line(flex)
+	if over := utf8.RuneCountInString(l) - maxLabel; over > 0 {
+		keep := max(utf8.RuneCountInString(flex)-over, minFlex)
+		l = line(text.Line(flex, keep))
+	}
+	return clip(l)
+}
+
+// minFlex is the least fitLabel keeps of the part it cuts.
+const minFlex = 8
+
+// joinLine joins the parts that are not empty, each made one safe line.
+func joinLine(sep string, parts ...string) string {
+	var out []string
+	for _, s := range parts {
+		if s = text.Line(s, 0); s != "" {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, sep)
 }
 
 // clip is a menu label: one line by internal/text's policy, at most
@@ -353,7 +428,8 @@ func Tooltip(v View) string {
 
 // iconFor picks the icon: do-not-disturb overrides everything (the person
 // asked for quiet and requests go to the agents' own prompts); otherwise
-// the display state, with a question told apart from a permission.
+// the display state, with a question told apart from a permission and the
+// needs-you icon carrying the number of requests that wait.
 func iconFor(v View) icons.Name {
 	if v.DND {
 		return icons.DND
@@ -370,10 +446,16 @@ func iconFor(v View) icons.Name {
 		return icons.Question
 	}
 	if n, ok := present.StateIcon(v.DisplayState); ok {
+		if n == icons.NeedsYou {
+			// The icon carries how many requests wait, as the
+			// "Needs you (N)" line counts them.
+			return icons.NeedsYouCount(len(v.Permissions))
+		}
 		return n
 	}
 	if hasPermission {
-		return icons.NeedsYou // a headless session's request, held by policy "ask"
+		// A headless session's request, held by policy "ask".
+		return icons.NeedsYouCount(len(v.Permissions))
 	}
 	if hasQuestion {
 		return icons.Question

@@ -2,13 +2,14 @@ package tray
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
 
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -90,10 +91,8 @@ func TestBuild(t *testing.T) {
 				p.Suggestions = []string{"Allow Bash(npm test:*) in this project"}
 			}),
 		}}},
-		icon: icons.NeedsYou,
+		icon: icons.NeedsYouCount(1),
 		want: []string{
-			"clawd: 1 needs you, 1 failed, 2 working, 1 idle (off)",
-			"-",
 			"Needs you (1) (off)",
 			"wait · Bash: npm test · 2m",
 			"  Allow",
@@ -101,13 +100,15 @@ func TestBuild(t *testing.T) {
 			"  Allow Bash(npm test:*) in this project",
 			"  Answer in terminal",
 			"-",
+			"clawd: 1 needs you, 1 failed, 2 working, 1 idle (off)",
+			"-",
 			"Sessions (6) (off)",
-			"Claude Code · wait — needs you · 2m",
-			"Claude Code · boom — failed · now",
-			"Claude Code · fix login — working (Bash) · 10s",
-			"Claude Code · sub — juggling 2 subagents · 1m",
-			"Claude Code (headless) · ci — working · now",
-			"Claude Code · idle1 — idle · 3h",
+			"wait · needs you · 2m",
+			"boom · failed · now",
+			"work · fix login · working (Bash) · 10s",
+			"sub · juggling 2 subagents · 1m",
+			"ci (headless) · working · now",
+			"idle1 · idle · 3h",
 			"-",
 			"[ ] Do Not Disturb",
 			"Pause notifications for 1 h",
@@ -144,14 +145,14 @@ func TestBuild(t *testing.T) {
 			"clawd: 1 needs you, 1 question, 1 failed, 2 working, 2 done, 1 idle (off)",
 			"-",
 			"Sessions (8) (off)",
-			"Claude Code · wait — needs you · 1m",
-			"Claude Code · ask — has a question · now",
-			"Claude Code · boom — failed: API Error: 429 rate limited · 2m",
-			"Claude Code · work — working (Bash) · now",
-			"Claude Code · think — thinking · now",
-			"Claude Code · fresh — done just now",
-			"Claude Code · done — done 3m ago",
-			"Claude Code · idle — idle · 1h",
+			"wait · needs you · 1m",
+			"ask · has a question · now",
+			"boom · failed: API Error: 429 rate limited · 2m",
+			"work · working (Bash) · now",
+			"think · thinking · now",
+			"fresh · done just now",
+			"done · done 3m ago",
+			"idle · idle · 1h",
 			"-",
 			"[ ] Do Not Disturb",
 			"Pause notifications for 1 h",
@@ -169,22 +170,22 @@ func TestBuild(t *testing.T) {
 			}),
 			perm("p3", "claude", "other", client.KindPlan),
 		}}},
-		icon: icons.NeedsYou,
+		icon: icons.NeedsYouCount(2),
 		want: []string{
-			"clawd: 1 question (off)",
-			"-",
 			"Needs you (2) (off)",
-			"Claude Code asks: Which colour? — pick a colour",
+			"q asks: Which colour? · 2m",
 			"  • Red (off)",
 			"  • Blue (off)",
 			"  Answer in terminal",
-			"Claude Code: review the plan — other",
+			"other: review the plan · 2m",
 			"  Approve plan",
 			"  Keep planning",
 			"  Answer in terminal",
 			"-",
+			"clawd: 1 question (off)",
+			"-",
 			"Sessions (1) (off)",
-			"Claude Code · pick a colour — needs you · now",
+			"q · pick a colour · needs you · now",
 			"-",
 			"[ ] Do Not Disturb",
 			"Pause notifications for 1 h",
@@ -206,16 +207,14 @@ func TestBuild(t *testing.T) {
 			perm("p3", "claude", "w", client.KindPermission),
 			perm("p4", "claude", "w", client.KindPermission, func(p *client.PermissionView) { p.SubagentType = "reviewer" }),
 		}}},
-		icon: icons.NeedsYou,
+		icon: icons.NeedsYouCount(4),
 		want: []string{
-			"clawd: 1 question (off)",
-			"-",
 			"Needs you (4) (off)",
 			"w · Bash: npm test · 2m · subagent: Explore",
 			"  Allow",
 			"  Deny",
 			"  Answer in terminal",
-			"Claude Code (subagent: afc8) asks: Which? — w",
+			"w asks: Which? · 2m · subagent: afc8",
 			"  Answer in terminal",
 			"w · Bash: npm test · 2m",
 			"  Allow",
@@ -226,8 +225,10 @@ func TestBuild(t *testing.T) {
 			"  Deny",
 			"  Answer in terminal",
 			"-",
+			"clawd: 1 question (off)",
+			"-",
 			"Sessions (1) (off)",
-			"Claude Code · w — needs you · now",
+			"w · needs you · now",
 			"-",
 			"[ ] Do Not Disturb",
 			"Pause notifications for 1 h",
@@ -250,10 +251,10 @@ func TestBuild(t *testing.T) {
 			"clawd: 1 working (off)",
 			"-",
 			"Sessions (1) (off)",
-			"Claude Code @box · deploy — working · now (off)",
+			"box:r1 @box · deploy · working · now (off)",
 			"-",
 			"Remote box: up (off)",
-			"Remote wsl:Ubuntu: down (listen on 127.0.0.1:41000: address in use) (off)",
+			"Remote wsl:Ubuntu: down (listen on 127.0.0.1:41000: address in… (off)",
 			"-",
 			"[ ] Do Not Disturb",
 			"Pause notifications for 1 h",
@@ -268,14 +269,15 @@ func TestBuild(t *testing.T) {
 		}}}},
 		icon: icons.DND,
 		want: []string{
+			"Open dashboard",
+			"-",
 			"clawd: 1 done · do not disturb (off)",
 			"-",
 			"Sessions (1) (off)",
-			"Claude Code · d — done · now",
+			"d · done · now",
 			"-",
 			"[x] Do Not Disturb",
 			"Resume notifications (paused until " + t0.Add(30*time.Minute).Local().Format("15:04") + ")",
-			"Open dashboard",
 			"Open config folder",
 			"-",
 			"Quit clawd",
@@ -291,8 +293,8 @@ func TestBuild(t *testing.T) {
 			if m.Icon != tt.icon {
 				t.Errorf("Build(%s) icon = %s, want %s", tt.name, m.Icon, tt.icon)
 			}
-			if m.Tooltip != strings.TrimSuffix(got[0], " (off)") {
-				t.Errorf("Build(%s) tooltip = %q, want the summary line %q", tt.name, m.Tooltip, got[0])
+			if sum, _ := findItem(m.Items, "summary"); m.Tooltip != sum.Label {
+				t.Errorf("Build(%s) tooltip = %q, want the summary line %q", tt.name, m.Tooltip, sum.Label)
 			}
 		})
 	}
@@ -411,10 +413,12 @@ func TestIconFor(t *testing.T) {
 		{"attention", nil, false, icons.Done},
 		{"notification", nil, false, icons.NeedsYou},
 		{"error", nil, false, icons.Error},
-		{"waiting", []client.PermissionView{p}, false, icons.NeedsYou},
+		{"waiting", nil, false, icons.NeedsYou},
+		{"waiting", []client.PermissionView{p}, false, icons.NeedsYouCount(1)},
 		{"waiting", []client.PermissionView{q}, false, icons.Question},
-		{"waiting", []client.PermissionView{q, p}, false, icons.NeedsYou},
-		{"sleeping", []client.PermissionView{p}, false, icons.NeedsYou},
+		{"waiting", []client.PermissionView{q, p}, false, icons.NeedsYouCount(2)},
+		{"waiting", slices.Repeat([]client.PermissionView{p}, 12), false, "needs-you-9plus"},
+		{"sleeping", []client.PermissionView{p}, false, icons.NeedsYouCount(1)},
 		{"waiting", []client.PermissionView{p}, true, icons.DND},
 		{"working", nil, true, icons.DND},
 	}
@@ -479,6 +483,104 @@ func TestBuildIntegrations(t *testing.T) {
 	for _, it := range m.Items[2:] {
 		if strings.HasPrefix(it.Key, "integration:") {
 			t.Errorf("menu shows %q: only a needed manual fix shows", it.Label)
+		}
+	}
+}
+
+// TestBuildOrder: what wants the person comes first, "Needs you (N)" with
+// the requests, then "Open dashboard"; with nothing pending the dashboard
+// is the first item.
+func TestBuildOrder(t *testing.T) {
+	v := View{Now: t0, Dashboard: true, View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+		sess("claude", "s1", "waiting", 0, func(s *client.SessionView) { s.Pending = 2 }),
+	}}, Permissions: []client.PermissionView{
+		perm("p1", "claude", "s1", client.KindPermission),
+		perm("p2", "claude", "s1", client.KindPermission),
+	}}}
+	keys := func(m Menu) []string {
+		var out []string
+		for _, it := range m.Items {
+			out = append(out, it.Key)
+		}
+		return out
+	}
+	got := keys(Build(v))
+	want := []string{"pending-header", "request:p1", "request:p2", "dashboard", "sep-summary", "summary"}
+	if len(got) < len(want) || strings.Join(got[:len(want)], " ") != strings.Join(want, " ") {
+		t.Errorf("Build with 2 requests: items start %q, want %q", got, want)
+	}
+	v.Permissions = nil
+	if got := keys(Build(v)); got[0] != "dashboard" || got[1] != "sep-summary" {
+		t.Errorf("Build with nothing pending: items %q, want Open dashboard first", got)
+	}
+}
+
+// TestBuildLabelsWhereFirst: a session's and a request's label start with
+// the folder, named by its repository, and stay within maxLabel by
+// cutting what they do, not the status and the age after it.
+func TestBuildLabelsWhereFirst(t *testing.T) {
+	long := "rm -rf " + strings.Repeat("node_modules/.cache/", 8)
+	v := View{Now: t0, Folders: map[string]string{"/src/web-frontend": "web-frontend"},
+		View: client.View{Snapshot: client.Snapshot{DisplayState: "waiting", Sessions: []client.SessionView{
+			sess("claude", "s1", "waiting", 3*time.Minute, func(s *client.SessionView) {
+				s.Cwd, s.Pending, s.Title = "/src/web-frontend", 1, "clean the build caches and "+strings.Repeat("then some more ", 6)
+			}),
+			sess("codex", "s2", "working", 0, func(s *client.SessionView) { s.Cwd, s.Tool = "/tmp/scratch", "Bash" }),
+		}}, Permissions: []client.PermissionView{
+			perm("p1", "claude", "s1", client.KindPermission, func(p *client.PermissionView) {
+				p.Folder, p.Summary, p.CreatedAt = "web-frontend", long, t0.Add(-3*time.Minute)
+			}),
+		}}}
+	m := Build(v)
+	for key, want := range map[string]struct{ prefix, suffix, tip string }{
+		"request:p1":        {"web-frontend · Bash: rm -rf node_modules/", "… · 3m", "Claude Code"},
+		"session:claude/s1": {"web-frontend · clean the build caches", "… · needs you · 3m", "Claude Code · clean the build caches"},
+		"session:codex/s2":  {"scratch · working (Bash) · now", "", "Codex · /tmp/scratch"},
+	} {
+		it, ok := findItem(m.Items, key)
+		if !ok {
+			t.Fatalf("no item %s in\n%s", key, strings.Join(outline(m.Items, 0), "\n"))
+		}
+		if !strings.HasPrefix(it.Label, want.prefix) || !strings.HasSuffix(it.Label, want.suffix) {
+			t.Errorf("label of %s = %q, want %q…%q", key, it.Label, want.prefix, want.suffix)
+		}
+		if n := len([]rune(it.Label)); n > maxLabel {
+			t.Errorf("label of %s has %d runes, want at most %d", key, n, maxLabel)
+		}
+		if !strings.HasPrefix(it.Tooltip, want.tip) {
+			t.Errorf("tooltip of %s = %q, want it to start with %q", key, it.Tooltip, want.tip)
+		}
+	}
+}
+
+// TestBuildAutostart: "Start at login" shows once the entry was read,
+// checked when an entry starts this clawd, unchecked with why when the
+// entry there starts another.
+func TestBuildAutostart(t *testing.T) {
+	base := View{Now: t0, View: client.View{Snapshot: client.Snapshot{DisplayState: "idle"}}}
+	for _, tt := range []struct {
+		name   string
+		st     AutostartState
+		want   string // outline line, "" for no item
+		tipHas string
+	}{
+		{"not read yet", AutostartState{}, "", ""},
+		{"off", AutostartState{Known: true}, "[ ] Start at login", "clawd autostart"},
+		{"on", AutostartState{Known: true, On: true}, "[x] Start at login", "clawd autostart"},
+		{"stale", AutostartState{Known: true, On: true, Stale: "its binary /old/clawd is gone"}, "[ ] Start at login", "/old/clawd is gone"},
+	} {
+		v := base
+		v.Autostart = tt.st
+		m := Build(v)
+		it, ok := findItem(m.Items, "autostart")
+		if tt.want == "" {
+			if ok {
+				t.Errorf("%s: menu has %q, want no Start at login", tt.name, it.Label)
+			}
+			continue
+		}
+		if !ok || outline([]Item{it}, 0)[0] != tt.want || it.Action.Kind != ActAutostart || !strings.Contains(it.Tooltip, tt.tipHas) {
+			t.Errorf("%s: item = %+v, want %q with a tooltip holding %q", tt.name, it, tt.want, tt.tipHas)
 		}
 	}
 }

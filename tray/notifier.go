@@ -11,10 +11,10 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/config"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 	"github.com/clawdhq/clawd/tray/notify"
-	"github.com/clawdhq/clawd/tray/present"
 )
 
 // Sender delivers notes to the desktop; *notify.Desktop is one.

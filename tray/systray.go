@@ -60,7 +60,7 @@ type sysUI struct {
 func (u *sysUI) Apply(m Menu) {
 	if string(m.Icon) != u.icon {
 		u.icon = string(m.Icon)
-		systray.SetIcon(iconBytes(m.Icon))
+		setIcon(m.Icon)
 	}
 	if m.Tooltip != u.tooltip {
 		u.tooltip = m.Tooltip

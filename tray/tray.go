@@ -20,10 +20,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/launch"
 	"github.com/clawdhq/clawd/runtime/client"
-	"github.com/clawdhq/clawd/tray/focus"
 )
 
 // Feed is what the notifier follows of the runtime; *runtime.Server has
@@ -63,6 +63,11 @@ type Options struct {
 	// Dashboard opens the web dashboard in the browser (a fresh login);
 	// nil: the menu does not offer it.
 	Dashboard func(ctx context.Context) error
+	// LoginEntry is what "Start at login" toggles; default the entry
+	// `clawd autostart enable` writes for this binary and Home. NoLoginEntry
+	// leaves the item out.
+	LoginEntry   LoginEntry
+	NoLoginEntry bool
 }
 
 // ErrUnavailable means this build has no tray.
@@ -84,5 +89,8 @@ func (o *Options) defaults() {
 	}
 	if o.Quit == nil {
 		o.Quit = func() {}
+	}
+	if o.LoginEntry == nil && !o.NoLoginEntry {
+		o.LoginEntry = defaultLoginEntry(o.Home)
 	}
 }

@@ -125,9 +125,9 @@ import (
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/boundedfile"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/internal/lazy"
 	"github.com/clawdhq/clawd/internal/tomlpos"
-	"github.com/clawdhq/clawd/tray/icons"
 )
 
 // FileName is the config file's name in the clawd home.

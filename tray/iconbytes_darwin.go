@@ -1,8 +1,0 @@
-//go:build darwin
-
-package tray
-
-import "github.com/clawdhq/clawd/tray/icons"
-
-// iconBytes is the tray icon in the format the platform takes: PNG.
-func iconBytes(n icons.Name) []byte { return icons.PNG(n) }
