@@ -222,8 +222,9 @@ func (w *world) checkRateLimited(t *testing.T, want int, mu *sync.Mutex, at *[]t
 	}
 }
 
-// checkNeedsYouOverFailed checks that the display and the first line of
-// `clawd status` say needs you, with the needs-you row above the failed
+// checkNeedsYouOverFailed checks that the display says needs you and the
+// first line of `clawd status` counts the one that needs you and the one
+// that failed, with the needs-you row above the failed
 // session's, which still reads failed with the reason.
 func (w *world) checkNeedsYouOverFailed(ctx context.Context, t *testing.T, failed string) {
 	t.Helper()
@@ -235,8 +236,8 @@ func (w *world) checkNeedsYouOverFailed(ctx context.Context, t *testing.T, faile
 		t.Errorf("clawd status --json: the failed session is %+v (found %v), want outcome failed with the reason", s, ok)
 	}
 	lines := w.statusLines(ctx)
-	if len(lines) == 0 || lines[0] != "display: needs you" {
-		t.Errorf("clawd status first line = %q, want \"display: needs you\"", strings.Join(lines, "\n"))
+	if len(lines) == 0 || lines[0] != "1 needs you · 1 failed → clawd permissions" {
+		t.Errorf("clawd status first line = %q, want \"1 needs you · 1 failed → clawd permissions\"", strings.Join(lines, "\n"))
 	}
 	needs, fail := rowOf(lines, "needs you"), rowOf(lines, "failed: API Error: Request rejected (429)")
 	if needs < 1 || fail < 1 || needs > fail {
