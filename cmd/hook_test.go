@@ -55,6 +55,17 @@ func fixture(t *testing.T, name string) []byte {
 func startRuntime(t *testing.T, home string) *runtime.Server {
 	t.Helper()
 	s := runtime.New(runtime.Config{Home: home, Version: "test"})
+	stop, err := serveRuntime(s)
+	if err != nil {
+		t.Fatalf("runtime: %v", err)
+	}
+	t.Cleanup(stop)
+	return s
+}
+
+// serveRuntime runs s on a free port and returns once it listens; stop
+// ends it and waits for it.
+func serveRuntime(s *runtime.Server) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	done := make(chan error, 1)
@@ -62,13 +73,13 @@ func startRuntime(t *testing.T, home string) *runtime.Server {
 	select {
 	case <-ready:
 	case err := <-done:
-		t.Fatalf("runtime: %v", err)
+		cancel()
+		return nil, err
 	}
-	t.Cleanup(func() {
+	return func() {
 		cancel()
 		<-done
-	})
-	return s
+	}, nil
 }
 
 func hookLog(t *testing.T, home string) string {
