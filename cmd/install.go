@@ -127,6 +127,9 @@ func installAgents(e *env, install, all, dryRun, force bool, names []string) (do
 	if len(notHere) > 0 {
 		fmt.Fprint(e.stdout, wrapIndented(e.t("install.skipped_not_here", strings.Join(notHere, e.t("list.sep"))), 80, "  "))
 	}
+	if all && !install && len(done) == 0 && len(failed) == 0 {
+		fmt.Fprintln(e.stdout, e.t("install.uninstall_none"))
+	}
 	return done, errors.Join(failed...)
 }
 

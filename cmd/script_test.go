@@ -157,20 +157,11 @@ func cmdServeUp(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: serve-up")
 	}
 	s := runtime.New(runtime.Config{Home: clawdhome.Dir(ts.Getenv), Version: Version(), Getenv: ts.Getenv})
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, 0, func(client.Info) { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
+	stop, err := serveRuntime(s)
+	if err != nil {
 		ts.Fatalf("serve-up: %v", err)
 	}
-	ts.Defer(func() {
-		cancel()
-		<-done
-	})
+	ts.Defer(stop)
 }
 
 // cmdDupEvent is the testscript command `dup-event FILE EVENT`: the
