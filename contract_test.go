@@ -68,7 +68,7 @@ func agentWords(t *testing.T) (idents []string, literals []*regexp.Regexp) {
 			}
 		}
 		// Event names that are not plain English words.
-		for name := range a.Kinds {
+		for name := range a.Kinds() {
 			if strings.ContainsAny(name[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") {
 				words[name] = true
 			}

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -52,7 +53,7 @@ var Antigravity = &Agent{
 		{Event: "PostInvocation", Timeout: antigravityTimeout},
 		{Event: "Stop", Timeout: antigravityTimeout},
 	},
-	Kinds: antigravityKinds,
+	kinds: antigravityKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeAntigravity(b, ev, env, now, false)
 	},
@@ -69,12 +70,14 @@ const antigravityID = "antigravity"
 // original's 10.
 const antigravityTimeout = 10
 
-var antigravityKinds = map[string]Kind{
-	"PreInvocation":  KindPromptSubmit,
-	"PostToolUse":    KindToolEnd,
-	"PostInvocation": KindModelResponse,
-	"Stop":           KindTurnEnd,
-}
+var antigravityKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"PreInvocation":  KindPromptSubmit,
+		"PostToolUse":    KindToolEnd,
+		"PostInvocation": KindModelResponse,
+		"Stop":           KindTurnEnd,
+	}
+})
 
 var antigravityShape = hookShape{
 	agent:      antigravityID,

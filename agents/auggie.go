@@ -57,7 +57,7 @@ var Auggie = &Agent{
 		{Event: "Stop", Timeout: claudeStateTimeout},
 		{Event: "SessionEnd", Timeout: claudeStateTimeout},
 	},
-	Kinds: auggieKinds,
+	kinds: auggieKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeAuggie(b, ev, env, now, false)
 	},
@@ -71,15 +71,17 @@ var Auggie = &Agent{
 
 const auggieID = "auggie"
 
-var auggieKinds = map[string]Kind{
-	"SessionStart": KindSessionStart,
-	"PromptSubmit": KindPromptSubmit,
-	"PreToolUse":   KindToolStart,
-	"PostToolUse":  KindToolEnd,
-	"Notification": KindNotification,
-	"Stop":         KindTurnEnd,
-	"SessionEnd":   KindSessionEnd,
-}
+var auggieKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart": KindSessionStart,
+		"PromptSubmit": KindPromptSubmit,
+		"PreToolUse":   KindToolStart,
+		"PostToolUse":  KindToolEnd,
+		"Notification": KindNotification,
+		"Stop":         KindTurnEnd,
+		"SessionEnd":   KindSessionEnd,
+	}
+})
 
 var auggieShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(auggieID, auggieKinds)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -110,7 +111,7 @@ var Claude = &Agent{
 		// TaskCreated/TaskCompleted/TeammateIdle (agent teams; not fired by
 		// 2.1.328's default tools, shapes unverified).
 	},
-	Kinds:           claudeKinds,
+	kinds:           claudeKinds,
 	Decode:          decodeClaude,
 	DecodeTruncated: decodeClaudeTruncated,
 	Describe:        claudeRequest,
@@ -133,42 +134,44 @@ const claudeStateTimeout = 10
 const ClaudePermissionTimeout = 3600
 
 // claudeKinds maps Claude Code's hook_event_name to a kind.
-var claudeKinds = map[string]Kind{
-	"SessionStart":        KindSessionStart,
-	"SessionEnd":          KindSessionEnd,
-	"Setup":               KindSetup,
-	"InstructionsLoaded":  KindInstructionsLoad,
-	"UserPromptSubmit":    KindPromptSubmit,
-	"UserPromptExpansion": KindPromptExpansion,
-	"PreToolUse":          KindToolStart,
-	claudeSkillShell:      KindToolStart,
-	"PermissionRequest":   KindPermissionRequest,
-	"PermissionDenied":    KindPermissionDenied,
-	"PostToolUse":         KindToolEnd,
-	"PostToolUseFailure":  KindToolFailure,
-	"PostToolBatch":       KindToolBatch,
-	"Notification":        KindNotification,
-	"SubagentStart":       KindSubagentStart,
-	"SubagentStop":        KindSubagentStop,
-	"Stop":                KindTurnEnd,
-	"StopFailure":         KindTurnFailure,
-	"PreCompact":          KindCompactStart,
-	"PostCompact":         KindCompactEnd,
-	"PreModelSwitch":      KindModelSwitch,
-	"PostModelSwitch":     KindModelSwitched,
-	"ConfigChange":        KindConfigChange,
-	"FileChanged":         KindFileChange,
-	"CwdChanged":          KindCwdChange,
-	"DirectoryAdded":      KindDirectoryAdd,
-	"WorktreeCreate":      KindWorktreeCreate,
-	"WorktreeRemove":      KindWorktreeRemove,
-	"Elicitation":         KindQuestion,
-	"ElicitationResult":   KindQuestionAnswered,
-	"MessageDisplay":      KindMessage,
-	"TaskCreated":         KindTaskCreate,
-	"TaskCompleted":       KindTaskComplete,
-	"TeammateIdle":        KindTeammateIdle,
-}
+var claudeKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":        KindSessionStart,
+		"SessionEnd":          KindSessionEnd,
+		"Setup":               KindSetup,
+		"InstructionsLoaded":  KindInstructionsLoad,
+		"UserPromptSubmit":    KindPromptSubmit,
+		"UserPromptExpansion": KindPromptExpansion,
+		"PreToolUse":          KindToolStart,
+		claudeSkillShell:      KindToolStart,
+		"PermissionRequest":   KindPermissionRequest,
+		"PermissionDenied":    KindPermissionDenied,
+		"PostToolUse":         KindToolEnd,
+		"PostToolUseFailure":  KindToolFailure,
+		"PostToolBatch":       KindToolBatch,
+		"Notification":        KindNotification,
+		"SubagentStart":       KindSubagentStart,
+		"SubagentStop":        KindSubagentStop,
+		"Stop":                KindTurnEnd,
+		"StopFailure":         KindTurnFailure,
+		"PreCompact":          KindCompactStart,
+		"PostCompact":         KindCompactEnd,
+		"PreModelSwitch":      KindModelSwitch,
+		"PostModelSwitch":     KindModelSwitched,
+		"ConfigChange":        KindConfigChange,
+		"FileChanged":         KindFileChange,
+		"CwdChanged":          KindCwdChange,
+		"DirectoryAdded":      KindDirectoryAdd,
+		"WorktreeCreate":      KindWorktreeCreate,
+		"WorktreeRemove":      KindWorktreeRemove,
+		"Elicitation":         KindQuestion,
+		"ElicitationResult":   KindQuestionAnswered,
+		"MessageDisplay":      KindMessage,
+		"TaskCreated":         KindTaskCreate,
+		"TaskCompleted":       KindTaskComplete,
+		"TeammateIdle":        KindTeammateIdle,
+	}
+})
 
 // Errors of the decoders.
 var (

@@ -808,13 +808,13 @@ func TestClaudeRegistry(t *testing.T) {
 	if a := Lookup("codex-ish"); a != nil {
 		t.Errorf("Lookup(codex-ish) = %v, want nil", a.ID)
 	}
-	for name, k := range Claude.Kinds {
+	for name, k := range Claude.Kinds() {
 		if !k.Valid() {
-			t.Errorf("Claude.Kinds[%s] = %v, not a kind", name, k)
+			t.Errorf("Claude.Kinds()[%s] = %v, not a kind", name, k)
 		}
 	}
 	for _, h := range Claude.Hooks {
-		if _, ok := Claude.Kinds[h.Event]; !ok {
+		if _, ok := Claude.Kinds()[h.Event]; !ok {
 			t.Errorf("registered hook %s is not decoded", h.Event)
 		}
 		if h.Event == "WorktreeCreate" || h.Event == "WorktreeRemove" {

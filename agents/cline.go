@@ -3,6 +3,7 @@ package agents
 import (
 	"cmp"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -65,7 +66,7 @@ var Cline = &Agent{
 		{Event: "TaskCancel", Timeout: clineTimeout},
 		{Event: "SessionShutdown", Timeout: clineTimeout},
 	},
-	Kinds: clineKinds,
+	kinds: clineKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeCline(b, ev, env, now, false)
 	},
@@ -82,17 +83,19 @@ const clineID = "cline"
 // not written anywhere: Cline's hook files carry none.
 const clineTimeout = 30
 
-var clineKinds = map[string]Kind{
-	"TaskStart":        KindSessionStart,
-	"TaskResume":       KindSessionStart,
-	"UserPromptSubmit": KindPromptSubmit,
-	"PreToolUse":       KindToolStart,
-	"PostToolUse":      KindToolEnd,
-	"TaskComplete":     KindTurnEnd,
-	"TaskError":        KindTurnFailure,
-	"TaskCancel":       KindTurnEnd,
-	"SessionShutdown":  KindSessionEnd,
-}
+var clineKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"TaskStart":        KindSessionStart,
+		"TaskResume":       KindSessionStart,
+		"UserPromptSubmit": KindPromptSubmit,
+		"PreToolUse":       KindToolStart,
+		"PostToolUse":      KindToolEnd,
+		"TaskComplete":     KindTurnEnd,
+		"TaskError":        KindTurnFailure,
+		"TaskCancel":       KindTurnEnd,
+		"SessionShutdown":  KindSessionEnd,
+	}
+})
 
 // clineEvents maps the payload's hookName to the hook's file name.
 var clineEvents = map[string]string{
@@ -107,7 +110,7 @@ func decodeCline(b []byte, hookEvent string, _ Env, now time.Time, truncated boo
 		return Event{}, err
 	}
 	name := cmp.Or(hookEvent, clineEvents[p.str("hookName", MaxWordLen)])
-	kind, ok := clineKinds[name]
+	kind, ok := clineKinds()[name]
 	if !ok {
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
 	}

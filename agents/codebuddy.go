@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // CodeBuddy Code (Tencent; documented format: ~/.codebuddy/settings.json
 // with Claude Code's nested hooks and its payloads, PascalCase events).
@@ -48,7 +51,7 @@ var CodeBuddy = &Agent{
 		{Event: "PreCompact", Timeout: claudeStateTimeout},
 		{Event: "Stop", Timeout: claudeStateTimeout},
 	},
-	Kinds: codeBuddyKinds,
+	kinds: codeBuddyKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeCodeBuddy(b, ev, env, now, false)
 	},
@@ -66,17 +69,19 @@ const codeBuddyID = "codebuddy"
 // PermissionRequest hook, in seconds: the original's 600 s.
 const CodeBuddyPermissionTimeout = 600
 
-var codeBuddyKinds = map[string]Kind{
-	"SessionStart":      KindSessionStart,
-	"SessionEnd":        KindSessionEnd,
-	"UserPromptSubmit":  KindPromptSubmit,
-	"PreToolUse":        KindToolStart,
-	"PermissionRequest": KindPermissionRequest,
-	"PostToolUse":       KindToolEnd,
-	"Notification":      KindNotification,
-	"PreCompact":        KindCompactStart,
-	"Stop":              KindTurnEnd,
-}
+var codeBuddyKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":      KindSessionStart,
+		"SessionEnd":        KindSessionEnd,
+		"UserPromptSubmit":  KindPromptSubmit,
+		"PreToolUse":        KindToolStart,
+		"PermissionRequest": KindPermissionRequest,
+		"PostToolUse":       KindToolEnd,
+		"Notification":      KindNotification,
+		"PreCompact":        KindCompactStart,
+		"Stop":              KindTurnEnd,
+	}
+})
 
 func decodeCodeBuddy(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
 	e, p, err := claudeShape(codeBuddyID, codeBuddyKinds).decode(b, hookEvent, env, now, truncated)

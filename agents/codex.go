@@ -2,6 +2,7 @@ package agents
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -63,7 +64,7 @@ var Codex = &Agent{
 		{Event: "SessionEnd", Timeout: codexEndTimeout},
 		{Event: "Interrupt", Timeout: codexEndTimeout},
 	},
-	Kinds:           codexKinds,
+	kinds:           codexKinds,
 	Decode:          decodeCodex,
 	DecodeTruncated: decodeCodexTruncated,
 	Describe:        codexDescribe,
@@ -100,20 +101,22 @@ const CodexPermissionTimeout = 600
 const ReasonInterrupt = "interrupt"
 
 // codexKinds maps Codex's hook_event_name to a kind.
-var codexKinds = map[string]Kind{
-	"SessionStart":      KindSessionStart,
-	"UserPromptSubmit":  KindPromptSubmit,
-	"PreToolUse":        KindToolStart,
-	"PermissionRequest": KindPermissionRequest,
-	"PostToolUse":       KindToolEnd,
-	"PreCompact":        KindCompactStart,
-	"PostCompact":       KindCompactEnd,
-	"Stop":              KindTurnEnd,
-	"Interrupt":         KindTurnEnd,
-	"SubagentStart":     KindSubagentStart,
-	"SubagentStop":      KindSubagentStop,
-	"SessionEnd":        KindSessionEnd,
-}
+var codexKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":      KindSessionStart,
+		"UserPromptSubmit":  KindPromptSubmit,
+		"PreToolUse":        KindToolStart,
+		"PermissionRequest": KindPermissionRequest,
+		"PostToolUse":       KindToolEnd,
+		"PreCompact":        KindCompactStart,
+		"PostCompact":       KindCompactEnd,
+		"Stop":              KindTurnEnd,
+		"Interrupt":         KindTurnEnd,
+		"SubagentStart":     KindSubagentStart,
+		"SubagentStop":      KindSubagentStop,
+		"SessionEnd":        KindSessionEnd,
+	}
+})
 
 // CodexFingerprint is Fingerprint for a Codex tool call, given the
 // call's tool_input. Codex's PermissionRequest has no tool_use_id, and

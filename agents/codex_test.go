@@ -350,7 +350,7 @@ func TestCodexRegistry(t *testing.T) {
 		if h.Blocking != (h.Event == "PermissionRequest") {
 			t.Errorf("Hook %s blocking = %v", h.Event, h.Blocking)
 		}
-		if k, ok := Codex.Kinds[h.Event]; !ok || !k.Valid() {
+		if k, ok := Codex.Kinds()[h.Event]; !ok || !k.Valid() {
 			t.Errorf("registered hook %s is not decoded: %v, %v", h.Event, k, ok)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -84,7 +85,7 @@ var Copilot = &Agent{
 		{Event: "errorOccurred", Timeout: copilotStateTimeout},
 		{Event: "sessionEnd", Timeout: copilotStateTimeout},
 	},
-	Kinds:           copilotKinds,
+	kinds:           copilotKinds,
 	Decode:          decodeCopilot,
 	DecodeTruncated: decodeCopilotTruncated,
 	Describe:        copilotDescribe,
@@ -201,18 +202,20 @@ const CopilotPermissionTimeout = 600
 const CopilotAllowAll = "allow-all"
 
 // copilotKinds maps Copilot's camelCase event names to a kind.
-var copilotKinds = map[string]Kind{
-	"sessionStart":        KindSessionStart,
-	"userPromptSubmitted": KindPromptSubmit,
-	"preToolUse":          KindToolStart,
-	"permissionRequest":   KindPermissionRequest,
-	"postToolUse":         KindToolEnd,
-	"postToolUseFailure":  KindToolFailure,
-	"agentStop":           KindTurnEnd,
-	"errorOccurred":       KindTurnFailure,
-	"sessionEnd":          KindSessionEnd,
-	"notification":        KindNotification,
-}
+var copilotKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"sessionStart":        KindSessionStart,
+		"userPromptSubmitted": KindPromptSubmit,
+		"preToolUse":          KindToolStart,
+		"permissionRequest":   KindPermissionRequest,
+		"postToolUse":         KindToolEnd,
+		"postToolUseFailure":  KindToolFailure,
+		"agentStop":           KindTurnEnd,
+		"errorOccurred":       KindTurnFailure,
+		"sessionEnd":          KindSessionEnd,
+		"notification":        KindNotification,
+	}
+})
 
 // copilotNotices maps Copilot's notification_type words to clawd's.
 var copilotNotices = map[string]Notice{
@@ -259,7 +262,7 @@ func decodeCopilotOpts(b []byte, hookEvent string, env Env, now time.Time, trunc
 	if name == "" && str("hook_event_name", MaxWordLen) == "Notification" {
 		name = "notification"
 	}
-	kind, ok := copilotKinds[name]
+	kind, ok := copilotKinds()[name]
 	if !ok {
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
 	}

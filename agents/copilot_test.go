@@ -296,7 +296,7 @@ func TestCopilotRender(t *testing.T) {
 // TestCopilotNoDecision: the hook prints nothing when it has no decision:
 // Copilot then goes on as without it.
 func TestCopilotNoDecision(t *testing.T) {
-	for event := range copilotKinds {
+	for event := range copilotKinds() {
 		if got := Copilot.NoDecision(event); len(got) != 0 {
 			t.Errorf("NoDecision(%s) = %q, want nothing", event, got)
 		}
@@ -320,7 +320,7 @@ func TestCopilotRegistry(t *testing.T) {
 		if h.Blocking != (h.Event == "permissionRequest") {
 			t.Errorf("Hook %s blocking = %v", h.Event, h.Blocking)
 		}
-		if k, ok := Copilot.Kinds[h.Event]; !ok || !k.Valid() {
+		if k, ok := Copilot.Kinds()[h.Event]; !ok || !k.Valid() {
 			t.Errorf("registered hook %s is not decoded: %v, %v", h.Event, k, ok)
 		}
 		if h.Timeout <= 0 {

@@ -65,7 +65,7 @@ var Crush = &Agent{
 	Hooks: []HookSpec{
 		{Event: "PreToolUse", Timeout: CrushPermissionTimeout, Blocking: true},
 	},
-	Kinds: crushKinds,
+	kinds: crushKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeCrush(b, ev, env, now, false)
 	},
@@ -83,7 +83,7 @@ const crushID = "crush"
 // hook, in seconds; the hook waits this minus PermissionWaitMargin.
 const CrushPermissionTimeout = 600
 
-var crushKinds = map[string]Kind{"PreToolUse": KindToolStart}
+var crushKinds = sync.OnceValue(func() map[string]Kind { return map[string]Kind{"PreToolUse": KindToolStart} })
 
 var crushShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(crushID, crushKinds)

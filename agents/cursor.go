@@ -55,7 +55,7 @@ var Cursor = &Agent{
 		{Event: "stop"},
 		{Event: "sessionEnd"},
 	},
-	Kinds: cursorKinds,
+	kinds: cursorKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeCursor(b, ev, env, now, false)
 	},
@@ -68,16 +68,18 @@ var Cursor = &Agent{
 
 const cursorID = "cursor"
 
-var cursorKinds = map[string]Kind{
-	"sessionStart":       KindSessionStart,
-	"beforeSubmitPrompt": KindPromptSubmit,
-	"preToolUse":         KindToolStart,
-	"postToolUse":        KindToolEnd,
-	"postToolUseFailure": KindToolEnd,
-	"preCompact":         KindCompactStart,
-	"stop":               KindTurnEnd,
-	"sessionEnd":         KindSessionEnd,
-}
+var cursorKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"sessionStart":       KindSessionStart,
+		"beforeSubmitPrompt": KindPromptSubmit,
+		"preToolUse":         KindToolStart,
+		"postToolUse":        KindToolEnd,
+		"postToolUseFailure": KindToolEnd,
+		"preCompact":         KindCompactStart,
+		"stop":               KindTurnEnd,
+		"sessionEnd":         KindSessionEnd,
+	}
+})
 
 var cursorShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(cursorID, cursorKinds)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -69,7 +70,7 @@ var Droid = &Agent{
 		{Event: "Stop", Timeout: claudeStateTimeout},
 		{Event: "SessionEnd", Timeout: claudeStateTimeout},
 	},
-	Kinds: droidKinds,
+	kinds: droidKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeDroid(b, ev, env, now, false)
 	},
@@ -89,17 +90,19 @@ const droidID = "droid"
 // hook, in seconds; the hook waits this minus PermissionWaitMargin.
 const DroidPermissionTimeout = 600
 
-var droidKinds = map[string]Kind{
-	"SessionStart":     KindSessionStart,
-	"UserPromptSubmit": KindPromptSubmit,
-	"PreToolUse":       KindToolStart,
-	"PostToolUse":      KindToolEnd,
-	"Notification":     KindNotification,
-	"SubagentStop":     KindSubagentStop,
-	"PreCompact":       KindCompactStart,
-	"Stop":             KindTurnEnd,
-	"SessionEnd":       KindSessionEnd,
-}
+var droidKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":     KindSessionStart,
+		"UserPromptSubmit": KindPromptSubmit,
+		"PreToolUse":       KindToolStart,
+		"PostToolUse":      KindToolEnd,
+		"Notification":     KindNotification,
+		"SubagentStop":     KindSubagentStop,
+		"PreCompact":       KindCompactStart,
+		"Stop":             KindTurnEnd,
+		"SessionEnd":       KindSessionEnd,
+	}
+})
 
 // droidLevels ranks Droid's autonomy modes (permission_mode) by what
 // they let run without asking: off (normal) and spec run nothing that

@@ -5,6 +5,7 @@
 package agents
 
 import (
+	"sync"
 	"time"
 )
 
@@ -75,9 +76,9 @@ const (
 	KindState Kind = "state"
 )
 
-var kinds = map[Kind]bool{}
-
-func init() {
+// kinds holds every normalized kind, built on first use.
+var kinds = sync.OnceValue(func() map[Kind]bool {
+	kinds := map[Kind]bool{}
 	for _, k := range []Kind{KindSessionStart, KindSessionEnd, KindSetup, KindSessionUpdate, KindPromptSubmit,
 		KindPromptExpansion, KindPromptContinue, KindToolStart, KindToolEnd, KindToolFailure, KindToolBatch,
 		KindPermissionRequest, KindPermissionDenied, KindPermissionGranted, KindQuestion, KindQuestionAnswered,
@@ -89,10 +90,11 @@ func init() {
 		KindCompactCheck, KindState} {
 		kinds[k] = true
 	}
-}
+	return kinds
+})
 
 // Valid reports whether k is one of the normalized kinds.
-func (k Kind) Valid() bool { return kinds[k] }
+func (k Kind) Valid() bool { return kinds()[k] }
 
 // Notice is what an agent's notification means, in clawd's words: the
 // decoders map each agent's own notification types onto these.

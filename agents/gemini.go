@@ -3,6 +3,7 @@ package agents
 import (
 	"bytes"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -85,7 +86,7 @@ var Gemini = &Agent{
 		{Event: "AfterTool", Timeout: geminiStateTimeout},
 		{Event: "AfterAgent", Timeout: geminiStateTimeout},
 	},
-	Kinds:           geminiKinds,
+	kinds:           geminiKinds,
 	Decode:          decodeGemini,
 	DecodeTruncated: decodeGeminiTruncated,
 	NoDecision:      geminiNoDecision,
@@ -127,19 +128,21 @@ func geminiTitleLine(line []byte, _ string) (string, bool, bool) {
 const geminiStateTimeout = 10
 
 // geminiKinds maps Gemini CLI's hook_event_name to a kind.
-var geminiKinds = map[string]Kind{
-	"SessionStart":        KindSessionStart,
-	"SessionEnd":          KindSessionEnd,
-	"BeforeAgent":         KindPromptSubmit,
-	"AfterAgent":          KindTurnEnd,
-	"BeforeModel":         KindModelRequest,
-	"BeforeToolSelection": KindModelRequest,
-	"AfterModel":          KindModelResponse,
-	"BeforeTool":          KindToolStart,
-	"AfterTool":           KindToolEnd,
-	"Notification":        KindNotification,
-	"PreCompress":         KindCompactCheck,
-}
+var geminiKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":        KindSessionStart,
+		"SessionEnd":          KindSessionEnd,
+		"BeforeAgent":         KindPromptSubmit,
+		"AfterAgent":          KindTurnEnd,
+		"BeforeModel":         KindModelRequest,
+		"BeforeToolSelection": KindModelRequest,
+		"AfterModel":          KindModelResponse,
+		"BeforeTool":          KindToolStart,
+		"AfterTool":           KindToolEnd,
+		"Notification":        KindNotification,
+		"PreCompress":         KindCompactCheck,
+	}
+})
 
 // geminiNotices maps Gemini's notification_type words to clawd's. 0.61.0
 // sends only ToolPermission, when its tool confirmation dialog opens.

@@ -162,7 +162,7 @@ func TestDecodeGeminiFixtures(t *testing.T) {
 			t.Errorf("no fixture of %s", ev)
 		}
 	}
-	for ev := range Gemini.Kinds {
+	for ev := range Gemini.Kinds() {
 		if _, ok := wantKind[ev]; !ok {
 			t.Errorf("Gemini.Kinds has %s, which the test does not know", ev)
 		}
@@ -439,7 +439,7 @@ func TestGeminiRegistry(t *testing.T) {
 		if h.Blocking || h.Timeout != geminiStateTimeout {
 			t.Errorf("hook %s: blocking %v timeout %d, want non-blocking, %d s", h.Event, h.Blocking, h.Timeout, geminiStateTimeout)
 		}
-		if _, ok := Gemini.Kinds[h.Event]; !ok {
+		if _, ok := Gemini.Kinds()[h.Event]; !ok {
 			t.Errorf("registered event %s has no kind", h.Event)
 		}
 	}

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -72,7 +73,7 @@ var Grok = &Agent{
 		// 0.4 s.
 		{Event: "SessionEnd", Timeout: grokTimeout},
 	},
-	Kinds: grokKinds,
+	kinds: grokKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeGrok(b, ev, env, now, false)
 	},
@@ -88,21 +89,23 @@ const grokID = "grok"
 // grokTimeout bounds a hook on Grok's side, in seconds: the original's 5.
 const grokTimeout = 5
 
-var grokKinds = map[string]Kind{
-	"SessionStart":       KindSessionStart,
-	"UserPromptSubmit":   KindPromptSubmit,
-	"PreToolUse":         KindToolStart,
-	"PostToolUse":        KindToolEnd,
-	"PostToolUseFailure": KindToolFailure,
-	"PermissionDenied":   KindPermissionDenied,
-	"Notification":       KindNotification,
-	"PreCompact":         KindCompactStart,
-	"PostCompact":        KindCompactEnd,
-	"Stop":               KindTurnEnd,
-	"StopFailure":        KindTurnFailure,
-	"StopCancelled":      KindTurnEnd,
-	"SessionEnd":         KindSessionEnd,
-}
+var grokKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":       KindSessionStart,
+		"UserPromptSubmit":   KindPromptSubmit,
+		"PreToolUse":         KindToolStart,
+		"PostToolUse":        KindToolEnd,
+		"PostToolUseFailure": KindToolFailure,
+		"PermissionDenied":   KindPermissionDenied,
+		"Notification":       KindNotification,
+		"PreCompact":         KindCompactStart,
+		"PostCompact":        KindCompactEnd,
+		"Stop":               KindTurnEnd,
+		"StopFailure":        KindTurnFailure,
+		"StopCancelled":      KindTurnEnd,
+		"SessionEnd":         KindSessionEnd,
+	}
+})
 
 // grokShape reads Grok's payloads: hook_event_name carries the
 // PascalCase name, hookEventName (and GROK_HOOK_EVENT) the snake_case one.

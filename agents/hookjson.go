@@ -15,7 +15,7 @@ import (
 // Each list is tried in order; the first string found wins.
 type hookShape struct {
 	agent string
-	kinds map[string]Kind
+	kinds func() map[string]Kind
 	// event names the event; the command line's event comes first when
 	// eventFirst is set, else it is the fallback.
 	event      []string
@@ -38,7 +38,7 @@ type hookShape struct {
 }
 
 // claudeShape is hookShape with Claude Code's field names, for agent.
-func claudeShape(agent string, kinds map[string]Kind) hookShape {
+func claudeShape(agent string, kinds func() map[string]Kind) hookShape {
 	return hookShape{
 		agent:        agent,
 		kinds:        kinds,
@@ -80,7 +80,7 @@ func (h hookShape) decode(b []byte, hookEvent string, env Env, now time.Time, tr
 	if r, ok := h.rename[name]; ok {
 		name = r
 	}
-	kind, ok := h.kinds[name]
+	kind, ok := h.kinds()[name]
 	if !ok {
 		return Event{}, p, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
 	}

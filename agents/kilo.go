@@ -45,7 +45,7 @@ var Kilo = &Agent{
 		return filepath.Join(home, ".config", "kilo"), nil
 	},
 	Hooks: Opencode.Hooks,
-	Kinds: opencodeKinds,
+	kinds: opencodeKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return asKilo(Opencode.Decode(b, ev, env, now))
 	},

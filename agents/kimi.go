@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Kimi Code CLI (Moonshot; documented format: `[[hooks]]` tables in
 // ~/.kimi/config.toml, each with event, command, matcher and timeout in
@@ -53,7 +56,7 @@ var Kimi = &Agent{
 		{Event: "PostCompact", Timeout: kimiTimeout},
 		{Event: "Notification", Timeout: kimiTimeout},
 	},
-	Kinds: kimiKinds,
+	kinds: kimiKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		e, _, err := claudeShape(kimiID, kimiKinds).decode(b, ev, env, now, false)
 		return e, err
@@ -72,16 +75,18 @@ const kimiID = "kimi"
 // without it after that); the hook bounds itself far tighter.
 const kimiTimeout = 10
 
-var kimiKinds = map[string]Kind{
-	"SessionStart":       KindSessionStart,
-	"SessionEnd":         KindSessionEnd,
-	"UserPromptSubmit":   KindPromptSubmit,
-	"PreToolUse":         KindToolStart,
-	"PostToolUse":        KindToolEnd,
-	"PostToolUseFailure": KindToolFailure,
-	"Stop":               KindTurnEnd,
-	"StopFailure":        KindTurnFailure,
-	"PreCompact":         KindCompactStart,
-	"PostCompact":        KindCompactEnd,
-	"Notification":       KindNotification,
-}
+var kimiKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":       KindSessionStart,
+		"SessionEnd":         KindSessionEnd,
+		"UserPromptSubmit":   KindPromptSubmit,
+		"PreToolUse":         KindToolStart,
+		"PostToolUse":        KindToolEnd,
+		"PostToolUseFailure": KindToolFailure,
+		"Stop":               KindTurnEnd,
+		"StopFailure":        KindTurnFailure,
+		"PreCompact":         KindCompactStart,
+		"PostCompact":        KindCompactEnd,
+		"Notification":       KindNotification,
+	}
+})

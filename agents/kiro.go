@@ -51,7 +51,7 @@ var Kiro = &Agent{
 		{Event: "postToolUse"},
 		{Event: "stop"},
 	},
-	Kinds: kiroKinds,
+	kinds: kiroKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeKiro(b, ev, env, now, false)
 	},
@@ -64,13 +64,15 @@ var Kiro = &Agent{
 
 const kiroID = "kiro"
 
-var kiroKinds = map[string]Kind{
-	"agentSpawn":       KindSessionStart,
-	"userPromptSubmit": KindPromptSubmit,
-	"preToolUse":       KindToolStart,
-	"postToolUse":      KindToolEnd,
-	"stop":             KindTurnEnd,
-}
+var kiroKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"agentSpawn":       KindSessionStart,
+		"userPromptSubmit": KindPromptSubmit,
+		"preToolUse":       KindToolStart,
+		"postToolUse":      KindToolEnd,
+		"stop":             KindTurnEnd,
+	}
+})
 
 // kiroShape reads Kiro's payloads: no session field, the folder stands in
 // for one (decodeKiro).

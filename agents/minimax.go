@@ -2,6 +2,7 @@ package agents
 
 import (
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -60,7 +61,7 @@ var MiniMax = &Agent{
 		{Event: "PreCompact", Timeout: miniMaxTimeout},
 		{Event: "PostCompact", Timeout: miniMaxTimeout},
 	},
-	Kinds: miniMaxKinds,
+	kinds: miniMaxKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		e, _, err := claudeShape(miniMaxID, miniMaxKinds).decode(b, ev, env, now, false)
 		return e, err
@@ -80,13 +81,15 @@ const miniMaxID = "minimax"
 // hooks 3 s together. The hook answers within 0.4 s.
 const miniMaxTimeout = 2
 
-var miniMaxKinds = map[string]Kind{
-	"SessionStart":     KindSessionStart,
-	"SessionEnd":       KindSessionEnd,
-	"UserPromptSubmit": KindPromptSubmit,
-	"PreToolUse":       KindToolStart,
-	"PostToolUse":      KindToolEnd,
-	"Stop":             KindTurnEnd,
-	"PreCompact":       KindCompactStart,
-	"PostCompact":      KindCompactEnd,
-}
+var miniMaxKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":     KindSessionStart,
+		"SessionEnd":       KindSessionEnd,
+		"UserPromptSubmit": KindPromptSubmit,
+		"PreToolUse":       KindToolStart,
+		"PostToolUse":      KindToolEnd,
+		"Stop":             KindTurnEnd,
+		"PreCompact":       KindCompactStart,
+		"PostCompact":      KindCompactEnd,
+	}
+})

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -76,7 +77,7 @@ var OMP = &Agent{
 		{Event: "agent_end", Timeout: piStateTimeout},
 		{Event: "session_shutdown", Timeout: piStateTimeout},
 	},
-	Kinds:           ompKinds,
+	kinds:           ompKinds,
 	Decode:          decodeOMP,
 	DecodeTruncated: decodeOMPTruncated,
 	NoDecision:      noOutput,
@@ -91,18 +92,20 @@ const ompID = "omp"
 // clawd's extension would report every event twice.
 const OMPBridge = "clawd-on-desk-omp.ts"
 
-var ompKinds = map[string]Kind{
-	"session_start":          KindSessionStart,
-	"session_switch":         KindSessionStart,
-	"session_branch":         KindSessionStart,
-	"before_agent_start":     KindPromptSubmit,
-	"tool_execution_start":   KindToolStart,
-	"tool_execution_end":     KindToolEnd,
-	"session_before_compact": KindCompactStart,
-	"session_compact":        KindCompactEnd,
-	"agent_end":              KindTurnEnd,
-	"session_shutdown":       KindSessionEnd,
-}
+var ompKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"session_start":          KindSessionStart,
+		"session_switch":         KindSessionStart,
+		"session_branch":         KindSessionStart,
+		"before_agent_start":     KindPromptSubmit,
+		"tool_execution_start":   KindToolStart,
+		"tool_execution_end":     KindToolEnd,
+		"session_before_compact": KindCompactStart,
+		"session_compact":        KindCompactEnd,
+		"agent_end":              KindTurnEnd,
+		"session_shutdown":       KindSessionEnd,
+	}
+})
 
 // ompShape is piShape for OMP: the extension writes the same fields.
 var ompShape = func() hookShape {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -76,7 +77,7 @@ var OpenClaw = &Agent{
 		{Event: "model_call_ended", Timeout: openclawStateTimeout},
 		{Event: "session_end", Timeout: openclawStateTimeout},
 	},
-	Kinds:           openclawKinds,
+	kinds:           openclawKinds,
 	Decode:          decodeOpenClaw,
 	DecodeTruncated: decodeOpenClawTruncated,
 	NoDecision:      noOutput,
@@ -98,16 +99,18 @@ const OpenClawStopDebounce = 1500 * time.Millisecond
 // the same conversation.
 var openclawEndReasons = []string{"idle", "daily", "deleted", "unknown"}
 
-var openclawKinds = map[string]Kind{
-	"session_start":      KindSessionStart,
-	"model_call_started": KindPromptSubmit,
-	"before_tool_call":   KindToolStart,
-	"after_tool_call":    KindToolEnd,
-	"before_compaction":  KindCompactStart,
-	"after_compaction":   KindCompactEnd,
-	"model_call_ended":   KindTurnEnd,
-	"session_end":        KindSessionEnd,
-}
+var openclawKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"session_start":      KindSessionStart,
+		"model_call_started": KindPromptSubmit,
+		"before_tool_call":   KindToolStart,
+		"after_tool_call":    KindToolEnd,
+		"before_compaction":  KindCompactStart,
+		"after_compaction":   KindCompactEnd,
+		"model_call_ended":   KindTurnEnd,
+		"session_end":        KindSessionEnd,
+	}
+})
 
 // openclawShape is where the plugin's payload keeps what clawd reads: the
 // names are the plugin's own (installers/openclaw_plugin.js).

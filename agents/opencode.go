@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -90,7 +91,7 @@ var Opencode = &Agent{
 		{Event: "session.deleted", Timeout: opencodeStateTimeout},
 		{Event: "dispose", Timeout: opencodeStateTimeout},
 	},
-	Kinds:           opencodeKinds,
+	kinds:           opencodeKinds,
 	Decode:          decodeOpencode,
 	DecodeTruncated: decodeOpencodeTruncated,
 	Describe:        opencodeDescribe,
@@ -112,23 +113,32 @@ const opencodeStateTimeout = 10
 // sooner, and the runtime's own permission timeout usually well before.
 const OpencodePermissionTimeout = 3600
 
-// opencodeKinds maps the events the plugin sends to their usual kind;
-// the decoder picks another where the payload says so (a child session,
-// a tool part's status, a reply, a status type).
-var opencodeKinds = map[string]Kind{
-	"session.created":      KindSessionStart,
-	"session.updated":      KindSessionUpdate,
-	"chat.message":         KindPromptSubmit,
-	"message.part.updated": KindToolStart,
-	"permission.asked":     KindPermissionRequest,
-	"permission.replied":   KindPermissionGranted,
-	"session.status":       KindTurnEnd,
-	"session.idle":         KindTurnEnd,
-	"session.error":        KindTurnFailure,
-	"session.deleted":      KindSessionEnd,
-	"dispose":              KindSessionEnd,
-	"question.asked":       KindQuestion,
-}
+// opencodeKinds maps the events the plugin sends to their usual kind, the
+// v2 plugin's included (opencodeV2Kinds); the decoder picks another where
+// the payload says so (a child session, a tool part's status, a reply, a
+// status type).
+var opencodeKinds = sync.OnceValue(func() map[string]Kind {
+	kinds := map[string]Kind{
+		"session.created":      KindSessionStart,
+		"session.updated":      KindSessionUpdate,
+		"chat.message":         KindPromptSubmit,
+		"message.part.updated": KindToolStart,
+		"permission.asked":     KindPermissionRequest,
+		"permission.replied":   KindPermissionGranted,
+		"session.status":       KindTurnEnd,
+		"session.idle":         KindTurnEnd,
+		"session.error":        KindTurnFailure,
+		"session.deleted":      KindSessionEnd,
+		"dispose":              KindSessionEnd,
+		"question.asked":       KindQuestion,
+	}
+	for name, k := range opencodeV2Kinds() {
+		if _, ok := kinds[name]; !ok {
+			kinds[name] = k
+		}
+	}
+	return kinds
+})
 
 // ErrNothingToShow reports an event of a kind clawd decodes that carries
 // nothing it shows: a text part, a busy status, a subagent's error. The
@@ -190,7 +200,7 @@ func decodeOpencodeOpts(b []byte, hookEvent string, now time.Time, truncated boo
 	if name == "" && p.get("input").Exists() && p.get("output").Exists() {
 		name = "chat.message" // the recorded form of the hook call
 	}
-	kind, ok := opencodeKinds[name]
+	kind, ok := opencodeKinds()[name]
 	if !ok {
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
 	}
@@ -613,19 +623,21 @@ const OpencodeEvaluate = "permission.evaluate"
 // opencodeV2Kinds maps the v2 events to their usual kind, those v2
 // shares with v1 (session.created, session.deleted, session.error)
 // included.
-var opencodeV2Kinds = map[string]Kind{
-	"session.created":             KindSessionStart,
-	"session.renamed":             KindSessionUpdate,
-	"session.step.started":        KindPromptSubmit,
-	"session.tool.called":         KindToolStart,
-	"session.tool.success":        KindToolEnd,
-	"session.tool.error":          KindToolFailure,
-	"session.execution.succeeded": KindTurnEnd,
-	"session.execution.failed":    KindTurnFailure,
-	"session.error":               KindTurnFailure,
-	"session.deleted":             KindSessionEnd,
-	OpencodeEvaluate:              KindPermissionRequest,
-}
+var opencodeV2Kinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"session.created":             KindSessionStart,
+		"session.renamed":             KindSessionUpdate,
+		"session.step.started":        KindPromptSubmit,
+		"session.tool.called":         KindToolStart,
+		"session.tool.success":        KindToolEnd,
+		"session.tool.error":          KindToolFailure,
+		"session.execution.succeeded": KindTurnEnd,
+		"session.execution.failed":    KindTurnFailure,
+		"session.error":               KindTurnFailure,
+		"session.deleted":             KindSessionEnd,
+		OpencodeEvaluate:              KindPermissionRequest,
+	}
+})
 
 // OpencodeV1Hooks returns the events the v1 plugin sends: Opencode.Hooks
 // without the v2 plugin's.
@@ -642,15 +654,11 @@ func OpencodeV1Hooks() []HookSpec {
 // OpencodeV2Hooks returns the events the v2 plugin sends.
 func OpencodeV2Hooks() []HookSpec { return slices.Clone(opencodeV2Hooks) }
 
-// init adds the v2 plugin's events to Opencode's, and routes its payloads
+// init adds the v2 plugin's events to Opencode's (opencodeKinds adds their
+// kinds), and routes its payloads
 // to the v2 decoder, describer and answers: v1's stay as they are.
 func init() {
 	Opencode.Hooks = append(Opencode.Hooks, opencodeV2Hooks...)
-	for name, k := range opencodeV2Kinds {
-		if _, ok := opencodeKinds[name]; !ok {
-			opencodeKinds[name] = k
-		}
-	}
 	decode, truncated, describe, render := Opencode.Decode, Opencode.DecodeTruncated, Opencode.Describe, Opencode.Render
 	Opencode.Decode = func(b []byte, hookEvent string, env Env, now time.Time) (Event, error) {
 		if opencodeIsV2(b, hookEvent, false) {
@@ -692,7 +700,7 @@ func opencodeIsV2(b []byte, hookEvent string, truncated bool) bool {
 	if name == "" {
 		name = gjson.GetBytes(b, "type").String()
 	}
-	if _, ok := opencodeV2Kinds[name]; !ok {
+	if _, ok := opencodeV2Kinds()[name]; !ok {
 		return false
 	}
 	if slices.ContainsFunc(opencodeV2Hooks, func(h HookSpec) bool { return h.Event == name }) {
@@ -717,7 +725,7 @@ func decodeOpencodeV2(b []byte, hookEvent string, now time.Time, truncated bool)
 	if name == "" {
 		name = p.str("type", MaxWordLen)
 	}
-	kind, ok := opencodeV2Kinds[name]
+	kind, ok := opencodeV2Kinds()[name]
 	if !ok {
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
 	}

@@ -61,12 +61,12 @@ func (p payload) str(name string, max int) string {
 // (hook_event_name, else the one given on the command line) mapped
 // through kinds, the session id (else fallbackSID), and the fields every
 // event may carry.
-func (p payload) common(agent string, kinds map[string]Kind, hookEvent, fallbackSID string, now time.Time, truncated bool) (Event, error) {
+func (p payload) common(agent string, kinds func() map[string]Kind, hookEvent, fallbackSID string, now time.Time, truncated bool) (Event, error) {
 	name := p.str("hook_event_name", MaxWordLen)
 	if name == "" {
 		name = hookEvent
 	}
-	kind, ok := kinds[name]
+	kind, ok := kinds()[name]
 	if !ok {
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownEvent, clip(name, MaxWordLen))
 	}

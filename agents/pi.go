@@ -3,6 +3,7 @@ package agents
 import (
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -71,7 +72,7 @@ var Pi = &Agent{
 		{Event: "agent_end", Timeout: piStateTimeout},
 		{Event: "session_shutdown", Timeout: piStateTimeout},
 	},
-	Kinds:           piKinds,
+	kinds:           piKinds,
 	Decode:          decodePi,
 	DecodeTruncated: decodePiTruncated,
 	NoDecision:      noOutput,
@@ -84,16 +85,18 @@ const piID = "pi"
 // hook bounds itself far tighter; this is the backstop.
 const piStateTimeout = 10
 
-var piKinds = map[string]Kind{
-	"session_start":          KindSessionStart,
-	"before_agent_start":     KindPromptSubmit,
-	"tool_execution_start":   KindToolStart,
-	"tool_execution_end":     KindToolEnd,
-	"session_before_compact": KindCompactStart,
-	"session_compact":        KindCompactEnd,
-	"agent_end":              KindTurnEnd,
-	"session_shutdown":       KindSessionEnd,
-}
+var piKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"session_start":          KindSessionStart,
+		"before_agent_start":     KindPromptSubmit,
+		"tool_execution_start":   KindToolStart,
+		"tool_execution_end":     KindToolEnd,
+		"session_before_compact": KindCompactStart,
+		"session_compact":        KindCompactEnd,
+		"agent_end":              KindTurnEnd,
+		"session_shutdown":       KindSessionEnd,
+	}
+})
 
 // piShape is where the extension's payload keeps what clawd reads: the
 // names are the extension's own (installers/pi_extension.ts).

@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Qoder CLI (npm @qoder-ai/qodercli 1.1.52; its hook format as documented
 // by the original app and as the CLI's own bundle ships it: a plugin's
@@ -61,7 +64,7 @@ var Qoder = &Agent{
 		{Event: "Stop", Timeout: qoderTimeout},
 		{Event: "SessionEnd", Timeout: qoderTimeout},
 	},
-	Kinds: qoderKinds,
+	kinds: qoderKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeQoder(b, ev, env, now, false)
 	},
@@ -79,16 +82,18 @@ const qoderID = "qoder"
 // itself far tighter.
 const qoderTimeout = 10
 
-var qoderKinds = map[string]Kind{
-	"SessionStart":       KindSessionStart,
-	"UserPromptSubmit":   KindPromptSubmit,
-	"PreToolUse":         KindToolStart,
-	"PostToolUse":        KindToolEnd,
-	"PostToolUseFailure": KindToolFailure,
-	"Notification":       KindNotification,
-	"Stop":               KindTurnEnd,
-	"SessionEnd":         KindSessionEnd,
-}
+var qoderKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":       KindSessionStart,
+		"UserPromptSubmit":   KindPromptSubmit,
+		"PreToolUse":         KindToolStart,
+		"PostToolUse":        KindToolEnd,
+		"PostToolUseFailure": KindToolFailure,
+		"Notification":       KindNotification,
+		"Stop":               KindTurnEnd,
+		"SessionEnd":         KindSessionEnd,
+	}
+})
 
 func decodeQoder(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
 	e, _, err := claudeShape(qoderID, qoderKinds).decode(b, hookEvent, env, now, truncated)

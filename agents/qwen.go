@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -86,7 +87,7 @@ var Qwen = &Agent{
 		{Event: "PreCompact", Timeout: qwenStateTimeout},
 		{Event: "PostCompact", Timeout: qwenStateTimeout},
 	},
-	Kinds:           qwenKinds,
+	kinds:           qwenKinds,
 	Decode:          decodeQwen,
 	DecodeTruncated: decodeQwenTruncated,
 	Describe:        qwenDescribe,
@@ -146,29 +147,31 @@ const qwenStateTimeout = 10
 const QwenPermissionTimeout = 600
 
 // qwenKinds maps Qwen Code's hook_event_name to a kind.
-var qwenKinds = map[string]Kind{
-	"SessionStart":        KindSessionStart,
-	"SessionEnd":          KindSessionEnd,
-	"InstructionsLoaded":  KindInstructionsLoad,
-	"UserPromptSubmit":    KindPromptSubmit,
-	"UserPromptExpansion": KindPromptExpansion,
-	"PermissionRequest":   KindPermissionRequest,
-	"PreToolUse":          KindToolStart,
-	"PermissionDenied":    KindPermissionDenied,
-	"PostToolUse":         KindToolEnd,
-	"PostToolUseFailure":  KindToolFailure,
-	"PostToolBatch":       KindToolBatch,
-	"Notification":        KindNotification,
-	"MessageDisplay":      KindMessage,
-	"SubagentStart":       KindSubagentStart,
-	"SubagentStop":        KindSubagentStop,
-	"Stop":                KindTurnEnd,
-	"StopFailure":         KindTurnFailure,
-	"PreCompact":          KindCompactStart,
-	"PostCompact":         KindCompactEnd,
-	"TodoCreated":         KindTaskCreate,
-	"TodoCompleted":       KindTaskComplete,
-}
+var qwenKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":        KindSessionStart,
+		"SessionEnd":          KindSessionEnd,
+		"InstructionsLoaded":  KindInstructionsLoad,
+		"UserPromptSubmit":    KindPromptSubmit,
+		"UserPromptExpansion": KindPromptExpansion,
+		"PermissionRequest":   KindPermissionRequest,
+		"PreToolUse":          KindToolStart,
+		"PermissionDenied":    KindPermissionDenied,
+		"PostToolUse":         KindToolEnd,
+		"PostToolUseFailure":  KindToolFailure,
+		"PostToolBatch":       KindToolBatch,
+		"Notification":        KindNotification,
+		"MessageDisplay":      KindMessage,
+		"SubagentStart":       KindSubagentStart,
+		"SubagentStop":        KindSubagentStop,
+		"Stop":                KindTurnEnd,
+		"StopFailure":         KindTurnFailure,
+		"PreCompact":          KindCompactStart,
+		"PostCompact":         KindCompactEnd,
+		"TodoCreated":         KindTaskCreate,
+		"TodoCompleted":       KindTaskComplete,
+	}
+})
 
 // qwenNotices maps Qwen Code's notification_type words to clawd's.
 var qwenNotices = map[string]Notice{

@@ -375,7 +375,7 @@ func TestQwenRender(t *testing.T) {
 // for every event: Qwen then shows its own dialog, and text a hook prints
 // would go into the conversation.
 func TestQwenNoDecision(t *testing.T) {
-	for event := range qwenKinds {
+	for event := range qwenKinds() {
 		if got := Qwen.NoDecision(event); len(got) != 0 {
 			t.Errorf("NoDecision(%s) = %q, want nothing", event, got)
 		}
@@ -398,7 +398,7 @@ func TestQwenRegistry(t *testing.T) {
 		if h.Blocking != (h.Event == "PermissionRequest") {
 			t.Errorf("Hook %s blocking = %v", h.Event, h.Blocking)
 		}
-		if k, ok := Qwen.Kinds[h.Event]; !ok || !k.Valid() {
+		if k, ok := Qwen.Kinds()[h.Event]; !ok || !k.Valid() {
 			t.Errorf("registered hook %s is not decoded: %v, %v", h.Event, k, ok)
 		}
 	}

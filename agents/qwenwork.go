@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // QwenWork (Alibaba's desktop agent; documented format:
 // ~/.QwenWorkCN/settings.json, Claude Code's nested hooks with a
@@ -50,7 +53,7 @@ var QwenWork = &Agent{
 		{Event: "PermissionDenied", Timeout: claudeStateTimeout},
 		{Event: "SessionEnd", Timeout: claudeStateTimeout},
 	},
-	Kinds: qwenWorkKinds,
+	kinds: qwenWorkKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		e, _, err := claudeShape(qwenWorkID, qwenWorkKinds).decode(b, ev, env, now, false)
 		return e, err
@@ -65,15 +68,17 @@ var QwenWork = &Agent{
 
 const qwenWorkID = "qwenwork"
 
-var qwenWorkKinds = map[string]Kind{
-	"SessionStart":       KindSessionStart,
-	"UserPromptSubmit":   KindPromptSubmit,
-	"PreToolUse":         KindToolStart,
-	"PermissionRequest":  KindToolStart,
-	"PermissionDenied":   KindToolEnd,
-	"PostToolUse":        KindToolEnd,
-	"PostToolUseFailure": KindToolFailure,
-	"Notification":       KindNotification,
-	"Stop":               KindTurnEnd,
-	"SessionEnd":         KindSessionEnd,
-}
+var qwenWorkKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":       KindSessionStart,
+		"UserPromptSubmit":   KindPromptSubmit,
+		"PreToolUse":         KindToolStart,
+		"PermissionRequest":  KindToolStart,
+		"PermissionDenied":   KindToolEnd,
+		"PostToolUse":        KindToolEnd,
+		"PostToolUseFailure": KindToolFailure,
+		"Notification":       KindNotification,
+		"Stop":               KindTurnEnd,
+		"SessionEnd":         KindSessionEnd,
+	}
+})

@@ -56,7 +56,7 @@ var Reasonix = &Agent{
 		{Event: "Notification"},
 		{Event: "PreCompact"},
 	},
-	Kinds: reasonixKinds,
+	kinds: reasonixKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		e, _, err := reasonixShape().decode(b, ev, env, now, false)
 		return e, err
@@ -71,17 +71,19 @@ var Reasonix = &Agent{
 
 const reasonixID = "reasonix"
 
-var reasonixKinds = map[string]Kind{
-	"SessionStart":     KindSessionStart,
-	"SessionEnd":       KindSessionEnd,
-	"UserPromptSubmit": KindPromptSubmit,
-	"PreToolUse":       KindToolStart,
-	"PostToolUse":      KindToolEnd,
-	"SubagentStop":     KindToolEnd,
-	"Notification":     KindNotification,
-	"PreCompact":       KindCompactStart,
-	"Stop":             KindTurnEnd,
-}
+var reasonixKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":     KindSessionStart,
+		"SessionEnd":       KindSessionEnd,
+		"UserPromptSubmit": KindPromptSubmit,
+		"PreToolUse":       KindToolStart,
+		"PostToolUse":      KindToolEnd,
+		"SubagentStop":     KindToolEnd,
+		"Notification":     KindNotification,
+		"PreCompact":       KindCompactStart,
+		"Stop":             KindTurnEnd,
+	}
+})
 
 var reasonixShape = sync.OnceValue(func() hookShape {
 	h := claudeShape(reasonixID, reasonixKinds)

@@ -83,9 +83,9 @@ type Agent struct {
 	ConfigDir func(getenv Env) (string, error)
 	// Hooks are the events clawd registers, in settings order.
 	Hooks []HookSpec
-	// Kinds maps every hook event name the agent fires that clawd
-	// decodes to its normalized kind.
-	Kinds map[string]Kind
+	// kinds maps every hook event name the agent fires that clawd
+	// decodes to its normalized kind (see Kinds); nil for none.
+	kinds func() map[string]Kind
 	// Decode turns one hook payload into a normalized event. hookEvent is
 	// the event name given on the command line, if any.
 	Decode func(payload []byte, hookEvent string, env Env, now time.Time) (Event, error)
@@ -233,6 +233,17 @@ var registry = []*Agent{
 	Pi, OMP, OpenClaw, Qoder, Cursor, CodeBuddy, Kiro, Kimi, Antigravity, Grok, WorkBuddy, QwenWork, TraeCode, MiniMax, ZCode, CodeWhale, Reasonix,
 	// Beyond the seed.
 	Droid, Cline, Kilo, Auggie, Crush,
+}
+
+// Kinds maps every hook event name the agent fires that clawd decodes to
+// its normalized kind; nil for an agent clawd decodes nothing of. The
+// table is the agent's own, built on first use rather than at init in
+// every hook process: read it, never change it.
+func (a *Agent) Kinds() map[string]Kind {
+	if a.kinds == nil {
+		return nil
+	}
+	return a.kinds()
 }
 
 // All returns the supported agents.

@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // TraeCode (ByteDance's Trae IDE, China edition; documented format:
 // ~/.trae-cn/hooks.json, Claude Code's nested hooks without timeouts,
@@ -42,7 +45,7 @@ var TraeCode = &Agent{
 		{Event: "Stop"},
 		{Event: "Notification"},
 	},
-	Kinds: traeCodeKinds,
+	kinds: traeCodeKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		e, _, err := claudeShape(traeCodeID, traeCodeKinds).decode(b, ev, env, now, false)
 		return e, err
@@ -57,11 +60,13 @@ var TraeCode = &Agent{
 
 const traeCodeID = "traecode"
 
-var traeCodeKinds = map[string]Kind{
-	"SessionStart":     KindSessionStart,
-	"UserPromptSubmit": KindPromptSubmit,
-	"PreToolUse":       KindToolStart,
-	"PostToolUse":      KindToolEnd,
-	"Notification":     KindNotification,
-	"Stop":             KindTurnEnd,
-}
+var traeCodeKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":     KindSessionStart,
+		"UserPromptSubmit": KindPromptSubmit,
+		"PreToolUse":       KindToolStart,
+		"PostToolUse":      KindToolEnd,
+		"Notification":     KindNotification,
+		"Stop":             KindTurnEnd,
+	}
+})

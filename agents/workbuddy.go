@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -63,7 +64,7 @@ var WorkBuddy = &Agent{
 		{Event: "PreCompact", Timeout: claudeStateTimeout},
 		{Event: "Stop", Timeout: claudeStateTimeout},
 	},
-	Kinds: workBuddyKinds,
+	kinds: workBuddyKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		e, _, err := claudeShape(workBuddyID, workBuddyKinds).decode(b, ev, env, now, false)
 		return e, err
@@ -153,13 +154,15 @@ func projectsHome(transcript string) string {
 
 const workBuddyID = "workbuddy"
 
-var workBuddyKinds = map[string]Kind{
-	"SessionStart":     KindSessionStart,
-	"SessionEnd":       KindSessionEnd,
-	"UserPromptSubmit": KindPromptSubmit,
-	"PreToolUse":       KindToolStart,
-	"PostToolUse":      KindToolEnd,
-	"Notification":     KindNotification,
-	"PreCompact":       KindCompactStart,
-	"Stop":             KindTurnEnd,
-}
+var workBuddyKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":     KindSessionStart,
+		"SessionEnd":       KindSessionEnd,
+		"UserPromptSubmit": KindPromptSubmit,
+		"PreToolUse":       KindToolStart,
+		"PostToolUse":      KindToolEnd,
+		"Notification":     KindNotification,
+		"PreCompact":       KindCompactStart,
+		"Stop":             KindTurnEnd,
+	}
+})

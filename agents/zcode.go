@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // ZCode (Z.ai's desktop agent; documented format: ~/.zcode/cli/config.json
 // with the hooks under "hooks": {"enabled": true, "events": {...}} in
@@ -51,7 +54,7 @@ var ZCode = &Agent{
 		{Event: "PostToolUseFailure", Timeout: claudeStateTimeout},
 		{Event: "Stop", Timeout: claudeStateTimeout},
 	},
-	Kinds: zcodeKinds,
+	kinds: zcodeKinds,
 	Decode: func(b []byte, ev string, env Env, now time.Time) (Event, error) {
 		return decodeZCode(b, ev, env, now, false)
 	},
@@ -69,15 +72,17 @@ const zcodeID = "zcode"
 // PermissionRequest hook, in seconds: the original's 600 s.
 const ZCodePermissionTimeout = 600
 
-var zcodeKinds = map[string]Kind{
-	"SessionStart":       KindSessionStart,
-	"UserPromptSubmit":   KindPromptSubmit,
-	"PreToolUse":         KindToolStart,
-	"PermissionRequest":  KindPermissionRequest,
-	"PostToolUse":        KindToolEnd,
-	"PostToolUseFailure": KindToolFailure,
-	"Stop":               KindTurnEnd,
-}
+var zcodeKinds = sync.OnceValue(func() map[string]Kind {
+	return map[string]Kind{
+		"SessionStart":       KindSessionStart,
+		"UserPromptSubmit":   KindPromptSubmit,
+		"PreToolUse":         KindToolStart,
+		"PermissionRequest":  KindPermissionRequest,
+		"PostToolUse":        KindToolEnd,
+		"PostToolUseFailure": KindToolFailure,
+		"Stop":               KindTurnEnd,
+	}
+})
 
 func decodeZCode(b []byte, hookEvent string, env Env, now time.Time, truncated bool) (Event, error) {
 	e, p, err := claudeShape(zcodeID, zcodeKinds).decode(b, hookEvent, env, now, truncated)

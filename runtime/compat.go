@@ -94,7 +94,7 @@ func (s *Server) handlePostState(w http.ResponseWriter, r *http.Request) {
 	}
 	if b.Event != "" {
 		// The original app's hooks name the agent's own event.
-		if k, ok := a.Kinds[b.Event]; ok && k != agents.KindPermissionRequest && k != agents.KindQuestion {
+		if k, ok := a.Kinds()[b.Event]; ok && k != agents.KindPermissionRequest && k != agents.KindQuestion {
 			e.Kind, e.HookEvent, e.State = k, b.Event, ""
 			if k == agents.KindSessionEnd && b.State == string(statemachine.Sweeping) {
 				e.Reason = "clear"

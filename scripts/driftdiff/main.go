@@ -127,7 +127,7 @@ func compare(a *agents.Agent, old, cur release) (drift, error) {
 // those it registers.
 func knownEvents(a *agents.Agent) map[string]bool {
 	known := map[string]bool{}
-	for ev := range a.Kinds {
+	for ev := range a.Kinds() {
 		known[ev] = true
 	}
 	for _, h := range a.Hooks {
