@@ -20,6 +20,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/statemachine"
 )
 
 // pressKey types one key into the tab, where its focus is.
@@ -312,23 +314,21 @@ type traceEvent struct {
 // style, layout and paint after it.
 func TestDashboardSessions500(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	// A runtime in this process: clawd serve tracks at most 256 sessions
+	// (statemachine.DefaultOptions), and the page is to stay smooth past
+	// that.
 	w := newWorld(t)
-	srv := w.startServe()
-	defer srv.shutdown()
-	c := srv.client()
+	srv := runInProcess(t, runtime.Config{Home: w.clawdHome, Machine: statemachine.Options{MaxSessions: 600}})
 	sid := func(i int) string { return fmt.Sprintf("5e550000-0000-4000-8000-%012d", i) }
 	for i := range 500 {
-		e := agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: sid(i), Time: time.Now().UTC(),
-			Cwd:   fmt.Sprintf("/home/ada/src/repo-%02d/pkg-%d", i%25, i%3),
-			Title: fmt.Sprintf("Task %d: make the importer keep the order of the rows it reads from the CSV export", i), TitleSource: agents.TitleFromPrompt}
-		if err := c.PostEvent(ctx, e); err != nil {
-			t.Fatal(err)
-		}
+		srv.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: sid(i), Time: time.Now().UTC(),
+			Cwd:   fmt.Sprintf("/home/ada/src/repo-%02d", i%25),
+			Title: fmt.Sprintf("Task %d: make the importer keep the order of the rows it reads from the CSV export", i), TitleSource: agents.TitleFromPrompt})
 	}
 	tab := newBrowser(t)
-	w.openDashboard(ctx, tab, srv)
+	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
+		t.Fatal(err)
+	}
 	goView(t, tab, "sessions")
 	waitPage(t, tab, "500 sessions", `document.querySelectorAll("#session-list li:not(.group)").length === 500`, 30*time.Second)
 	if n := pageEval[int](t, tab, `document.querySelectorAll("#session-list li.group").length`); n < 25 {
@@ -373,10 +373,7 @@ func TestDashboardSessions500(t *testing.T) {
 	const updates = 20
 	for i := range updates {
 		n := pageEval[int](t, tab, `window.__renders`)
-		e := agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: sid(7 + 23*i), Time: time.Now().UTC(), ToolName: fmt.Sprintf("Tool%d", i)}
-		if err := c.PostEvent(ctx, e); err != nil {
-			t.Fatal(err)
-		}
+		srv.Ingest(agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: sid(7 + 23*i), Time: time.Now().UTC(), ToolName: fmt.Sprintf("Tool%d", i)})
 		waitPage(t, tab, "the update", fmt.Sprintf(`window.__renders > %d`, n), 10*time.Second)
 		// One frame after it: its layout and paint.
 		pageEval[bool](t, tab, `new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`)

@@ -1003,12 +1003,21 @@ func TestDashboardDoctor(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
 		t.Fatal(err)
 	}
-	waitPage(t, tab, "the doctor's findings", `document.querySelectorAll("#agent-list .findings li").length === 2`, 10*time.Second)
+	goView(t, tab, "setup")
+	// The agents found here have a card with their checks; the others
+	// fold into one line.
+	waitPage(t, tab, "the doctor's findings", `document.querySelectorAll("#agent-list .findings li").length === 1`, 10*time.Second)
 	agentsText := pageEval[string](t, tab, `document.getElementById("agent-list").innerText`)
-	for _, want := range []string{"Claude Code", "hooks installed", "warn: the Stop hook runs another clawd binary", "Codex", "not found here", "ok: hooks in place"} {
+	for _, want := range []string{"Claude Code", "hooks installed", "warn: the Stop hook runs another clawd binary"} {
 		if !strings.Contains(agentsText, want) {
 			t.Errorf("the Agents section lacks %q:\n%s", want, agentsText)
 		}
+	}
+	if strings.Contains(agentsText, "Codex") {
+		t.Errorf("the Agents section has a card for Codex, which is not found here:\n%s", agentsText)
+	}
+	if more := pageEval[string](t, tab, `document.getElementById("agents-more-sum").textContent + ": " + document.getElementById("agent-more-list").textContent`); more != "1 more agent, not found here: Codex" {
+		t.Errorf("the folded agents read %q, want 1 more agent, not found here: Codex", more)
 	}
 	if n := pageEval[int](t, tab, `[...document.querySelectorAll("#agent-list button")].filter((b) => b.textContent === "Fix").length`); n != 1 {
 		t.Errorf("%d Fix buttons, want one (Claude Code's)", n)
