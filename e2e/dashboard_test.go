@@ -513,10 +513,13 @@ func (w *world) screenshots(t *testing.T, tab context.Context, s *server) {
 // second tab of the browser that holds the dashboard's login cookie,
 // throws fetches (every mode, with and without credentials, with a
 // guessed secret), form posts, images, scripts, iframes, WebSockets and
-// EventSources at every dashboard route. It reads nothing and changes
-// nothing; and the cookie itself, which the browser hands the hostile
-// server along with its own requests (cookies are per host, not per
-// port), is worth nothing there without the page's secret.
+// EventSources at every dashboard route, opens the dashboard in a window
+// of its own to read its page and storage, and reads its own storage. It
+// reads nothing and changes nothing, the login's secret that the
+// dashboard keeps for a bookmark included; and the cookie itself, which
+// the browser hands the hostile server along with its own requests
+// (cookies are per host, not per port), is worth nothing there without
+// the page's secret.
 func TestDashboardHostilePage(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -569,6 +572,12 @@ func TestDashboardHostilePage(t *testing.T) {
 		}
 	}))
 
+	// The login's secret, kept in the dashboard origin's storage for a
+	// bookmark: the hostile page must not get at it.
+	secret := pageEval[string](t, tab, `localStorage.getItem("clawd-secret") || ""`)
+	if len(secret) < 40 {
+		t.Fatalf("the dashboard keeps no secret in its localStorage (%q): a bookmark could not open it", secret)
+	}
 	before := dashboardState(ctx, t, srv, id)
 	evil, cancelEvil := chromedp.NewContext(tab)
 	defer cancelEvil()
@@ -591,11 +600,11 @@ func TestDashboardHostilePage(t *testing.T) {
 		default:
 			t.Errorf("%s %s (%s): %s %q, want nothing readable", o.Kind, o.URL, o.How, o.Outcome, clip(o.Body, 200))
 		}
-		if strings.Contains(o.Body, sid) || strings.Contains(o.Body, id) {
+		if strings.Contains(o.Body, sid) || strings.Contains(o.Body, id) || strings.Contains(o.Body, secret) {
 			t.Errorf("%s %s (%s) read the runtime's data: %q", o.Kind, o.URL, o.How, clip(o.Body, 200))
 		}
 	}
-	for _, k := range []string{"fetch", "form", "img", "script", "iframe", "websocket", "eventsource"} {
+	for _, k := range []string{"fetch", "form", "img", "script", "iframe", "websocket", "eventsource", "window", "storage"} {
 		if kinds[k] == 0 {
 			t.Errorf("the hostile page made no %s attempt (it made %v)", k, kinds)
 		}
@@ -818,6 +827,23 @@ function socket(url) {
   });
 }
 
+// windows opens the dashboard in a window of its own and tries to read
+// its page and its storage, where the login's secret is kept.
+function windows(base) {
+  return new Promise((resolve) => {
+    let w = null;
+    try { w = window.open(base + "/", "_blank"); } catch (e) {}
+    setTimeout(() => {
+      let text = "";
+      try { text = w.document.body.innerText; } catch (e) {}
+      try { text += w.localStorage.getItem("clawd-secret") || ""; } catch (e) {}
+      note("window", base + "/", w ? "opened" : "blocked", text ? "readable" : "unreadable", text);
+      try { w.close(); } catch (e) {}
+      resolve();
+    }, 2000);
+  });
+}
+
 function eventSource(url) {
   return new Promise((resolve) => {
     const es = new EventSource(url, {withCredentials: true});
@@ -846,6 +872,11 @@ function eventSource(url) {
     }
   }
   await Promise.all(sockets);
+  for (const base of cfg.bases) await windows(base);
+  // This origin's own storage: the dashboard's is another origin's.
+  let mine = "";
+  try { mine = localStorage.getItem("clawd-secret") || sessionStorage.getItem("clawd-secret") || ""; } catch (e) {}
+  note("storage", location.origin, "localStorage", mine ? "readable" : "unreadable", mine);
   await timeout(200);
   document.title = "done";
 })();

@@ -504,7 +504,7 @@ setInterval(tickWaited, 1000);
 // first answer, so a request answered elsewhere meanwhile is refused
 // here, by its own id.
 async function decide(p, body, button) {
-  const card = button.closest("#needs-list > li");
+  const card = button.closest("li.request"); // the card may be gone from the list already
   for (const b of card.querySelectorAll("button")) b.disabled = true;
   try {
     await api("POST", "permissions/" + encodeURIComponent(p.id) + "/decision", Object.assign({via: "dashboard"}, body));
