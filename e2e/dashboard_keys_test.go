@@ -302,6 +302,9 @@ type traceEvent struct {
 	Ph   string  `json:"ph"`
 	Ts   float64 `json:"ts"`  // µs
 	Dur  float64 `json:"dur"` // µs
+	// Tdur is the thread's own time in the event (µs): the wall time less
+	// what other processes took of the CPU meanwhile.
+	Tdur float64 `json:"tdur"`
 	Pid  int     `json:"pid"`
 	Tid  int     `json:"tid"`
 }
@@ -309,9 +312,10 @@ type traceEvent struct {
 // TestDashboardSessions500: 500 sessions in 25 repositories, grouped by
 // repository in the table, and each update of one of them costs at most
 // 16 ms of script in Chromium's own trace (the task that reads the stream
-// and renders the view, JSON.parse of the 500 sessions included). It
-// logs the figures: the script time per update (median, worst), and the
-// style, layout and paint after it.
+// and renders the view, JSON.parse of the 500 sessions included; the
+// thread's own time, so that other processes on a busy machine do not
+// count). It logs the figures: the script time per update (median,
+// worst; thread and wall time), and the style, layout and paint after it.
 func TestDashboardSessions500(t *testing.T) {
 	t.Parallel()
 	// A runtime in this process: clawd serve tracks at most 256 sessions
@@ -404,7 +408,7 @@ func TestDashboardSessions500(t *testing.T) {
 	if len(marks) < updates {
 		t.Fatalf("the trace holds %d render marks, want %d (of %d events)", len(marks), updates, len(events))
 	}
-	var scriptMs, layoutMs []float64
+	var scriptMs, wallMs, layoutMs []float64
 	for _, m := range marks {
 		var task *traceEvent
 		for i, e := range events {
@@ -415,7 +419,12 @@ func TestDashboardSessions500(t *testing.T) {
 		if task == nil {
 			t.Fatalf("no script task in the trace holds the render mark at %v", m.Ts)
 		}
-		scriptMs = append(scriptMs, task.Dur/1000)
+		wallMs = append(wallMs, task.Dur/1000)
+		cpu := task.Tdur
+		if cpu == 0 {
+			cpu = task.Dur
+		}
+		scriptMs = append(scriptMs, cpu/1000)
 		// Style, layout and paint in the 50 ms after the task.
 		var lay float64
 		for _, e := range events {
@@ -426,8 +435,8 @@ func TestDashboardSessions500(t *testing.T) {
 		layoutMs = append(layoutMs, lay/1000)
 	}
 	med, worst := percentile(scriptMs, 0.5), slices.Max(scriptMs)
-	t.Logf("500 sessions, %d updates: script per update %.2f ms median, %.2f ms worst; style+layout+paint after it %.2f ms median (Chromium's trace)",
-		len(scriptMs), med, worst, percentile(layoutMs, 0.5))
+	t.Logf("500 sessions, %d updates: script per update %.2f ms median, %.2f ms worst of the page's thread time (wall %.2f ms median, %.2f ms worst); style+layout+paint after it %.2f ms median wall (Chromium's trace)",
+		len(scriptMs), med, worst, percentile(wallMs, 0.5), slices.Max(wallMs), percentile(layoutMs, 0.5))
 	if med > 16 {
 		t.Errorf("an update of 500 sessions takes %.2f ms of script (median of %d), want at most 16 ms: %v", med, len(scriptMs), scriptMs)
 	}

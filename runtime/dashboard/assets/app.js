@@ -904,6 +904,7 @@ function addEvent(r, text) {
   }
   noteEventChoices();
   $("events-empty").hidden = list.children.length > 0;
+  hide($("e-filters"), false);
 }
 
 let eventChoices = "";
