@@ -62,7 +62,7 @@ func TestDashboardHistory(t *testing.T) {
 	}
 	waitPage(t, tab, "the recap", `document.querySelectorAll("#recap-days li.bar-row").length === 7`, 20*time.Second)
 	recap := pageEval[string](t, tab, `document.getElementById("recap").innerText`)
-	for _, s := range []string{"clawd was running to see", "Busiest agents", "claude", "codex", "0%: clawd was not running", "1 session, 1 turn,"} {
+	for _, s := range []string{"clawd was running to see", "Busiest agents", "claude", "codex", "0%: clawd was not running", "2 sessions, 2 turns,", "0s busy, 1 turn, waited"} {
 		if !strings.Contains(recap, s) {
 			t.Errorf("the Recap section lacks %q:\n%s", s, recap)
 		}
