@@ -159,18 +159,18 @@ func TestDashboardRequestCards(t *testing.T) {
 	if text := editCard.text(t, tab); strings.Contains(text, "Always") || strings.Count(text, "Auto-accept") != 1 {
 		t.Errorf("the Edit's card reads %q, want its offer once, without an Always prefix", text)
 	}
-	if bg := pageEval[string](t, tab, in(editCard, `.querySelector("button.allow")`)+` && getComputedStyle(`+in(editCard, `.querySelector("button.allow")`)+`).backgroundColor`); bg != "rgb(30, 122, 60)" {
+	if bg := pageEval[string](t, tab, in(editCard, `.querySelector("button.allow")`)+` && getComputedStyle(`+in(editCard, `.querySelector("button.allow")`)+`).backgroundColor`); bg != "rgb(26, 117, 53)" {
 		t.Errorf("Allow's background is %q, want the allow colour: the primary action", bg)
 	}
-	if bg := pageEval[string](t, tab, `getComputedStyle(`+in(editCard, `.querySelector("button.deny")`)+`).backgroundColor`); bg == "rgb(30, 122, 60)" {
+	if bg := pageEval[string](t, tab, `getComputedStyle(`+in(editCard, `.querySelector("button.deny")`)+`).backgroundColor`); bg == "rgb(26, 117, 53)" {
 		t.Error("Deny is styled as the primary action too")
 	}
-	pageEval[bool](t, tab, `document.getElementById("pause").focus(); true`)
+	pageEval[bool](t, tab, `document.getElementById("f-inbox").focus(); true`)
 	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Tab)); err != nil {
 		t.Fatal(err)
 	}
 	if !pageEval[bool](t, tab, `document.activeElement === `+in(editCard, `.querySelector("button")`)+` && document.activeElement.classList.contains("allow")`) {
-		t.Errorf("Tab from the header lands on %q, want the first card's Allow", pageEval[string](t, tab, `document.activeElement.outerHTML.slice(0, 120)`))
+		t.Errorf("Tab from the inbox's filter lands on %q, want the first card's Allow", pageEval[string](t, tab, `document.activeElement.outerHTML.slice(0, 120)`))
 	}
 
 	cardShots(t, tab)

@@ -46,6 +46,7 @@ func TestDashboardHistory(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
 		t.Fatal(err)
 	}
+	goView(t, tab, "history")
 	waitPage(t, tab, "the history", `document.querySelectorAll("#history-list li.card").length === 2`, 20*time.Second)
 	commands := pageEval[[]string](t, tab, `[...document.querySelectorAll("#history-list button.copy")].map((b) => b.dataset.command).sort()`)
 	want := []string{"cd '/srv/it'\\''s here' && codex resume 019a0000-0000-7000-8000-000000000002",
@@ -61,9 +62,15 @@ func TestDashboardHistory(t *testing.T) {
 	}
 	waitPage(t, tab, "the recap", `document.querySelectorAll("#recap-days li.bar-row").length === 7`, 20*time.Second)
 	recap := pageEval[string](t, tab, `document.getElementById("recap").innerText`)
-	for _, s := range []string{"clawd was running to see", "Busiest agents", "claude", "codex", "0%: clawd was not running"} {
+	for _, s := range []string{"clawd was running to see", "Busiest agents", "claude", "codex", "0%: clawd was not running", "2 sessions, 2 turns,", "0s busy, 1 turn, waited"} {
 		if !strings.Contains(recap, s) {
 			t.Errorf("the Recap section lacks %q:\n%s", s, recap)
 		}
+	}
+	// The folders by name on this machine (the recap's API keeps hashes
+	// unless asked), the whole path on hover; one turn is "1 turn".
+	folders := pageEval[[]string](t, tab, `[...document.querySelectorAll("#recap-folders li")].map((li) => li.querySelector(".bar-label").textContent + " = " + li.title + " | " + li.querySelector(".bar-detail").textContent)`)
+	if !slices.ContainsFunc(folders, func(f string) bool { return strings.HasPrefix(f, "shop = /home/ada/shop | ") && strings.HasSuffix(f, ", 1 turn") }) {
+		t.Errorf("the recap's folders read %q, want shop (/home/ada/shop on hover) with 1 turn", folders)
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/clawdhq/clawd/agents"
+	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/statemachine"
 )
 
 // pressKey types one key into the tab, where its focus is.
@@ -300,6 +302,9 @@ type traceEvent struct {
 	Ph   string  `json:"ph"`
 	Ts   float64 `json:"ts"`  // µs
 	Dur  float64 `json:"dur"` // µs
+	// Tdur is the thread's own time in the event (µs): the wall time less
+	// what other processes took of the CPU meanwhile.
+	Tdur float64 `json:"tdur"`
 	Pid  int     `json:"pid"`
 	Tid  int     `json:"tid"`
 }
@@ -307,28 +312,27 @@ type traceEvent struct {
 // TestDashboardSessions500: 500 sessions in 25 repositories, grouped by
 // repository in the table, and each update of one of them costs at most
 // 16 ms of script in Chromium's own trace (the task that reads the stream
-// and renders the view, JSON.parse of the 500 sessions included). It
-// logs the figures: the script time per update (median, worst), and the
-// style, layout and paint after it.
+// and renders the view, JSON.parse of the 500 sessions included; the
+// thread's own time, so that other processes on a busy machine do not
+// count). It logs the figures: the script time per update (median,
+// worst; thread and wall time), and the style, layout and paint after it.
 func TestDashboardSessions500(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	// A runtime in this process: clawd serve tracks at most 256 sessions
+	// (statemachine.DefaultOptions), and the page is to stay smooth past
+	// that.
 	w := newWorld(t)
-	srv := w.startServe()
-	defer srv.shutdown()
-	c := srv.client()
+	srv := runInProcess(t, runtime.Config{Home: w.clawdHome, Machine: statemachine.Options{MaxSessions: 600}})
 	sid := func(i int) string { return fmt.Sprintf("5e550000-0000-4000-8000-%012d", i) }
 	for i := range 500 {
-		e := agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: sid(i), Time: time.Now().UTC(),
-			Cwd:   fmt.Sprintf("/home/ada/src/repo-%02d/pkg-%d", i%25, i%3),
-			Title: fmt.Sprintf("Task %d: make the importer keep the order of the rows it reads from the CSV export", i), TitleSource: agents.TitleFromPrompt}
-		if err := c.PostEvent(ctx, e); err != nil {
-			t.Fatal(err)
-		}
+		srv.Ingest(agents.Event{Agent: "claude", Kind: agents.KindPromptSubmit, SessionID: sid(i), Time: time.Now().UTC(),
+			Cwd:   fmt.Sprintf("/home/ada/src/repo-%02d", i%25),
+			Title: fmt.Sprintf("Task %d: make the importer keep the order of the rows it reads from the CSV export", i), TitleSource: agents.TitleFromPrompt})
 	}
 	tab := newBrowser(t)
-	w.openDashboard(ctx, tab, srv)
+	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
+		t.Fatal(err)
+	}
 	goView(t, tab, "sessions")
 	waitPage(t, tab, "500 sessions", `document.querySelectorAll("#session-list li:not(.group)").length === 500`, 30*time.Second)
 	if n := pageEval[int](t, tab, `document.querySelectorAll("#session-list li.group").length`); n < 25 {
@@ -373,10 +377,7 @@ func TestDashboardSessions500(t *testing.T) {
 	const updates = 20
 	for i := range updates {
 		n := pageEval[int](t, tab, `window.__renders`)
-		e := agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: sid(7 + 23*i), Time: time.Now().UTC(), ToolName: fmt.Sprintf("Tool%d", i)}
-		if err := c.PostEvent(ctx, e); err != nil {
-			t.Fatal(err)
-		}
+		srv.Ingest(agents.Event{Agent: "claude", Kind: agents.KindToolStart, SessionID: sid(7 + 23*i), Time: time.Now().UTC(), ToolName: fmt.Sprintf("Tool%d", i)})
 		waitPage(t, tab, "the update", fmt.Sprintf(`window.__renders > %d`, n), 10*time.Second)
 		// One frame after it: its layout and paint.
 		pageEval[bool](t, tab, `new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`)
@@ -407,7 +408,7 @@ func TestDashboardSessions500(t *testing.T) {
 	if len(marks) < updates {
 		t.Fatalf("the trace holds %d render marks, want %d (of %d events)", len(marks), updates, len(events))
 	}
-	var scriptMs, layoutMs []float64
+	var scriptMs, wallMs, layoutMs []float64
 	for _, m := range marks {
 		var task *traceEvent
 		for i, e := range events {
@@ -418,7 +419,12 @@ func TestDashboardSessions500(t *testing.T) {
 		if task == nil {
 			t.Fatalf("no script task in the trace holds the render mark at %v", m.Ts)
 		}
-		scriptMs = append(scriptMs, task.Dur/1000)
+		wallMs = append(wallMs, task.Dur/1000)
+		cpu := task.Tdur
+		if cpu == 0 {
+			cpu = task.Dur
+		}
+		scriptMs = append(scriptMs, cpu/1000)
 		// Style, layout and paint in the 50 ms after the task.
 		var lay float64
 		for _, e := range events {
@@ -429,8 +435,8 @@ func TestDashboardSessions500(t *testing.T) {
 		layoutMs = append(layoutMs, lay/1000)
 	}
 	med, worst := percentile(scriptMs, 0.5), slices.Max(scriptMs)
-	t.Logf("500 sessions, %d updates: script per update %.2f ms median, %.2f ms worst; style+layout+paint after it %.2f ms median (Chromium's trace)",
-		len(scriptMs), med, worst, percentile(layoutMs, 0.5))
+	t.Logf("500 sessions, %d updates: script per update %.2f ms median, %.2f ms worst of the page's thread time (wall %.2f ms median, %.2f ms worst); style+layout+paint after it %.2f ms median wall (Chromium's trace)",
+		len(scriptMs), med, worst, percentile(wallMs, 0.5), slices.Max(wallMs), percentile(layoutMs, 0.5))
 	if med > 16 {
 		t.Errorf("an update of 500 sessions takes %.2f ms of script (median of %d), want at most 16 ms: %v", med, len(scriptMs), scriptMs)
 	}

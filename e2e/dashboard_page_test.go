@@ -78,6 +78,7 @@ func TestDashboardPage(t *testing.T) {
 	waitPage(t, tab, "three sessions", `document.querySelectorAll("#session-list li").length === 3`, 10*time.Second)
 
 	// Click a local session: its terminal, as the runtime records it.
+	goView(t, tab, "sessions")
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`#session-list li[data-key="claude/`+sidB+`"] button`))); err != nil {
 		t.Fatalf("click the session row: %v", err)
 	}
@@ -116,6 +117,7 @@ func TestDashboardPage(t *testing.T) {
 		t.Errorf("filtered by agent codex the sessions are %v, want codex/c1 alone", keys)
 	}
 	pageEval[bool](t, tab, `((a) => { const s = document.getElementById("f-agent"); s.value = a; s.dispatchEvent(new Event("change")); return s.value === a; })("")`)
+	goView(t, tab, "inbox")
 
 	// Two requests; A is answered with the CLI while the page still
 	// holds A's Allow button.
@@ -223,7 +225,9 @@ func TestDashboardPage(t *testing.T) {
 	}
 	sub.wait(t)
 
-	// Pause notifications for an hour, as in the tray, and resume them.
+	// Pause notifications for an hour, as in the tray, and resume them
+	// (under Setup).
+	goView(t, tab, "setup")
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#pause"))); err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +244,7 @@ func TestDashboardPage(t *testing.T) {
 	}
 
 	// The events: by kind, then by session.
+	goView(t, tab, "activity")
 	kinds := func() []string {
 		return pageEval[[]string](t, tab, `[...document.querySelectorAll("#event-list li .kind")].map((e) => e.textContent)`)
 	}
@@ -351,6 +356,7 @@ func TestDashboardDoctorFix(t *testing.T) {
 	}
 	tab := newBrowser(t)
 	w.openDashboard(ctx, tab, srv)
+	goView(t, tab, "setup")
 	card := `document.querySelector('#agent-list li[data-agent="claude"]')`
 	waitPage(t, tab, "Claude Code's checks", `!!(`+card+` && `+card+`.querySelector(".findings li"))`, 30*time.Second)
 	if text := pageEval[string](t, tab, card+`.innerText`); !strings.Contains(text, "fail: ") || !strings.Contains(text, "have no clawd entry") {

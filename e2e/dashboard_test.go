@@ -513,10 +513,12 @@ func (w *world) screenshots(t *testing.T, tab context.Context, s *server) {
 // second tab of the browser that holds the dashboard's login cookie,
 // throws fetches (every mode, with and without credentials, with a
 // guessed secret), form posts, images, scripts, iframes, WebSockets and
-// EventSources at every dashboard route. It reads nothing and changes
-// nothing; and the cookie itself, which the browser hands the hostile
-// server along with its own requests (cookies are per host, not per
-// port), is worth nothing there without the page's secret.
+// EventSources at every dashboard route (the page itself in an iframe
+// too), and reads its own storage. It reads nothing and changes nothing,
+// the login's secret that the dashboard keeps for a bookmark included; and the cookie itself, which
+// the browser hands the hostile server along with its own requests
+// (cookies are per host, not per port), is worth nothing there without
+// the page's secret.
 func TestDashboardHostilePage(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -569,6 +571,12 @@ func TestDashboardHostilePage(t *testing.T) {
 		}
 	}))
 
+	// The login's secret, kept in the dashboard origin's storage for a
+	// bookmark: the hostile page must not get at it.
+	secret := pageEval[string](t, tab, `localStorage.getItem("clawd-secret") || ""`)
+	if len(secret) < 40 {
+		t.Fatalf("the dashboard keeps no secret in its localStorage (%q): a bookmark could not open it", secret)
+	}
 	before := dashboardState(ctx, t, srv, id)
 	evil, cancelEvil := chromedp.NewContext(tab)
 	defer cancelEvil()
@@ -591,11 +599,11 @@ func TestDashboardHostilePage(t *testing.T) {
 		default:
 			t.Errorf("%s %s (%s): %s %q, want nothing readable", o.Kind, o.URL, o.How, o.Outcome, clip(o.Body, 200))
 		}
-		if strings.Contains(o.Body, sid) || strings.Contains(o.Body, id) {
+		if strings.Contains(o.Body, sid) || strings.Contains(o.Body, id) || strings.Contains(o.Body, secret) {
 			t.Errorf("%s %s (%s) read the runtime's data: %q", o.Kind, o.URL, o.How, clip(o.Body, 200))
 		}
 	}
-	for _, k := range []string{"fetch", "form", "img", "script", "iframe", "websocket", "eventsource"} {
+	for _, k := range []string{"fetch", "form", "img", "script", "iframe", "websocket", "eventsource", "storage"} {
 		if kinds[k] == 0 {
 			t.Errorf("the hostile page made no %s attempt (it made %v)", k, kinds)
 		}
@@ -846,6 +854,10 @@ function eventSource(url) {
     }
   }
   await Promise.all(sockets);
+  // This origin's own storage: the dashboard's is another origin's.
+  let mine = "";
+  try { mine = localStorage.getItem("clawd-secret") || sessionStorage.getItem("clawd-secret") || ""; } catch (e) {}
+  note("storage", location.origin, "localStorage", mine ? "readable" : "unreadable", mine);
   await timeout(200);
   document.title = "done";
 })();
@@ -1003,12 +1015,21 @@ func TestDashboardDoctor(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate(srv.DashboardLogin().URL), chromedp.WaitVisible(chromedp.CSS("#conn.live"))); err != nil {
 		t.Fatal(err)
 	}
-	waitPage(t, tab, "the doctor's findings", `document.querySelectorAll("#agent-list .findings li").length === 2`, 10*time.Second)
+	goView(t, tab, "setup")
+	// The agents found here have a card with their checks; the others
+	// fold into one line.
+	waitPage(t, tab, "the doctor's findings", `document.querySelectorAll("#agent-list .findings li").length === 1`, 10*time.Second)
 	agentsText := pageEval[string](t, tab, `document.getElementById("agent-list").innerText`)
-	for _, want := range []string{"Claude Code", "hooks installed", "warn: the Stop hook runs another clawd binary", "Codex", "not found here", "ok: hooks in place"} {
+	for _, want := range []string{"Claude Code", "hooks installed", "warn: the Stop hook runs another clawd binary"} {
 		if !strings.Contains(agentsText, want) {
 			t.Errorf("the Agents section lacks %q:\n%s", want, agentsText)
 		}
+	}
+	if strings.Contains(agentsText, "Codex") {
+		t.Errorf("the Agents section has a card for Codex, which is not found here:\n%s", agentsText)
+	}
+	if more := pageEval[string](t, tab, `document.getElementById("agents-more-sum").textContent + ": " + document.getElementById("agent-more-list").textContent`); more != "1 more agent, not found here: Codex" {
+		t.Errorf("the folded agents read %q, want 1 more agent, not found here: Codex", more)
 	}
 	if n := pageEval[int](t, tab, `[...document.querySelectorAll("#agent-list button")].filter((b) => b.textContent === "Fix").length`); n != 1 {
 		t.Errorf("%d Fix buttons, want one (Claude Code's)", n)

@@ -66,6 +66,12 @@ function setText(e, t) {
   if (e.textContent !== t) e.textContent = t;
 }
 
+// hide sets e.hidden, writing only a change: a view of 500 sessions
+// comes several times a second.
+function hide(e, on) {
+  if (e.hidden !== on) e.hidden = on;
+}
+
 // forget drops this page's secret once the runtime no longer knows it
 // (it restarted): unless another tab stored a newer login meanwhile.
 function forget() {
@@ -294,9 +300,9 @@ function renderNeeds(v) {
   // The filter keeps its place when there is nothing to filter: a
   // request arriving moves nothing on the page.
   $("f-inbox").classList.toggle("invisible", count === 0);
-  $("needs-empty").hidden = shown.length > 0;
+  hide($("needs-empty"), shown.length > 0);
   // A first run shows what to do, not empty sections.
-  $("needs").hidden = firstRun;
+  hide($("needs"), firstRun);
   setText($("needs-empty"), count ? t("dashboard.filter_none") : t("dashboard.needs_empty"));
 }
 
@@ -498,7 +504,7 @@ setInterval(tickWaited, 1000);
 // first answer, so a request answered elsewhere meanwhile is refused
 // here, by its own id.
 async function decide(p, body, button) {
-  const card = button.closest("#needs-list > li");
+  const card = button.closest("li.request"); // the card may be gone from the list already
   for (const b of card.querySelectorAll("button")) b.disabled = true;
   try {
     await api("POST", "permissions/" + encodeURIComponent(p.id) + "/decision", Object.assign({via: "dashboard"}, body));
@@ -693,7 +699,18 @@ const groupOver = 20;
 // repoOf names a session's folder as the request cards do: its project's
 // name with the folder inside it, else the folder's own name; a remote
 // machine's is prefixed with the machine.
+const repoNames = new Map();
 function repoOf(s) {
+  const k = s.host + "\u0000" + s.cwd + "\u0000" + s.project_dir;
+  let name = repoNames.get(k);
+  if (name === undefined) {
+    if (repoNames.size > 2000) repoNames.clear();
+    repoNames.set(k, name = repoName(s));
+  }
+  return name;
+}
+
+function repoName(s) {
   const cwd = (s.cwd || "").replace(/[\\/]+$/, "");
   const pd = (s.project_dir || "").replace(/[\\/]+$/, "");
   const base = (d) => d.split(/[\\/]/).pop() || d;
@@ -754,9 +771,9 @@ function renderSessions(v) {
     (li, s) => s.group !== undefined ? setText(li, s.group + " · " + s.count) : updateSession(li, s));
   renderRemotes(v.remotes || []);
   setText($("sessions-count"), v.sessions.length ? (shown.length === v.sessions.length ? String(v.sessions.length) : t("dashboard.sessions_of", shown.length, v.sessions.length)) : "");
-  $("sessions-empty").hidden = shown.length > 0;
-  $("s-filters").hidden = v.sessions.length === 0;
-  $("s-head").hidden = shown.length === 0;
+  hide($("sessions-empty"), shown.length > 0);
+  hide($("s-filters"), v.sessions.length === 0);
+  hide($("s-head"), shown.length === 0);
 }
 
 for (const b of document.querySelectorAll("#s-head button")) {
@@ -887,6 +904,7 @@ function addEvent(r, text) {
   }
   noteEventChoices();
   $("events-empty").hidden = list.children.length > 0;
+  hide($("e-filters"), false);
 }
 
 let eventChoices = "";
@@ -1185,7 +1203,7 @@ let firstRun = false;
 
 function showFirstRun() {
   firstRun = noHooks && !!view && view.sessions.length === 0 && view.permissions.length === 0;
-  $("firstrun").hidden = !firstRun;
+  hide($("firstrun"), !firstRun);
 }
 
 async function loadAgents() {
