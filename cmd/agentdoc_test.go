@@ -101,7 +101,7 @@ func agentFacts(a *agents.Agent) []byte {
 	if len(a.Hooks) > 0 {
 		b.WriteString("## Events clawd hooks\n\n| event | becomes | timeout (s) | waits for you | since |\n| --- | --- | --- | --- | --- |\n")
 		for _, h := range a.Hooks {
-			kind := string(a.Kinds[h.Event])
+			kind := string(a.Kinds()[h.Event])
 			if kind == "" {
 				kind = "-"
 			} else {
