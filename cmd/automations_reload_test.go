@@ -60,7 +60,7 @@ func TestServeEditedAutomationsInStatusAndDoctor(t *testing.T) {
 	// yet) and fires the settle timers until clawd status says ok.
 	until := func(what, doc string, ok func(status string) bool) string {
 		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(60 * time.Second)
 		for {
 			if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
 				t.Fatal(err)
