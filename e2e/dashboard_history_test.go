@@ -70,7 +70,9 @@ func TestDashboardHistory(t *testing.T) {
 	// The folders by name on this machine (the recap's API keeps hashes
 	// unless asked), the whole path on hover; one turn is "1 turn".
 	folders := pageEval[[]string](t, tab, `[...document.querySelectorAll("#recap-folders li")].map((li) => li.querySelector(".bar-label").textContent + " = " + li.title + " | " + li.querySelector(".bar-detail").textContent)`)
-	if !slices.ContainsFunc(folders, func(f string) bool { return strings.HasPrefix(f, "shop = /home/ada/shop | ") && strings.HasSuffix(f, ", 1 turn") }) {
+	if !slices.ContainsFunc(folders, func(f string) bool {
+		return strings.HasPrefix(f, "shop = /home/ada/shop | ") && strings.HasSuffix(f, ", 1 turn")
+	}) {
 		t.Errorf("the recap's folders read %q, want shop (/home/ada/shop on hover) with 1 turn", folders)
 	}
 }
