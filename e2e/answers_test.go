@@ -370,13 +370,13 @@ func checkAnswerRecords(t *testing.T, w *world, serve *server, evs []event, sid 
 // every agent whose questions clawd sees but cannot answer says why.
 func checkAnswersQuestions(ctx context.Context, t *testing.T, w *world) {
 	t.Helper()
-	r := w.mustClawd(ctx, "agents", "--json")
+	r := w.mustClawd(ctx, "agents", "--all", "--json")
 	var list []struct {
 		ID       string          `json:"id"`
 		Supports json.RawMessage `json:"supports"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != len(agents.All()) {
-		t.Fatalf("clawd agents --json: %v, %d agents, want %d:\n%s", err, len(list), len(agents.All()), r.stdout)
+		t.Fatalf("clawd agents --all --json: %v, %d agents, want %d:\n%s", err, len(list), len(agents.All()), r.stdout)
 	}
 	for _, a := range list {
 		var s struct {

@@ -105,7 +105,7 @@ func TestDisabledAgent(t *testing.T) {
 	}
 
 	var list []client.AgentInfo
-	if r := w.mustClawd(ctx, "agents", "--json"); json.Unmarshal([]byte(r.stdout), &list) != nil {
+	if r := w.mustClawd(ctx, "agents", "--all", "--json"); json.Unmarshal([]byte(r.stdout), &list) != nil {
 		t.Fatalf("clawd agents --json printed %q", r.stdout)
 	}
 	for _, a := range list {
