@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/atomicfile"
+	"github.com/clawdhq/clawd/internal/handtimers"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
@@ -25,21 +27,9 @@ func TestServeEditedAutomationsInStatusAndDoctor(t *testing.T) {
 	if err := os.WriteFile(file, []byte(good), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	timers := make(chan chan time.Time, 64)
-	stop := make(chan struct{}) // closed at the end: the watcher then waits for no one
-	after := func(d time.Duration) <-chan time.Time {
-		if d != automations.ReloadSettle {
-			return time.After(d)
-		}
-		c := make(chan time.Time, 1)
-		select {
-		case timers <- c:
-		case <-stop:
-		}
-		return c
-	}
+	timers := &handtimers.Timers{D: automations.ReloadSettle}
 	s := runtime.New(runtime.Config{Home: home, Version: "test", OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
-		return automations.Open(ctx, automations.Options{Home: home, After: after, RepoRoot: func(string) string { return "" }})
+		return automations.Open(ctx, automations.Options{Home: home, After: timers.After, RepoRoot: func(string) string { return "" }})
 	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
@@ -49,7 +39,7 @@ func TestServeEditedAutomationsInStatusAndDoctor(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("runtime: %v", err)
 	}
-	t.Cleanup(func() { close(stop); cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done })
 
 	clawd := func(args ...string) (int, string) {
 		e, out, errb := testEnv(t, home, nil, nil)
@@ -62,14 +52,11 @@ func TestServeEditedAutomationsInStatusAndDoctor(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for {
-			if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+			if err := atomicfile.Write(file, []byte(doc), 0o600, false, nil); err != nil { // as an editor saves
 				t.Fatal(err)
 			}
-			select {
-			case c := <-timers:
-				c <- time.Now()
-			case <-time.After(50 * time.Millisecond):
-			}
+			time.Sleep(50 * time.Millisecond)
+			timers.Fire()
 			if _, out := clawd("status"); ok(out) {
 				return out
 			}

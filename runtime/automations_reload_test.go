@@ -12,38 +12,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdhq/clawd/internal/atomicfile"
+	"github.com/clawdhq/clawd/internal/handtimers"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
-// settleTimers is an Options.After whose automations.toml settle timers
-// the test fires by hand; every other wait is the real clock's.
-type settleTimers chan chan time.Time
-
-func (st settleTimers) After(d time.Duration) <-chan time.Time {
-	if d != automations.ReloadSettle {
-		return time.After(d)
-	}
-	c := make(chan time.Time, 1)
-	st <- c
-	return c
-}
-
 // settle fires the watcher's settle timers until ok holds: the watcher
-// asks for one per write it sees, and listens to the last.
-func (st settleTimers) settle(t *testing.T, what string, ok func() bool) {
+// starts one per write it sees, which the test cannot count.
+func settle(t *testing.T, timers *handtimers.Timers, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.After(60 * time.Second) // a loaded machine under -race
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
+	deadline := time.Now().Add(60 * time.Second) // a loaded machine under -race
 	for !ok() {
-		select {
-		case c := <-st:
-			c <- time.Now()
-		case <-tick.C:
-		case <-deadline:
+		if time.Now().After(deadline) {
 			t.Fatalf("%s: not applied within 60 s of the edit", what)
 		}
+		timers.Fire()
+		time.Sleep(5 * time.Millisecond) // the watcher takes its turn
 	}
 }
 
@@ -63,13 +48,13 @@ func apiGet(t *testing.T, s *Server, path string, out any) string {
 
 // reloadServer is a Server on a temp home with automations.toml doc and
 // its engine running, whose settle timers the test fires.
-func reloadServer(t *testing.T, doc string) (*Server, string, settleTimers) {
+func reloadServer(t *testing.T, doc string) (*Server, string, *handtimers.Timers) {
 	t.Helper()
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, automations.File), []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	timers := make(settleTimers, 64)
+	timers := &handtimers.Timers{D: automations.ReloadSettle}
 	s := New(Config{Home: home, OpenAutomations: func(ctx context.Context) (*automations.Engine, error) {
 		return automations.Open(ctx, automations.Options{Home: home, After: timers.After, RepoRoot: func(string) string { return "" }})
 	}})
@@ -79,6 +64,16 @@ func reloadServer(t *testing.T, doc string) (*Server, string, settleTimers) {
 	}
 	t.Cleanup(stop)
 	return s, filepath.Join(home, automations.File), timers
+}
+
+// edit replaces file whole, as an editor saves (temp + rename): the
+// test fires the settle timers at once, so a write in place could be
+// read half done.
+func edit(t *testing.T, file, doc string) {
+	t.Helper()
+	if err := atomicfile.Write(file, []byte(doc), 0o600, false, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func soundAutomation(id string) string {
@@ -119,12 +114,9 @@ func TestServeReloadsEditedAutomations(t *testing.T) {
 	// Waiting for the watcher: a write before it follows the file is lost.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		os.WriteFile(file, []byte(soundAutomation("a")+soundAutomation("b")), 0o600)
-		select {
-		case c := <-timers:
-			c <- time.Now()
-		case <-time.After(50 * time.Millisecond):
-		}
+		edit(t, file, soundAutomation("a")+soundAutomation("b"))
+		time.Sleep(50 * time.Millisecond)
+		timers.Fire()
 		if len(ids(state())) == 2 {
 			break
 		}
@@ -136,10 +128,8 @@ func TestServeReloadsEditedAutomations(t *testing.T) {
 		t.Fatalf("after the good edit: error %q, kept %v, problem %+v", st.Error, st.Kept, fileProblem(t, s))
 	}
 
-	if err := os.WriteFile(file, []byte(soundAutomation("a")+"[[automation]]\nid = \"c\"\nevent = \"turn.nope\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	timers.settle(t, "the bad edit", func() bool { return state().Error != "" })
+	edit(t, file, soundAutomation("a")+"[[automation]]\nid = \"c\"\nevent = \"turn.nope\"\n")
+	settle(t, timers, "the bad edit", func() bool { return state().Error != "" })
 	st := state()
 	if !st.Kept || !reflect.DeepEqual(ids(st), []string{"a", "b"}) || !strings.Contains(st.Error, "automations.toml:7:") {
 		t.Errorf("after the bad edit: kept %v, definitions %v, error %q; want a and b kept and the error at line 7", st.Kept, ids(st), st.Error)
@@ -150,10 +140,8 @@ func TestServeReloadsEditedAutomations(t *testing.T) {
 		t.Errorf("the snapshot's problem after the bad edit = %+v, want one line: kept, with the file's line", p)
 	}
 
-	if err := os.WriteFile(file, []byte(soundAutomation("a")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	timers.settle(t, "the fixed edit", func() bool { return state().Error == "" })
+	edit(t, file, soundAutomation("a"))
+	settle(t, timers, "the fixed edit", func() bool { return state().Error == "" })
 	if st := state(); st.Kept || !reflect.DeepEqual(ids(st), []string{"a"}) || fileProblem(t, s) != nil {
 		t.Errorf("after the fix: kept %v, definitions %v, problem %+v; want a alone and no report", st.Kept, ids(st), fileProblem(t, s))
 	}
