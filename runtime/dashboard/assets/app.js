@@ -1206,15 +1206,21 @@ function showFirstRun() {
   hide($("firstrun"), !firstRun);
 }
 
+// agentsGen counts loadAgents calls: only the latest one renders, so
+// checks read before a Fix never replace those read after it.
+let agentsGen = 0;
+
 async function loadAgents() {
+  const gen = ++agentsGen;
   let list, doctor = [];
   try {
     list = await api("GET", "agents");
     if (view && view.features.doctor) doctor = await api("GET", "doctor");
   } catch (e) {
-    toast(e.message);
+    if (gen === agentsGen) toast(e.message);
     return;
   }
+  if (gen !== agentsGen) return;
   const byID = new Map(doctor.map((d) => [d.agent, d]));
   // The agents found here, each with its checks; the others folded into
   // one line.
