@@ -51,10 +51,7 @@ func TestDashboardKeyboard(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newWorld(t)
-	srv := w.startServe()
-	defer srv.shutdown()
-	tab := newBrowser(t)
-	w.openDashboard(ctx, tab, srv)
+	_, tab := w.serveDashboard(ctx)
 
 	const (
 		sidA, dirA = "5e550000-0000-4000-8000-00000000ee01", "/home/ada/src/web-frontend"
@@ -142,6 +139,9 @@ true`)
 		t.Errorf("the hook after 2 printed %q, want Claude's allow with the answer SQLite", r.stdout)
 	}
 	waitPage(t, tab, "the inbox empty", `document.querySelectorAll("#needs-list > li").length === 0`, 10*time.Second)
+	// The card leaves with the runtime's view, the answer's line comes with
+	// the page's own answer to its POST: either may be first.
+	waitPage(t, tab, "three answers listed", `document.querySelectorAll("#answered-list li").length === 3`, 10*time.Second)
 	answered := pageEval[[]string](t, tab, `[...document.querySelectorAll("#answered-list li")].map((li) => li.textContent)`)
 	if len(answered) != 3 || !strings.HasSuffix(answered[0], `Answered “SQLite” in docs`) || !strings.HasSuffix(answered[1], "Denied Bash: git push in api") {
 		t.Errorf("the last answers read %q, want the question's, the deny's and the allow's, newest first", answered)
@@ -246,10 +246,7 @@ func TestDashboardContrast(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newWorld(t)
-	srv := w.startServe()
-	defer srv.shutdown()
-	tab := newBrowser(t)
-	w.openDashboard(ctx, tab, srv)
+	_, tab := w.serveDashboard(ctx)
 	sid := func(i int) string { return fmt.Sprintf("5e550000-0000-4000-8000-00000000cc%02d", i) }
 	// idle, thinking, working, done, failed, and one that needs you.
 	for i, hooks := range [][]string{{}, {"UserPromptSubmit.json"}, {"UserPromptSubmit.json", "PreToolUse.json"},

@@ -27,10 +27,7 @@ func TestDashboardChinese(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(w.clawdHome, "config.toml"), []byte("[ui]\nlanguage = \"zh-CN\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := w.startServe()
-	defer srv.shutdown()
-	tab := newBrowser(t)
-	w.openDashboard(ctx, tab, srv)
+	_, tab := w.serveDashboard(ctx)
 
 	if lang := pageEval[string](t, tab, `document.documentElement.lang`); lang != "zh-CN" {
 		t.Errorf(`<html lang> = %q, want "zh-CN"`, lang)

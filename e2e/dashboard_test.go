@@ -92,6 +92,17 @@ func (w *world) openDashboard(ctx, tab context.Context, s *server) string {
 	return u
 }
 
+// serveDashboard starts w's clawd serve (shut down at the test's end)
+// and a browser signed in to its dashboard.
+func (w *world) serveDashboard(ctx context.Context) (*server, context.Context) {
+	w.t.Helper()
+	srv := w.startServe()
+	w.t.Cleanup(srv.shutdown)
+	tab := newBrowser(w.t)
+	w.openDashboard(ctx, tab, srv)
+	return srv, tab
+}
+
 // claudePayload is a recorded Claude Code payload (testdata/claude/hooks/
 // file) with the given session and folder, and extra key, value pairs.
 func claudePayload(t testing.TB, file, session, cwd string, extra ...any) string {
@@ -524,10 +535,7 @@ func TestDashboardHostilePage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newWorld(t)
-	srv := w.startServe()
-	defer srv.shutdown()
-	tab := newBrowser(t)
-	w.openDashboard(ctx, tab, srv)
+	srv, tab := w.serveDashboard(ctx)
 	base := fmt.Sprintf("http://127.0.0.1:%d", srv.info.Port)
 
 	// A session and a pending request for the page to try to answer.
