@@ -16,22 +16,49 @@ import (
 // the release flags) in a temporary module: the floor of any Go process,
 // the runtime's own start-up and nothing else.
 func emptyGo(b *testing.B) string {
+	return goProgram(b, "empty", "package main\n\nfunc main() {}\n")
+}
+
+// stdServeGo builds, like emptyGo, a program that only links the
+// standard packages the runtime's server needs (net/http, html/template,
+// database/sql, crypto/tls, encoding/json, log/slog): their package
+// initialisation and the runtime's start-up over their tables are the
+// floor of any one binary that both serves and runs the hook.
+func stdServeGo(b *testing.B) string {
+	return goProgram(b, "stdserve", `package main
+
+import (
+	_ "crypto/tls"
+	_ "database/sql"
+	_ "encoding/json"
+	_ "html/template"
+	_ "log/slog"
+	_ "net/http"
+)
+
+func main() {}
+`)
+}
+
+// goProgram builds the one-file program main.go in a temporary module
+// with the release's flags, statically.
+func goProgram(b *testing.B, name, main string) string {
 	b.Helper()
 	dir := b.TempDir()
-	for name, text := range map[string]string{
-		"go.mod":  "module empty\n\ngo 1.26\n",
-		"main.go": "package main\n\nfunc main() {}\n",
+	for file, text := range map[string]string{
+		"go.mod":  "module " + name + "\n\ngo 1.26\n",
+		"main.go": main,
 	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}
-	bin := filepath.Join(dir, "empty")
+	bin := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build the empty Go program: %v\n%s", err, out)
+		b.Fatalf("build the %s Go program: %v\n%s", name, err, out)
 	}
 	return bin
 }
@@ -69,8 +96,9 @@ func (r *floorRun) median() float64 {
 }
 
 // BenchmarkFloor times the hook against the floor side by side: each
-// round runs /bin/true, the empty static Go program, and `clawd hook
-// claude` with the runtime down and up, in turn, so a busy machine slows
+// round runs /bin/true, the empty static Go program, the one linking the
+// server's standard packages (stdServeGo), and `clawd hook claude` with
+// the runtime down and up, in turn, so a busy machine slows
 // them alike. It reports each one's median wall time and mean CPU time
 // per process, and the ratios of the hook to the empty Go program (the
 // issue's target: at most 1.6). With CLAWD_BENCH_BEFORE set to another
@@ -85,6 +113,7 @@ func BenchmarkFloor(b *testing.B) {
 	runs := []*floorRun{
 		{name: "true", env: hookEnv(down), argv: []string{"/bin/true"}},
 		{name: "empty", env: hookEnv(down), argv: []string{empty}},
+		{name: "stdserve", env: hookEnv(down), argv: []string{stdServeGo(b)}},
 		{name: "down", env: hookEnv(down), argv: []string{bin, "hook", "claude"}},
 		{name: "up", env: hookEnv(up), argv: []string{bin, "hook", "claude"}},
 	}

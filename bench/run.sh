@@ -54,19 +54,20 @@ floor() {
 		$1 ~ /^BenchmarkFloor/ { for (i = 3; i < NF; i++) { v[$(i+1)] += $i; n[$(i+1)]++ } }
 		END {
 			printf "%-36s %9s %9s %12s %12s\n", "process (median of the runs)", "wall ms", "cpu ms", "wall/empty", "cpu/empty"
-			split("true empty down up before-down before-up", k, " ")
+			split("true empty stdserve down up before-down before-up", k, " ")
 			name["true"] = "/bin/true"; name["empty"] = "empty static Go binary"
+			name["stdserve"] = "Go binary of the server std packages"
 			name["down"] = "clawd hook claude, runtime down"; name["up"] = "clawd hook claude, runtime up"
 			name["before-down"] = "  before, runtime down"; name["before-up"] = "  before, runtime up"
 			ew = v["empty-ms"] / n["empty-ms"]; ec = v["empty-cpu-ms"] / n["empty-cpu-ms"]
-			for (j = 1; j <= 6; j++) {
+			for (j = 1; j <= 7; j++) {
 				u = k[j]
 				if (!n[u "-ms"]) continue
 				w = v[u "-ms"] / n[u "-ms"]; c = v[u "-cpu-ms"] / n[u "-cpu-ms"]
 				printf "%-36s %9.2f %9.2f %12.2f %12.2f\n", name[u], w, c, w / ew, c / ec
 			}
 			printf "\ntarget: hook <= 1.6x the empty static Go binary (wall, side by side)\n"
-			for (j = 3; j <= 6; j++) {
+			for (j = 3; j <= 7; j++) {
 				u = k[j]
 				if (n[u "-ms"]) printf "%-36s %9.2f  %s\n", name[u], (v[u "-ms"] / n[u "-ms"]) / ew, (v[u "-ms"] / n[u "-ms"]) / ew <= 1.6 ? "PASS" : "MISS"
 			}
