@@ -24,7 +24,8 @@ const (
 	// settle coalesces a burst of changes (a tool batch, a permission
 	// and its events) into one rebuild.
 	settle = 50 * time.Millisecond
-	// refreshEvery keeps the ages in the labels current.
+	// refreshEvery keeps the ages in the labels current, and the check
+	// of "Start at login" when the entry changes outside the tray.
 	refreshEvery = 30 * time.Second
 	// sideEffectTimeout bounds focusing a terminal or opening a folder.
 	sideEffectTimeout = 3 * time.Second
@@ -64,31 +65,21 @@ func (c *controller) run(ctx context.Context) {
 	defer c.wg.Wait()
 	c.readLogin(ctx, nil)
 	c.render()
-	refresh := time.NewTicker(refreshEvery)
-	defer refresh.Stop()
-	var settleC <-chan time.Time
-	var pauseEnd *time.Timer
-	defer func() {
-		if pauseEnd != nil {
-			pauseEnd.Stop()
-		}
-	}()
+	refreshC := c.o.After(refreshEvery)
+	var settleC, pauseC <-chan time.Time
 	for {
-		var pauseC <-chan time.Time
-		if pauseEnd != nil {
-			pauseC = pauseEnd.C
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-changes:
 			if settleC == nil {
-				settleC = time.After(settle)
+				settleC = c.o.After(settle)
 			}
 		case <-settleC:
 			settleC = nil
 			c.render()
-		case <-refresh.C:
+		case <-refreshC:
+			refreshC = c.o.After(refreshEvery)
 			// The entry may have changed under the menu (clawd
 			// autostart disable): read it again with the ages.
 			c.readLogin(ctx, nil)
@@ -97,15 +88,15 @@ func (c *controller) run(ctx context.Context) {
 			c.login, c.loginBusy = st, false
 			c.render()
 		case <-pauseC:
-			pauseEnd = nil
+			pauseC = nil
 			c.render()
 		case key := <-c.clicks:
 			c.click(ctx, key)
 			c.render()
 		}
 		// The "paused until" label turns back into "Pause" on its own.
-		if until := c.view.NotificationsPausedUntil; pauseEnd == nil && until.After(c.o.Now()) {
-			pauseEnd = time.NewTimer(until.Sub(c.o.Now()))
+		if until := c.view.NotificationsPausedUntil; pauseC == nil && until.After(c.o.Now()) {
+			pauseC = c.o.After(until.Sub(c.o.Now()))
 		}
 	}
 }

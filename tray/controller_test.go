@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,8 @@ type trayEnv struct {
 	quit    chan struct{}
 	focused chan focus.Target
 	opened  chan struct{}
+	// stop ends the controller and waits for it and what it started.
+	stop func()
 }
 
 func startTray(t *testing.T, mods ...func(*Options)) *trayEnv {
@@ -110,10 +113,11 @@ func startTray(t *testing.T, mods ...func(*Options)) *trayEnv {
 	}
 	c := newController(o, env.ui, env.clicks)
 	wg.Go(func() { c.run(ctx) })
-	t.Cleanup(func() {
+	env.stop = sync.OnceFunc(func() {
 		cancel()
 		wg.Wait()
 	})
+	t.Cleanup(env.stop)
 	return env
 }
 
@@ -312,6 +316,139 @@ func TestControllerStartAtLogin(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after unchecking Start at login, %s: %v, want it gone", path, err)
 	}
+}
+
+// fakeLoginEntry is a login entry in memory. put changes it outside the
+// tray, as `clawd autostart disable` or deleting the file would; a Set
+// says it started on setting and waits for release, when they are given.
+type fakeLoginEntry struct {
+	setting chan struct{}
+	release chan struct{}
+
+	mu    sync.Mutex
+	on    bool
+	reads int
+}
+
+func (e *fakeLoginEntry) Status(ctx context.Context) (autostart.Status, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reads++
+	return autostart.Status{Enabled: e.on}, nil
+}
+
+func (e *fakeLoginEntry) Set(ctx context.Context, on bool) error {
+	if e.setting != nil {
+		e.setting <- struct{}{}
+	}
+	if e.release != nil {
+		<-e.release
+	}
+	e.put(on)
+	return nil
+}
+
+func (e *fakeLoginEntry) put(on bool) {
+	e.mu.Lock()
+	e.on = on
+	e.mu.Unlock()
+}
+
+func (e *fakeLoginEntry) readCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.reads
+}
+
+// startAtLogin is whether m shows "Start at login" checked (on) or
+// unchecked.
+func startAtLogin(on bool) func(Menu) bool {
+	return func(m Menu) bool {
+		it, ok := findItem(m.Items, "autostart")
+		return ok && it.Checkbox && it.Checked == on
+	}
+}
+
+// TestControllerRereadsTheLoginEntry: a change to the login entry made
+// outside the tray (clawd autostart disable in a terminal, the file
+// deleted) shows in "Start at login" after one refresh tick, both ways.
+func TestControllerRereadsTheLoginEntry(t *testing.T) {
+	clock := newFakeClock(time.Now())
+	t0 := clock.Now()
+	entry := &fakeLoginEntry{on: true}
+	env := startTray(t, func(o *Options) { o.LoginEntry, o.Now, o.After = entry, clock.Now, clock.After })
+	env.ui.waitMenu(t, "Start at login checked", startAtLogin(true))
+
+	for i, on := range []bool{false, true} {
+		entry.put(on)
+		// The controller waits for this tick: it is armed before the
+		// clock moves on to it.
+		clock.waitArmed(t, t0.Add(time.Duration(i+1)*refreshEvery))
+		clock.Advance(refreshEvery)
+		env.ui.waitMenu(t, fmt.Sprintf("Start at login %s after the entry turned %[1]s outside the tray", onOff(on)), startAtLogin(on))
+	}
+}
+
+// TestRefreshDuringALoginToggle: a refresh tick while a click's change of
+// the entry still runs reads nothing (loginBusy): a read then could come
+// back after the click's and put the old check back. The click's own read
+// after its change is what the menu shows.
+func TestRefreshDuringALoginToggle(t *testing.T) {
+	clock := newFakeClock(time.Now())
+	t0 := clock.Now()
+	entry := &fakeLoginEntry{on: true, setting: make(chan struct{}, 1), release: make(chan struct{})}
+	release := sync.OnceFunc(func() { close(entry.release) })
+	env := startTray(t, func(o *Options) { o.LoginEntry, o.Now, o.After = entry, clock.Now, clock.After })
+	// Before the controller stops, when the test ends early.
+	t.Cleanup(release)
+	env.ui.waitMenu(t, "Start at login checked", startAtLogin(true))
+
+	env.click(t, "autostart")
+	select {
+	case <-entry.setting:
+	case <-time.After(5 * time.Second):
+		t.Fatal("clicking Start at login changed nothing")
+	}
+	clock.waitArmed(t, t0.Add(refreshEvery))
+	clock.Advance(refreshEvery)
+	// The next tick armed: the loop took this one. A click is taken
+	// only once it is done with it.
+	clock.waitArmed(t, t0.Add(2*refreshEvery))
+	env.click(t, "no-such-item")
+	if n := entry.readCount(); n != 1 {
+		t.Errorf("entry read %d times before the click's change ended, want 1 (at start)", n)
+	}
+	env.ui.mu.Lock()
+	shown := len(env.ui.menus)
+	env.ui.mu.Unlock()
+
+	release()
+	env.ui.waitMenu(t, "Start at login unchecked after the click", startAtLogin(false))
+	env.stop()
+	if n := entry.readCount(); n != 2 {
+		t.Errorf("entry read %d times, want 2: at start and after the click's change, none for the refresh during it", n)
+	}
+	// Once unchecked, it stays so: no read from before the change lands
+	// after it.
+	unchecked := false
+	// The controller stopped: the menus are all in.
+	for _, m := range env.ui.menus[shown:] {
+		if _, ok := findItem(m.Items, "autostart"); !ok {
+			continue
+		}
+		if startAtLogin(false)(m) {
+			unchecked = true
+		} else if unchecked {
+			t.Errorf("Start at login checked again after the click unchecked it:\n%s", strings.Join(outline(m.Items, 0), "\n"))
+		}
+	}
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 // TestDefaultLoginEntry: the default entry is the one `clawd autostart

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -44,8 +45,8 @@ func TestMain(m *testing.M) {
 // web-frontend (a Bash command, and Claude Code's AskUserQuestion with one
 // single-select question), and the tray over it with the default login
 // entry. Each answer the runtime hands back to a request's hook is
-// printed as one line, "answer <kind> <json>". It returns when Quit is
-// clicked.
+// printed as one line, "answer <kind> <json>". Each line on its stdin is
+// one refresh tick of the controller. It returns when Quit is clicked.
 func trayChild() int {
 	fail := func(err error) int { fmt.Println("child:", err); return 1 }
 	home := os.Getenv("CLAWD_HOME")
@@ -92,7 +93,24 @@ func trayChild() int {
 	qe := agents.Event{Agent: "claude", Kind: agents.KindQuestion, SessionID: "s1", Cwd: cwd, ToolName: "AskUserQuestion", Time: time.Now(), HookEvent: "PermissionRequest"}
 	ask("question", qe, agents.Claude.Describe(qe, data, false))
 
-	err = Run(ctx, Options{Runtime: srv, Home: home, Quit: cancel,
+	ticks := make(chan time.Time)
+	go func() {
+		for sc := bufio.NewScanner(os.Stdin); sc.Scan(); {
+			select {
+			case ticks <- time.Now():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	// The refresh is the one wait of refreshEvery; the others run on time.
+	after := func(d time.Duration) <-chan time.Time {
+		if d == refreshEvery {
+			return ticks
+		}
+		return time.After(d)
+	}
+	err = Run(ctx, Options{Runtime: srv, Home: home, Quit: cancel, After: after,
 		Dashboard: func(context.Context) error { return nil }})
 	cancel()
 	if err := errors.Join(err, <-served); err != nil {
@@ -109,7 +127,8 @@ func trayChild() int {
 // through the runtime (the hook gets Claude Code's answer) and the icon
 // turns to the one with a 1; Start at login writes the autostart entry
 // into the XDG config home and checks the item, and a second click
-// removes it and unchecks it; Quit ends the tray.
+// removes it and unchecks it; the entry deleted from disk, not by the
+// tray, is unchecked after one refresh tick; Quit ends the tray.
 func TestTrayOverDBus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -130,6 +149,10 @@ func TestTrayOverDBus(t *testing.T) {
 	cmd := exec.Command(childBinary(t), "-test.run=^$")
 	cmd.Env = append(os.Environ(), trayChildEnv+"=1", "CLAWD_HOME="+home, "HOME="+userHome, "XDG_CONFIG_HOME="+cfg,
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ticks, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	child := bus.Start(t, cmd)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -230,6 +253,25 @@ func TestTrayOverDBus(t *testing.T) {
 			t.Errorf("after unchecking Start at login, %s: %v, want it gone", entry, err)
 		}
 	}
+	// The entry deleted under the menu (rm, or clawd autostart disable
+	// in a terminal): one refresh tick unchecks the item.
+	if err := item.ClickPath(ctx, "Start at login"); err != nil {
+		t.Fatal(err)
+	}
+	waitLayout(ctx, t, item, func(root *fakedesktop.MenuNode) bool {
+		n := root.Find("Start at login")
+		return n != nil && n.ToggleState == 1
+	})
+	if err := os.Remove(entry); err != nil {
+		t.Fatalf("remove the entry behind the tray: %v", err)
+	}
+	if _, err := fmt.Fprintln(ticks, "tick"); err != nil {
+		t.Fatalf("tick the child: %v", err)
+	}
+	waitLayout(ctx, t, item, func(root *fakedesktop.MenuNode) bool {
+		n := root.Find("Start at login")
+		return n != nil && n.ToggleState == 0
+	})
 
 	if err := item.ClickPath(ctx, "Quit clawd"); err != nil {
 		t.Fatal(err)

@@ -52,7 +52,12 @@ type Options struct {
 	// Quit stops the runtime; the tray goes away when ctx ends.
 	Quit func()
 	Log  *slog.Logger
-	Now  func() time.Time
+	// Now and After are the clock and the timer (default time.Now and
+	// time.After): the refresh of the ages and of the login entry, the
+	// settling of a burst of changes and the end of a pause run on After;
+	// tests replace them.
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
 	// Printer is the language of the menu (the zero Printer is English).
 	Printer i18n.Printer
 	// Focus brings a session's terminal to the front; default focus.Focus.
@@ -80,6 +85,9 @@ func (o *Options) defaults() {
 	o.Log = cmp.Or(o.Log, discard)
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
 	}
 	if o.Focus == nil {
 		o.Focus = focus.Focus
