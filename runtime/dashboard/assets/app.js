@@ -127,6 +127,10 @@ function toast(msg, ok) {
 // reconcile makes list's children show items in order, reusing the
 // element of each key, so a re-render keeps keyboard focus where it is.
 function reconcile(list, items, keyOf, make, update) {
+  // The elements that go leave first: then the ones that stay are not
+  // moved past them, and a move would take the focus from the element.
+  const keep = new Set(items.map(keyOf));
+  for (const c of [...list.children]) if (!keep.has(c.dataset.key)) c.remove();
   const old = new Map();
   for (const c of list.children) old.set(c.dataset.key, c);
   let prev = null;
@@ -294,6 +298,7 @@ function renderNeeds(v) {
   const at = had ? [...list.children].indexOf(had) : -1;
   reconcile(list, shown, (p) => p.id, makeRequest, updateRequest);
   if (had && !had.isConnected) focusCard(list.children[Math.min(at, list.children.length - 1)]);
+  else if (had && document.activeElement === document.body) focusCard(had); // moved in the list
   const count = v.permissions.length;
   setText($("needs-count"), count ? String(count) : "");
   $("needs-count").setAttribute("aria-label", count ? t("dashboard.needs_badge", count) : "");
