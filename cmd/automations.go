@@ -93,9 +93,9 @@ func newAutomationsCmd(e *env) *cli.Command {
 				Action: func(ctx context.Context, c *cli.Command) error {
 					return runAutomationsRuns(ctx, e, state, event, automation, since, limit, asJSON)
 				}},
-			{Name: "retry", Usage: e.t("help.automations.retry.usage"), ArgsUsage: "RUN",
+			{Name: "retry", Usage: e.t("help.automations.retry.usage"), Description: e.t("help.automations.retry.description"), ArgsUsage: "RUN",
 				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "retry") }},
-			{Name: "cancel", Usage: e.t("help.automations.cancel.usage"), ArgsUsage: "RUN",
+			{Name: "cancel", Usage: e.t("help.automations.cancel.usage"), Description: e.t("help.automations.cancel.description"), ArgsUsage: "RUN",
 				Action: func(ctx context.Context, c *cli.Command) error { return runRunChange(ctx, e, c, "cancel") }},
 			{Name: "pause", Usage: e.t("help.automations.pause.usage"),
 				Action: func(ctx context.Context, c *cli.Command) error { return runAutomationsSwitch(ctx, e, true) }},
@@ -534,8 +534,11 @@ func runRunChange(ctx context.Context, e *env, c *cli.Command, what string) erro
 	if c.Args().Len() != 1 {
 		return exitCode(2, fmt.Errorf("name the run: clawd automations %s RUN (clawd automations runs)", what))
 	}
-	id := c.Args().First()
 	cl, err := connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	id, err := resolveRun(ctx, cl, c.Args().First())
 	if err != nil {
 		return err
 	}

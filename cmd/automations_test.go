@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,4 +113,41 @@ func TestAutomationsListStoreTrouble(t *testing.T) {
 	}
 	wantText(t, "clawd automations list (Chinese)", inLang(t, f.home, "zh_CN.UTF-8", nil, "automations", "list"),
 		"警告：7 个自动化事件在等待：disk full\n")
+}
+
+// TestRunPrefixes: automations retry and cancel take a unique start of a
+// run's id, as every command that takes an id does; an ambiguous start is
+// an error naming the runs, and one that starts no run goes to the
+// runtime as it is (which says it knows no such run).
+func TestRunPrefixes(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		code   int
+		posted string // the path posted, "" for none
+		out    string // in stdout (code 0) or stderr
+	}{
+		{[]string{"automations", "retry", "run_ab1"}, 0, "/api/v1/automations/runs/run_ab12/retry", "run_ab12: queued again\n"},
+		{[]string{"automations", "cancel", "run_c"}, 0, "/api/v1/automations/runs/run_cd56/cancel", "run_cd56: cancelled\n"},
+		{[]string{"automations", "retry", "run_cd56"}, 0, "/api/v1/automations/runs/run_cd56/retry", "run_cd56: queued again\n"},
+		{[]string{"automations", "cancel", "run_ab"}, 1, "", "clawd: more than one run matches \"run_ab\": run_ab12, run_ab34; give more of the id\n"},
+		{[]string{"automations", "retry", "zz"}, 0, "/api/v1/automations/runs/zz/retry", "zz: queued again\n"},
+	} {
+		f := newFakeAPI(t)
+		f.runs = []client.AutomationRun{{ID: "run_ab12"}, {ID: "run_ab34"}, {ID: "run_cd56"}}
+		code, out, errb := runCLI(t, f.home, c.args...)
+		got := out
+		if c.code != 0 {
+			got = errb
+		}
+		f.mu.Lock()
+		posted := f.posted
+		f.mu.Unlock()
+		var want []string
+		if c.posted != "" {
+			want = []string{c.posted}
+		}
+		if code != c.code || got != c.out || !slices.Equal(posted, want) {
+			t.Errorf("clawd %v: exit %d, %q, posted %v; want exit %d, %q, posted %v", c.args, code, got, posted, c.code, c.out, want)
+		}
+	}
 }

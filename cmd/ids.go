@@ -13,10 +13,11 @@ import (
 )
 
 // Every command that takes the id of a request (answer, permissions
-// allow|deny|always|terminal, plan) finds it through resolveRequest, and
-// one that takes a session (resume, rename) through the runtime's resolve
-// (resolveSession; rename's endpoint resolves with the same function), so
-// that each takes the start of an id alike: the id it names when only one
+// allow|deny|always|terminal, plan) finds it through resolveRequest, one
+// that takes an automation's run (automations retry|cancel) through
+// resolveRun, and one that takes a session (resume, rename) through the
+// runtime's resolve (resolveSession; rename's endpoint resolves with the
+// same function), so that each takes the start of an id alike: the id it names when only one
 // starts so, an error naming the candidates when several do, and "no
 // such …" when none does.
 
@@ -83,6 +84,28 @@ func resolveRequest(ctx context.Context, c *client.Client, typed string) (string
 		return found[0], nil
 	}
 	return "", ambiguousError("pending request", typed, found)
+}
+
+// resolveRun returns the id of the automation run that typed names (the
+// whole id or a unique start of it). A typed id that no run starts is
+// returned as it is: the runtime then says it knows no such run.
+func resolveRun(ctx context.Context, c *client.Client, typed string) (string, error) {
+	runs, err := c.AutomationRuns(ctx, client.RunQuery{Prefix: typed, Limit: client.MaxRunsListed})
+	if err != nil {
+		return "", apiError(err)
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	switch found := matchPrefix(typed, ids); {
+	case len(found) == 0:
+		return typed, nil
+	case len(found) == 1:
+		return found[0], nil
+	default:
+		return "", ambiguousError("run", typed, found)
+	}
 }
 
 // exactRequest reports whether the runtime knows a request of id typed,

@@ -44,6 +44,8 @@ type fakeAPI struct {
 	runs        []client.AutomationRun
 	links       []client.RemoteLink
 	preview     client.AutomationPreview
+	// posted records the path of each POST under /api/v1/automations/.
+	posted []string
 }
 
 func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
@@ -152,6 +154,7 @@ func newFakeAPI(t *testing.T, list ...client.PermissionView) *fakeAPI {
 	mux.HandleFunc("POST /api/v1/automations/", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		f.posted = append(f.posted, r.URL.Path)
 		switch path.Base(r.URL.Path) {
 		case "preview":
 			writeJSON(w, 200, f.preview)

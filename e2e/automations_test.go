@@ -102,7 +102,8 @@ func (w *world) waitRuns(ctx context.Context, what string, cond func([]automatio
 // TestAutomationsOnClaudeTurns: the real Claude Code finishes a turn and a
 // trusted webhook definition fires once with the mapped fields; after an
 // edit of its timeout, the next turn's run is blocked (trust_required)
-// and the receiver sees nothing.
+// and the receiver sees nothing; a blocked run retried by the start of
+// its id sends once its definition is trusted.
 func TestAutomationsOnClaudeTurns(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -211,6 +212,33 @@ input = { text = { path = "payload.text" } }
 	})
 	if n := rec.count(); n != 3 {
 		t.Errorf("the receiver got %d calls, want 3 (the edited definition sends nothing; the answer one still does)", n)
+	}
+
+	// The first turn's answer run, blocked while untrusted, retried by
+	// the start of its id: it sends now that its definition is trusted.
+	var blocked automationRun
+	for _, r := range runs {
+		if r.AutomationID == "answer" && r.State == "blocked" {
+			blocked = r
+		}
+	}
+	if blocked.ID == "" {
+		t.Fatalf("no blocked answer run in %+v", runs)
+	}
+	r = w.clawd(ctx, "", "automations", "retry", blocked.ID[:len(blocked.ID)-6])
+	if r.code != 0 || r.stdout != blocked.ID+": queued again\n" {
+		t.Fatalf("automations retry by prefix: %s", r)
+	}
+	w.waitRuns(ctx, "the retried run", func(rs []automationRun) bool {
+		for _, r := range rs {
+			if r.ID == blocked.ID {
+				return r.State == "succeeded"
+			}
+		}
+		return false
+	})
+	if n := rec.count(); n != 4 {
+		t.Errorf("the receiver got %d calls, want 4 (the retried answer run sent once)", n)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 //	POST /api/v1/automations/{id}/trust      {"hash"}: trust every binding for hash
 //	POST /api/v1/automations/{id}/preview    {"event"?}: evaluate, no action
 //	POST /api/v1/automations/{id}/test       {"event"?}: a real run, marked as a test
-//	GET  /api/v1/automations/runs            ?state=&event=&automation=&since=&limit=
+//	GET  /api/v1/automations/runs            ?state=&event=&automation=&prefix=&since=&limit=
 //	POST /api/v1/automations/runs/{id}/retry|cancel
 
 // maxAutomationBody caps a request to the automations API (a sample
@@ -184,7 +184,8 @@ func (s *Server) handleAutomationRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f := automations.RunFilter{State: q.Get("state"), Event: automations.EventName(q.Get("event")), Automation: q.Get("automation")}
+	f := automations.RunFilter{State: q.Get("state"), Event: automations.EventName(q.Get("event")), Automation: q.Get("automation"),
+		Prefix: q.Get("prefix")}
 	if v := q.Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {

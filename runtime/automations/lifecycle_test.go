@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -229,6 +230,50 @@ condition = { path = "agent.id", op = "eq", value = "codex" }
 	for _, r := range rs {
 		if r.ID == id && (!r.Test || r.State != StateSucceeded) {
 			t.Errorf("test run %+v", r)
+		}
+	}
+}
+
+// TestRunsByPrefix: Runs keeps the runs whose id starts with the
+// filter's prefix, taken as it is (a % or _ in it is no wildcard).
+func TestRunsByPrefix(t *testing.T) {
+	ctx := context.Background()
+	clock := newFakeClock()
+	rec := newReceiver(t)
+	e := testEngine(t, clock, webhookDef("w", rec.URL, ""))
+	var ids []string
+	for range 3 {
+		id, err := e.TestRun(ctx, "w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		clock.Advance(time.Millisecond) // a test run's event is new at each time
+	}
+	drain(t, e)
+	for _, c := range []struct {
+		prefix string
+		want   []string
+	}{
+		{ids[1], ids[1:2]},
+		{ids[2][:len(ids[2])-3], ids[2:3]},
+		{"run_", ids},
+		{"run%", nil},
+		{"run_" + "_", nil},
+		{"nope", nil},
+	} {
+		rs, err := e.Runs(ctx, RunFilter{Prefix: c.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rs {
+			got = append(got, r.ID)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("Runs(prefix %q) = %v, want %v", c.prefix, got, want)
 		}
 	}
 }

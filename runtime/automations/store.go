@@ -14,6 +14,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/clawdhq/clawd/internal/sqlitedb"
+	"github.com/clawdhq/clawd/runtime/client"
 )
 
 // StoreFile is the store's name in the clawd home.
@@ -341,7 +342,10 @@ type RunFilter struct {
 	Event      EventName
 	Automation string
 	Since      time.Time
-	Limit      int
+	// Prefix keeps the runs whose id starts so (a person types the
+	// start of an id).
+	Prefix string
+	Limit  int
 }
 
 // Runs lists runs, newest first.
@@ -366,8 +370,14 @@ func (e *Engine) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		q += ` AND created_at >= ?`
 		args = append(args, ms(f.Since))
 	}
+	if f.Prefix != "" {
+		// substr, not LIKE: an id's start is matched as it is, with no
+		// wildcard in it.
+		q += ` AND substr(id, 1, ?) = ?`
+		args = append(args, len([]rune(f.Prefix)), f.Prefix)
+	}
 	limit := f.Limit
-	if limit <= 0 || limit > 1000 {
+	if limit <= 0 || limit > client.MaxRunsListed {
 		limit = 100
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`

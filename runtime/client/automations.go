@@ -222,13 +222,19 @@ type TestRunResult struct {
 	Run string `json:"run"`
 }
 
+// MaxRunsListed is the most runs one call of AutomationRuns returns; a
+// Limit of 0 lists the newest 100.
+const MaxRunsListed = 1000
+
 // RunQuery selects runs; zero fields select all.
 type RunQuery struct {
 	State      string
 	Event      string
 	Automation string
 	Since      time.Time
-	Limit      int
+	// Prefix keeps the runs whose id starts so.
+	Prefix string
+	Limit  int
 }
 
 // Automations returns the definitions in force and where their trust
@@ -282,7 +288,7 @@ func (c *Client) TestAutomation(ctx context.Context, id string, ev *AutomationEv
 // AutomationRuns lists runs, newest first.
 func (c *Client) AutomationRuns(ctx context.Context, q RunQuery) ([]AutomationRun, error) {
 	v := url.Values{}
-	for k, s := range map[string]string{"state": q.State, "event": q.Event, "automation": q.Automation} {
+	for k, s := range map[string]string{"state": q.State, "event": q.Event, "automation": q.Automation, "prefix": q.Prefix} {
 		if s != "" {
 			v.Set(k, s)
 		}
