@@ -20,12 +20,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/clawdhq/clawd/internal/fakeapi"
 )
 
 // DefaultSideText answers requests that carry no tools (session titles,
@@ -229,14 +229,11 @@ type Request struct {
 	Status int
 }
 
-// Server is a running fake API.
+// Server is a running fake API. Start, URL, Close and Requests are its
+// fakeapi.Base's; URL has no trailing slash.
 type Server struct {
 	script Script
-	srv    *httptest.Server
-
-	mu       sync.Mutex
-	requests []Request
-	msgSeq   int
+	*fakeapi.Base[Request]
 }
 
 // New returns a server for script. Call Start before use.
@@ -248,52 +245,16 @@ func New(script Script) *Server {
 		script.Model = DefaultModel
 	}
 	s := &Server{script: script}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.Base = fakeapi.New[Request](http.HandlerFunc(s.serveHTTP))
 	return s
-}
-
-// Start starts listening on a free port of 127.0.0.1.
-func (s *Server) Start() { s.srv.Start() }
-
-// URL returns the base URL, e.g. http://127.0.0.1:41234 (no trailing slash).
-func (s *Server) URL() string { return s.srv.URL }
-
-// Close stops the server and waits for running requests.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Requests returns a copy of every request seen so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
 }
 
 // MessageRequests returns the recorded POST /v1/messages requests.
 func (s *Server) MessageRequests() []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.Method == http.MethodPost && r.Path == "/v1/messages" {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.Where(func(r Request) bool { return r.Method == http.MethodPost && r.Path == "/v1/messages" })
 }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	s.requests = append(s.requests, r)
-	s.mu.Unlock()
-}
-
-func (s *Server) nextMessageID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.msgSeq++
-	return fmt.Sprintf("msg_fake_%06d", s.msgSeq)
-}
+func (s *Server) nextMessageID() string { return fmt.Sprintf("msg_fake_%06d", s.Next()) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
@@ -304,22 +265,22 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && path == "/v1/messages/count_tokens":
 		_, _ = io.Copy(io.Discard, r.Body)
 		rec.Status = http.StatusOK
-		s.record(rec)
+		s.Record(rec)
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 1234})
 	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && path == "/v1/models":
 		rec.Status = http.StatusOK
-		s.record(rec)
+		s.Record(rec)
 		m := s.model()
 		writeJSON(w, http.StatusOK, map[string]any{
 			"data": []any{m}, "has_more": false, "first_id": s.script.Model, "last_id": s.script.Model,
 		})
 	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(path, "/v1/models/"):
 		rec.Status = http.StatusOK
-		s.record(rec)
+		s.Record(rec)
 		writeJSON(w, http.StatusOK, s.model())
 	default:
 		rec.Status = http.StatusNotFound
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, &APIError{Status: http.StatusNotFound, Type: "not_found_error",
 			Message: "fake server: " + r.URL.Path})
 	}
@@ -351,7 +312,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 		rec.Error = &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
 			Message: "fake server: bad JSON body"}
 		rec.Status = rec.Error.Status
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, rec.Error)
 		return
 	}
@@ -389,7 +350,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	if s.script.BeforeReply != nil {
 		s.script.BeforeReply(rec)
 	}
-	s.record(rec)
+	s.Record(rec)
 
 	if rec.Error != nil {
 		retryHeaders(w.Header(), rec.Error.RetryAfter, time.Now())

@@ -32,10 +32,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/internal/fakeapi"
 )
 
 // DefaultSideText answers tool-less requests when Script.SideText is empty.
@@ -182,14 +182,11 @@ type Request struct {
 	Status int
 }
 
-// Server is a running fake API.
+// Server is a running fake API. Start, URL, Close and Requests are its
+// fakeapi.Base's; URL has no trailing slash (GOOGLE_GEMINI_BASE_URL).
 type Server struct {
 	script Script
-	srv    *httptest.Server
-
-	mu       sync.Mutex
-	requests []Request
-	seq      int
+	*fakeapi.Base[Request]
 }
 
 // New returns a server for script. Call Start before use.
@@ -201,39 +198,13 @@ func New(script Script) *Server {
 		script.Model = DefaultModel
 	}
 	s := &Server{script: script}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.Base = fakeapi.New[Request](http.HandlerFunc(s.serveHTTP))
 	return s
-}
-
-// Start starts listening on a free port of 127.0.0.1.
-func (s *Server) Start() { s.srv.Start() }
-
-// URL returns the base URL, e.g. http://127.0.0.1:41234 (no trailing
-// slash): GOOGLE_GEMINI_BASE_URL.
-func (s *Server) URL() string { return s.srv.URL }
-
-// Close stops the server and waits for running requests.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Requests returns a copy of every request seen so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
 }
 
 // OfKind returns the recorded requests of one kind.
 func (s *Server) OfKind(kind string) []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.Kind == kind {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.Where(func(r Request) bool { return r.Kind == kind })
 }
 
 // IssuedCalls returns the function calls the model made in the
@@ -274,19 +245,6 @@ func (s *Server) FunctionResponses(name string) []Part {
 	return nil
 }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	s.requests = append(s.requests, r)
-	s.mu.Unlock()
-}
-
-func (s *Server) next() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return s.seq
-}
-
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h := r.Header.Clone()
 	h.Del("x-goog-api-key")
@@ -304,7 +262,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		// A client that uses this server as its proxy wants another host.
 		rec.Kind, rec.Path = KindOutbound, r.RequestURI
 		rec.Status = http.StatusForbidden
-		s.record(rec)
+		s.Record(rec)
 		http.Error(w, "fake gemini: no network", http.StatusForbidden)
 	case r.Method == http.MethodPost && isModel && (action == "generateContent" || action == "streamGenerateContent"):
 		rec.Model, rec.Action = model, action
@@ -312,18 +270,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && isModel && action == "countTokens":
 		_, _ = io.Copy(io.Discard, r.Body)
 		rec.Model, rec.Action, rec.Kind, rec.Status = model, action, KindCountTokens, http.StatusOK
-		s.record(rec)
+		s.Record(rec)
 		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": 42})
 	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && path == "/v1beta/models":
 		rec.Kind, rec.Status = KindModels, http.StatusOK
-		s.record(rec)
+		s.Record(rec)
 		writeJSON(w, http.StatusOK, map[string]any{"models": []any{map[string]any{
 			"name": "models/" + s.script.Model, "displayName": "Fake Gemini", "inputTokenLimit": 1048576,
 			"outputTokenLimit": 65536, "supportedGenerationMethods": []string{"generateContent", "countTokens"}}}})
 	default:
 		_, _ = io.Copy(io.Discard, r.Body)
 		rec.Kind, rec.Status = KindOther, http.StatusNotFound
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, &APIError{Status: http.StatusNotFound, Message: "fake gemini: " + r.Method + " " + r.URL.Path})
 	}
 }
@@ -362,7 +320,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request) {
 		rec.Kind = KindTurn
 		rec.Error = &APIError{Status: http.StatusBadRequest, Message: "fake gemini: bad JSON body"}
 		rec.Status = rec.Error.Status
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, rec.Error)
 		return
 	}
@@ -407,7 +365,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request) {
 		st, rec.Conversation = s.choose(rec)
 	}
 
-	n := s.next()
+	n := s.Next()
 	if st.Error != nil {
 		e := *st.Error
 		if e.Status == 0 {
@@ -424,7 +382,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request) {
 	if s.script.BeforeReply != nil {
 		s.script.BeforeReply(rec)
 	}
-	s.record(rec)
+	s.Record(rec)
 	if rec.Error != nil {
 		writeError(w, rec.Error)
 		return

@@ -97,7 +97,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec Request) {
 		rec.Error = &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
 			Message: "fake openai: bad JSON body"}
 		rec.Status = rec.Error.Status
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, rec.Error)
 		return
 	}

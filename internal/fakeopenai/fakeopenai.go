@@ -49,10 +49,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/clawdhq/clawd/internal/fakeapi"
 )
 
 // DefaultTitle answers the thread-title side request when Script.Title is
@@ -267,14 +267,11 @@ type Request struct {
 	Status int
 }
 
-// Server is a running fake API.
+// Server is a running fake API. Start, URL, Close and Requests are its
+// fakeapi.Base's; URL has no trailing slash (an agent's base URL is URL()+"/v1").
 type Server struct {
 	script Script
-	srv    *httptest.Server
-
-	mu       sync.Mutex
-	requests []Request
-	seq      int
+	*fakeapi.Base[Request]
 }
 
 // New returns a server for script. Call Start before use.
@@ -289,39 +286,13 @@ func New(script Script) *Server {
 		script.SideText = DefaultSideText
 	}
 	s := &Server{script: script}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.Base = fakeapi.New[Request](http.HandlerFunc(s.serveHTTP))
 	return s
-}
-
-// Start starts listening on a free port of 127.0.0.1.
-func (s *Server) Start() { s.srv.Start() }
-
-// URL returns the base URL, e.g. http://127.0.0.1:41234 (no trailing
-// slash); an agent's base URL is URL()+"/v1".
-func (s *Server) URL() string { return s.srv.URL }
-
-// Close stops the server and waits for running requests.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Requests returns a copy of every request seen so far, in arrival order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
 }
 
 // OfKind returns the recorded requests of one kind.
 func (s *Server) OfKind(kind string) []Request {
-	var out []Request
-	for _, r := range s.Requests() {
-		if r.Kind == kind {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.Where(func(r Request) bool { return r.Kind == kind })
 }
 
 // IssuedCalls returns the tool calls the model made in the conversation
@@ -355,19 +326,6 @@ func (s *Server) CallOutput(callID string) (Item, bool) {
 	return Item{}, false
 }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	s.requests = append(s.requests, r)
-	s.mu.Unlock()
-}
-
-func (s *Server) next() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return s.seq
-}
-
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h := r.Header.Clone()
 	h.Del("Authorization")
@@ -378,7 +336,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		// A client that uses this server as its proxy wants another host.
 		rec.Kind, rec.Path = KindOutbound, r.RequestURI
 		rec.Status = http.StatusForbidden
-		s.record(rec)
+		s.Record(rec)
 		http.Error(w, "fake openai: no network", http.StatusForbidden)
 	case r.Method == http.MethodPost && strings.TrimSuffix(r.URL.Path, "/") == "/v1/responses":
 		s.responses(w, r, rec)
@@ -386,7 +344,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.chat(w, r, rec)
 	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.TrimSuffix(r.URL.Path, "/") == "/v1/models":
 		rec.Kind, rec.Status = KindModels, http.StatusOK
-		s.record(rec)
+		s.Record(rec)
 		data, _ := marshal(map[string]any{"object": "list", "data": []any{map[string]any{
 			"id": s.script.Model, "object": "model", "created": 1735689600, "owned_by": "fake"}}})
 		w.Header().Set("Content-Type", "application/json")
@@ -394,7 +352,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		_, _ = io.Copy(io.Discard, r.Body)
 		rec.Kind, rec.Status = KindOther, http.StatusNotFound
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, &APIError{Status: http.StatusNotFound, Type: "not_found",
 			Message: "fake openai: " + r.Method + " " + r.URL.Path})
 	}
@@ -433,7 +391,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 		rec.Error = &APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
 			Message: "fake openai: bad JSON body"}
 		rec.Status = rec.Error.Status
-		s.record(rec)
+		s.Record(rec)
 		writeError(w, rec.Error)
 		return
 	}
@@ -498,7 +456,7 @@ func (s *Server) schemaAnswer(rec *Request, props map[string]json.RawMessage) St
 // records rec. It writes the error itself and reports false then; else
 // the caller writes rec.Output as reply number n.
 func (s *Server) reply(w http.ResponseWriter, rec *Request, st Step) (n int, ok bool) {
-	n = s.next()
+	n = s.Next()
 	if st.Error != nil {
 		e := *st.Error
 		if e.Status == 0 {
@@ -518,7 +476,7 @@ func (s *Server) reply(w http.ResponseWriter, rec *Request, st Step) (n int, ok 
 	if s.script.BeforeReply != nil {
 		s.script.BeforeReply(*rec)
 	}
-	s.record(*rec)
+	s.Record(*rec)
 	if rec.Error != nil {
 		writeError(w, rec.Error)
 		return n, false
