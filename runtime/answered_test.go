@@ -20,9 +20,9 @@ import (
 
 // held is every record the backlog holds, in Seq order.
 func held(s *Server) []client.EventRecord {
-	s.pubMu.Lock()
-	defer s.pubMu.Unlock()
-	recs, _, _ := s.backlog.after(0)
+	s.sessions.pubMu.Lock()
+	defer s.sessions.pubMu.Unlock()
+	recs, _, _ := s.sessions.backlog.after(0)
 	return recs
 }
 

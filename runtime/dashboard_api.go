@@ -106,9 +106,7 @@ func (s *Server) dashboardView() dashView {
 			Focus:       true,
 		},
 	}
-	s.mu.Lock()
-	d.Features.History = s.j != nil
-	s.mu.Unlock()
+	d.Features.History = s.sessions.history() != nil
 	for _, l := range v.Remotes {
 		l.Profile, l.Label, l.Error = text.Line(l.Profile, 0), text.Line(l.Label, 0), text.Line(l.Error, 0)
 		d.Remotes = append(d.Remotes, l)
@@ -218,8 +216,7 @@ func (s *Server) handleDashStream(w http.ResponseWriter, r *http.Request) {
 		sub := out.subscribe(1024)
 		// The feed carries the records as the event stream does: the
 		// backlog and the feed are taken under one lock.
-		var feed *subscription[client.Change]
-		recs, lost := s.subscribeEvents(st, func() { feed = s.feeds.subscribe(1024) })
+		feed, recs, lost := s.sessions.followChanges(st, 1024)
 		// Subscribed first, then the View: nothing falls in between.
 		first, _ := json.Marshal(s.dashboardView())
 		lines := []streamLine{{json: first}}
@@ -302,9 +299,7 @@ func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 	if !readBody(w, r, maxStateBody, &body) {
 		return
 	}
-	s.mu.Lock()
-	ss, ok := s.m.Session(statemachine.Key{Agent: body.Agent, ID: body.SessionID})
-	s.mu.Unlock()
+	ss, ok := s.sessions.session(statemachine.Key{Agent: body.Agent, ID: body.SessionID})
 	if !ok {
 		writeError(w, http.StatusNotFound, "no session "+body.SessionID+" of "+body.Agent)
 		return

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/statemachine"
 )
 
 // newFeedHub is the hub of the in-process feeds: a change after a loss
@@ -22,7 +23,7 @@ func newFeedHub() *hub[client.Change] {
 // streams: publishing never waits for a reader. The channel is not closed:
 // a reader selects on its own end too.
 func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()) {
-	sub := s.feeds.subscribe(buf)
+	sub := s.sessions.subscribe(buf)
 	return sub.C, sub.close
 }
 
@@ -34,16 +35,16 @@ func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()
 func (s *Server) View() client.View {
 	b := s.perms
 	b.mu.Lock()
-	s.mu.Lock()
-	v := client.View{Snapshot: s.snapshotLocked(), Permissions: []client.PermissionView{}, DND: b.dnd}
-	for _, p := range b.pendingLocked() {
-		// A request whose session was never tracked (no room in the
-		// state machine) has no pending entry to agree with.
-		if p.pendingKey == "" || s.m.HasPending(p.key, p.pendingKey) {
-			v.Permissions = append(v.Permissions, p.view)
+	v := client.View{Permissions: []client.PermissionView{}, DND: b.dnd}
+	v.Snapshot = s.sessions.snapshot(func(hasPending func(statemachine.Key, string) bool) {
+		for _, p := range b.pendingLocked() {
+			// A request whose session was never tracked (no room in
+			// the state machine) has no pending entry to agree with.
+			if p.pendingKey == "" || hasPending(p.key, p.pendingKey) {
+				v.Permissions = append(v.Permissions, p.view)
+			}
 		}
-	}
-	s.mu.Unlock()
+	})
 	b.mu.Unlock()
 	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
 	v.Integrations = s.integrations()
@@ -59,7 +60,7 @@ func (s *Server) PauseNotifications(until time.Time) {
 	s.pausedUntil = until
 	s.settingsMu.Unlock()
 	s.log.Info("notifications paused", "until", until)
-	s.feeds.publish(client.Change{Settings: true})
+	s.sessions.announce(client.Change{Settings: true})
 }
 
 // NotificationsPausedUntil returns the end of the notification pause; it

@@ -114,7 +114,7 @@ func TestStreamReportsEveryLoss(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /api/v1/events = %v, %v", resp, err)
 	}
-	eventually(t, "the stream subscribed", s.events.active)
+	eventually(t, "the stream subscribed", s.sessions.streaming)
 	// Far more than the socket's buffer and the subscription's queue
 	// (4096) hold while nobody reads.
 	const n = 20000

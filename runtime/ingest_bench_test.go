@@ -320,9 +320,9 @@ func (p *badPosts) check(b *testing.B) {
 // was done. The runtime runs with its defaults, as `clawd serve` does.
 func checkIngested(b *testing.B, s *Server, want int64) {
 	b.Helper()
-	s.mu.Lock()
-	seq := s.seq
-	s.mu.Unlock()
+	s.sessions.mu.Lock()
+	seq := s.sessions.seq
+	s.sessions.mu.Unlock()
 	if int64(seq) != want {
 		b.Fatalf("runtime ingested %d events, want %d", seq, want)
 	}
@@ -409,7 +409,7 @@ func followStream(b *testing.B, s *Server, sock string) *streamCounter {
 		}
 	})
 	// The handler subscribes right after it answers.
-	eventually(b, "the event stream subscribed", s.events.active)
+	eventually(b, "the event stream subscribed", s.sessions.streaming)
 	return c
 }
 

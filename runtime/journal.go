@@ -29,8 +29,8 @@ const DefaultRecapEvery = time.Minute
 // without one.
 var errNoHistory = errors.New("this clawd serve keeps no history (it could not open history.db: see its log)")
 
-// journal is the runtime's side of the history. Its fields are guarded by
-// Server.mu.
+// journal is the runtime's side of the history, part of the session
+// store. Its fields are guarded by sessionStore.mu.
 type journal struct {
 	store *history.Store
 	tally *recap.Tally
@@ -63,16 +63,16 @@ const (
 // cannot write the history.
 const ProblemHistory = "history"
 
-// useHistory makes the runtime keep its history in st: the titles people
-// gave are loaded, and from now on the runtime tallies the recap.
-func (s *Server) useHistory(ctx context.Context, st *history.Store) error {
-	titles, err := st.PersonTitles(ctx)
+// useHistory makes the store keep its history in h: the titles people
+// gave are loaded, and from now on the store tallies the recap.
+func (st *sessionStore) useHistory(ctx context.Context, h *history.Store) error {
+	titles, err := h.PersonTitles(ctx)
 	if err != nil {
 		return err
 	}
 	j := &journal{
-		store:  st,
-		tally:  recap.NewTally(st.Loc(), st.Hash),
+		store:  h,
+		tally:  recap.NewTally(h.Loc(), h.Hash),
 		titles: map[statemachine.Key]string{},
 		turns:  map[statemachine.Key]int{},
 		wake:   make(chan struct{}, 1),
@@ -80,82 +80,92 @@ func (s *Server) useHistory(ctx context.Context, st *history.Store) error {
 	for k, t := range titles {
 		j.titles[statemachine.Key{Agent: k.Agent, ID: k.SessionID}] = t
 	}
-	s.mu.Lock()
-	s.j = j
-	s.mu.Unlock()
+	st.mu.Lock()
+	st.j = j
+	st.mu.Unlock()
 	return nil
 }
 
+// history is the history's store, nil without one.
+func (st *sessionStore) history() *history.Store {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.j == nil {
+		return nil
+	}
+	return st.j.store
+}
+
 // observeLocked follows what an applied event did; the caller holds mu.
-func (s *Server) observeLocked(e *agents.Event, res *statemachine.Result, now time.Time) {
+func (st *sessionStore) observeLocked(e *agents.Event, res *statemachine.Result, now time.Time) {
 	if res.Evicted != nil {
-		s.titles.forget(res.Evicted.Key())
+		st.gone(res.Evicted.Key())
 	}
 	k := res.Session.Key()
 	if res.Removed {
-		s.titles.forget(k)
+		st.gone(k)
 	}
-	j := s.j
+	j := st.j
 	if j == nil {
 		return
 	}
 	if res.Evicted != nil {
 		j.tally.Session(*res.Evicted, true, now)
-		s.landLocked(*res.Evicted, false)
+		st.landLocked(*res.Evicted, false)
 	}
 	if res.Ignored {
 		return
 	}
 	if t, ok := j.titles[k]; ok && res.Session.Titles.Person != t {
 		// A session a person named before clawd (re)started tracking it.
-		s.m.Retitle(k, t, agents.TitleFromPerson)
+		st.m.Retitle(k, t, agents.TitleFromPerson)
 		res.Session.Titles.Person = t
 		res.Session.Title, res.Session.TitleSource = res.Session.Titles.Best()
 	}
 	j.tally.Apply(e, res.Session, res.Removed, now)
 	if res.Removed {
-		s.landLocked(res.Session, true)
+		st.landLocked(res.Session, true)
 	}
 }
 
 // observeTickLocked follows what the clock did to sessions; the caller
 // holds mu.
-func (s *Server) observeTickLocked(res []statemachine.Result, now time.Time) {
+func (st *sessionStore) observeTickLocked(res []statemachine.Result, now time.Time) {
 	for _, r := range res {
 		if r.Session.ID == "" {
 			continue
 		}
 		if r.Removed {
-			s.titles.forget(r.Session.Key())
+			st.gone(r.Session.Key())
 		}
 		if r.Stale {
-			s.titles.again(r.Session.Key())
+			st.stale(r.Session.Key())
 		}
-		if s.j == nil {
+		if st.j == nil {
 			continue
 		}
-		s.j.tally.Session(r.Session, r.Removed, now)
+		st.j.tally.Session(r.Session, r.Removed, now)
 		if r.Removed || r.Stale {
 			// Gone without a word (its agent died, or it was silent
 			// for long without one to ask): over, as far as clawd can
 			// tell. Stale with its agent alive: not over, but worth
 			// finding again.
-			s.landLocked(r.Session, r.Removed)
+			st.landLocked(r.Session, r.Removed)
 		}
 	}
 }
 
 // observeSessionLocked follows a session changed by anything else (an
 // answer given in clawd); the caller holds mu.
-func (s *Server) observeSessionLocked(ss statemachine.Session, now time.Time) {
-	if s.j != nil && ss.ID != "" {
-		s.j.tally.Session(ss, false, now)
+func (st *sessionStore) observeSessionLocked(ss statemachine.Session, now time.Time) {
+	if st.j != nil && ss.ID != "" {
+		st.j.tally.Session(ss, false, now)
 	}
 }
 
 // landLocked queues session ss for the history; the caller holds mu.
-func (s *Server) landLocked(ss statemachine.Session, ended bool) {
-	j := s.j
+func (st *sessionStore) landLocked(ss statemachine.Session, ended bool) {
+	j := st.j
 	k := ss.Key()
 	e := history.Entry{
 		Agent: ss.Agent, SessionID: ss.ID, Titles: ss.Titles, Cwd: recap.Folder(ss), Host: ss.Host,
@@ -175,51 +185,40 @@ func (s *Server) landLocked(ss statemachine.Session, ended bool) {
 }
 
 // runJournal writes the history as it comes and the recap every
-// s.cfg.RecapEvery until ctx ends, then lands the sessions still running
-// and writes what is left.
-func (s *Server) runJournal(ctx context.Context) {
-	s.mu.Lock()
-	j := s.j
-	s.mu.Unlock()
+// recapEvery until ctx ends, then lands the sessions still running and
+// writes what is left.
+func (st *sessionStore) runJournal(ctx context.Context) {
+	st.mu.Lock()
+	j := st.j
+	st.mu.Unlock()
 	if j == nil {
 		return
 	}
-	every := s.cfg.RecapEvery
-	if every <= 0 {
-		every = DefaultRecapEvery
-	}
+	every := st.recapEvery
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
-	cov := coverage{from: s.cfg.Now()}
-	s.writeJournal(ctx, j, &cov, every, false)
+	cov := coverage{from: st.now()}
+	st.writeJournal(ctx, j, &cov, every, false)
 	for {
 		// While writes fail, the next try comes in retryEvery.
 		var retry <-chan time.Time
-		if s.journalFailing() {
-			retry = s.cfg.After(retryEvery)
+		if st.health.journalFailing() {
+			retry = st.after(retryEvery)
 		}
 		select {
 		case <-ctx.Done():
 			// The last words: written whatever ended ctx.
-			s.writeJournal(context.WithoutCancel(ctx), j, &cov, every, true)
+			st.writeJournal(context.WithoutCancel(ctx), j, &cov, every, true)
 			return
 		case <-j.wake:
-			s.writeHistory(ctx, j)
+			st.writeHistory(ctx, j)
 		case <-retry:
-			s.writeHistory(ctx, j)
-			s.writeRecaps(ctx, j)
+			st.writeHistory(ctx, j)
+			st.writeRecaps(ctx, j)
 		case <-ticker.C:
-			s.writeJournal(ctx, j, &cov, every, false)
+			st.writeJournal(ctx, j, &cov, every, false)
 		}
 	}
-}
-
-// journalFailing reports whether the journal's last write failed.
-func (s *Server) journalFailing() bool {
-	s.problems.mu.Lock()
-	defer s.problems.mu.Unlock()
-	_, failing := s.problems.m[ProblemHistory]
-	return failing
 }
 
 // coverage is the span the running runtime has seen so far, and when
@@ -240,38 +239,38 @@ const pruneEvery = time.Hour
 // the coverage up to now; at the end (last), with the sessions still
 // running landed first. A gap between two notes much longer than every
 // (the machine slept) is no coverage: a new span starts after it.
-func (s *Server) writeJournal(ctx context.Context, j *journal, cov *coverage, every time.Duration, last bool) {
-	now := s.cfg.Now()
-	s.mu.Lock()
+func (st *sessionStore) writeJournal(ctx context.Context, j *journal, cov *coverage, every time.Duration, last bool) {
+	now := st.now()
+	st.mu.Lock()
 	if last {
-		for _, ss := range s.m.Sessions() {
-			s.landLocked(ss, false)
+		for _, ss := range st.m.Sessions() {
+			st.landLocked(ss, false)
 		}
 	}
 	batch := j.tally.Take(now)
-	s.mu.Unlock()
-	s.writeHistory(ctx, j)
-	st := j.store
+	st.mu.Unlock()
+	st.writeHistory(ctx, j)
+	h := j.store
 	j.recaps = append(j.recaps, batch)
-	s.writeRecaps(ctx, j)
+	st.writeRecaps(ctx, j)
 	if now.Sub(cov.pruned) >= pruneEvery {
-		if err := st.Prune(ctx); err != nil {
-			s.log.Warn("history retention", "err", err)
+		if err := h.Prune(ctx); err != nil {
+			st.log.Warn("history retention", "err", err)
 		}
 		cov.pruned = now
 	}
 	if !cov.lastNote.IsZero() && now.Sub(cov.lastNote) > 3*every {
 		cov.id, cov.from = 0, now
 	}
-	s.mu.Lock()
+	st.mu.Lock()
 	j.since = cov.from
 	if last {
 		j.since = time.Time{} // no longer seeing
 	}
-	s.mu.Unlock()
-	id, err := st.Cover(ctx, cov.id, cov.from, now)
+	st.mu.Unlock()
+	id, err := h.Cover(ctx, cov.id, cov.from, now)
 	if err != nil {
-		s.log.Warn("recap coverage", "err", err)
+		st.log.Warn("recap coverage", "err", err)
 		return
 	}
 	cov.id, cov.lastNote = id, now
@@ -280,91 +279,90 @@ func (s *Server) writeJournal(ctx context.Context, j *journal, cov *coverage, ev
 // writeHistory writes the history entries waiting. When the disk is full
 // they wait for the next try (the newest maxWaitingEntries of them), and
 // the snapshot's problems say so; other errors drop them, logged.
-func (s *Server) writeHistory(ctx context.Context, j *journal) {
-	s.mu.Lock()
+func (st *sessionStore) writeHistory(ctx context.Context, j *journal) {
+	st.mu.Lock()
 	entries := j.entries
 	j.entries = nil
-	s.mu.Unlock()
+	st.mu.Unlock()
 	err := j.store.Record(ctx, entries)
 	switch {
 	case err == nil:
-		s.clearProblem(ProblemHistory)
+		st.health.historyWritten()
 		return
 	case !sqlitedb.Retryable(err):
-		s.log.Warn("history", "err", err)
+		st.log.Warn("history", "err", err)
 		return
 	}
-	s.mu.Lock()
+	st.mu.Lock()
 	j.entries = append(entries, j.entries...)
 	if n := len(j.entries) - maxWaitingEntries; n > 0 {
-		s.log.Warn("history: sessions lost while it cannot be written", "lost", n)
+		st.log.Warn("history: sessions lost while it cannot be written", "lost", n)
 		j.entries = append([]history.Entry(nil), j.entries[n:]...)
 	}
 	waiting := len(j.entries)
-	s.mu.Unlock()
-	s.historyFailing(err, waiting)
+	st.mu.Unlock()
+	st.health.historyFailing(err, waiting)
 }
 
 // writeRecaps writes the recap tallies waiting; while the disk is full
 // they wait (the newest maxWaitingRecaps of them).
-func (s *Server) writeRecaps(ctx context.Context, j *journal) {
+func (st *sessionStore) writeRecaps(ctx context.Context, j *journal) {
 	for len(j.recaps) > 0 {
 		err := j.store.AddRecap(ctx, j.recaps[0])
 		if err != nil && sqlitedb.Retryable(err) {
 			if n := len(j.recaps) - maxWaitingRecaps; n > 0 {
-				s.log.Warn("recap: counts lost while it cannot be written", "minutes", n)
+				st.log.Warn("recap: counts lost while it cannot be written", "minutes", n)
 				j.recaps = j.recaps[n:]
 			}
-			s.mu.Lock()
+			st.mu.Lock()
 			waiting := len(j.entries)
-			s.mu.Unlock()
-			s.historyFailing(err, waiting)
+			st.mu.Unlock()
+			st.health.historyFailing(err, waiting)
 			return
 		}
 		if err != nil {
-			s.log.Warn("recap", "err", err)
+			st.log.Warn("recap", "err", err)
 		}
 		j.recaps = j.recaps[1:]
 	}
 }
 
-// historyFailing reports that the history cannot be written now, with
-// the sessions waiting for it.
-func (s *Server) historyFailing(err error, waiting int) {
-	if !s.journalFailing() {
-		s.log.Warn("history cannot be written now: keeping what comes until it can", "err", err, "sessions_waiting", waiting)
+// takeRecap is what the tally holds now, to be written before the
+// history is summed up, and since when the running runtime has seen (zero
+// when it no longer does); errNoHistory without a history.
+func (st *sessionStore) takeRecap(now time.Time) (h *history.Store, batch recap.Batch, running time.Time, err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	j := st.j
+	if j == nil {
+		return nil, batch, running, errNoHistory
 	}
-	p := s.cfg.Printer
-	s.setProblem(client.Problem{
-		ID:     ProblemHistory,
-		Text:   p.N("problem.history", waiting, err.Error()),
-		Remedy: p.T("problem.history_fix"),
-	})
+	return j.store, j.tally.Take(now), j.since, nil
 }
 
-// Rename gives the session k the title a person chose ("" takes it away):
+// rename gives the session k the title a person chose ("" takes it away):
 // kept in the history (for a session clawd tracks later too), shown at
 // once where the session is live.
-func (s *Server) Rename(ctx context.Context, k statemachine.Key, title string) error {
-	s.mu.Lock()
-	j := s.j
-	s.mu.Unlock()
+func (st *sessionStore) rename(ctx context.Context, k statemachine.Key, title string) error {
+	st.mu.Lock()
+	j := st.j
+	st.mu.Unlock()
 	if j == nil {
 		return errNoHistory
 	}
 	if err := j.store.SetTitle(ctx, history.Key{Agent: k.Agent, SessionID: k.ID}, title); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	st.mu.Lock()
 	if title == "" {
 		delete(j.titles, k)
 	} else {
 		j.titles[k] = title
 	}
-	changed := s.m.Retitle(k, title, agents.TitleFromPerson)
-	s.mu.Unlock()
+	changed := st.m.Retitle(k, title, agents.TitleFromPerson)
+	st.mu.Unlock()
 	if changed {
-		s.feeds.publish(client.Change{Display: true})
+		st.feeds.publish(client.Change{Display: true})
 	}
 	return nil
 }

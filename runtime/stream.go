@@ -199,7 +199,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, lagKey string,
 // another's records out; the agents are the registry's (agents.Validate
 // admits no other), so the rings are few.
 //
-// Server.pubMu guards it: records are added in Seq order as they are
+// sessionStore.pubMu guards it: records are added in Seq order as they are
 // published, and a stream takes its backlog and its subscription under
 // the same lock, so nothing falls between them or comes twice.
 type backlog struct {
@@ -318,24 +318,6 @@ func (g gap) line(key string) streamLine {
 	return streamLine{json: b}
 }
 
-// subscribeEvents calls subscribe, which subscribes to the records
-// published from now on, and returns the held records st asked for and,
-// for a resumed reader that lost some, the gap: all under pubMu (see
-// backlog).
-func (s *Server) subscribeEvents(st streamStart, subscribe func()) (recs []client.EventRecord, lost *gap) {
-	s.pubMu.Lock()
-	defer s.pubMu.Unlock()
-	subscribe()
-	if !st.backlog {
-		return nil, nil
-	}
-	recs, n, reset := s.backlog.after(st.since)
-	if st.resumed && (n > 0 || reset) {
-		lost = &gap{Missed: n, Reset: reset}
-	}
-	return recs, lost
-}
-
 // handleStream is GET /api/v1/events: the backlog the reader asked for,
 // then every record as it happens (see Server.stream and the event
 // stream in runtime/client).
@@ -346,8 +328,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(w, r, "kind", func() (*subscription[streamLine], []streamLine) {
-		var sub *subscription[streamLine]
-		recs, lost := s.subscribeEvents(st, func() { sub = s.events.subscribe(4096) })
+		sub, recs, lost := s.sessions.followEvents(st, 4096)
 		// Encoded outside pubMu: ingest does not wait for a backlog.
 		var lines []streamLine
 		if lost != nil {

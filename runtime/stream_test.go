@@ -98,7 +98,7 @@ func TestStalledStreamDropped(t *testing.T) {
 		n, _ := io.Copy(io.Discard, reader)
 		read <- n
 	}()
-	eventually(t, "both streams subscribed", func() bool { return s.streams.Load() >= 2 && s.events.active() })
+	eventually(t, "both streams subscribed", func() bool { return s.streams.Load() >= 2 && s.sessions.streaming() })
 	// Far more than the socket buffers hold: the stalled subscriber's
 	// writes block.
 	title := strings.Repeat("x", agents.MaxTitleLen)
