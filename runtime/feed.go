@@ -3,6 +3,7 @@ package runtime
 import (
 	"time"
 
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
@@ -69,4 +70,40 @@ func (s *Server) NotificationsPausedUntil() time.Time {
 	s.settingsMu.Lock()
 	defer s.settingsMu.Unlock()
 	return s.pausedUntil
+}
+
+// The dashboard's side of the runtime (dashStore), besides View and
+// PauseNotifications.
+
+// session returns the tracked session k as clients see it.
+func (s *Server) session(k statemachine.Key) (client.SessionView, bool) {
+	ss, ok := s.sessions.session(k)
+	if !ok {
+		return client.SessionView{}, false
+	}
+	return clientSession(ss), true
+}
+
+// hasHistory reports whether the runtime keeps the history.
+func (s *Server) hasHistory() bool { return s.sessions.history() != nil }
+
+// followChanges follows the in-process feeds with the backlog start asked
+// for (see sessionStore.followChanges).
+func (s *Server) followChanges(start streamStart, buf int) (*subscription[client.Change], []client.EventRecord, *gap) {
+	return s.sessions.followChanges(start, buf)
+}
+
+// newDashAPI builds the dashboard's data routes on s, its dashStore.
+func (s *Server) newDashAPI() *dashAPI {
+	fo := s.cfg.Focus
+	if fo == nil {
+		fo = focus.Focus
+	}
+	return &dashAPI{
+		store: s, now: s.cfg.Now, printer: s.cfg.Printer, log: s.log,
+		agents: s.cfg.Agents, doctor: s.cfg.Doctor, focus: fo,
+		automations: func() bool { return s.auto.Load() != nil },
+		stream:      s.stream,
+		done:        s.done,
+	}
 }

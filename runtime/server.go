@@ -166,6 +166,9 @@ type Server struct {
 	sources *sources
 	// titles reads the agents' own files that name sessions.
 	titles *titleFiles
+	// dash serves the dashboard's data routes, a client of the store's
+	// API (dashStore).
+	dash *dashAPI
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
 	// undeclared counts the posts refused for naming a custom agent
@@ -246,6 +249,7 @@ func New(cfg Config) *Server {
 		Gone: s.titles.forget, Stale: s.titles.again, Health: s,
 	})
 	s.perms = newBroker(cfg, s.sessions.announce)
+	s.dash = s.newDashAPI()
 	s.table = s.routes()
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)

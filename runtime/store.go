@@ -352,34 +352,39 @@ func (st *sessionStore) snapshot(agree func(hasPending func(k statemachine.Key, 
 	defer st.mu.Unlock()
 	snap := client.Snapshot{DisplayState: string(st.m.Display()), Sessions: []client.SessionView{}}
 	for _, ss := range st.m.Sessions() {
-		snap.Sessions = append(snap.Sessions, client.SessionView{
-			Agent:       ss.Agent,
-			SessionID:   ss.ID,
-			State:       string(ss.State),
-			BaseState:   string(ss.BaseState),
-			Title:       ss.Title,
-			TitleSource: string(ss.TitleSource),
-			Cwd:         ss.Cwd,
-			ProjectDir:  ss.ProjectDir,
-			Headless:    ss.Headless,
-			AgentPID:    ss.AgentPID,
-			Host:        ss.Host,
-			Tool:        ss.Tool,
-			Subagents:   ss.Subagents,
-			Pending:     ss.Pending,
-			Questions:   ss.Questions,
-			LastEvent:   string(ss.LastKind),
-			Outcome:     string(ss.Outcome),
-			OutcomeAt:   ss.OutcomeAt,
-			FailReason:  ss.FailReason,
-			StartedAt:   ss.StartedAt,
-			UpdatedAt:   ss.UpdatedAt,
-		})
+		snap.Sessions = append(snap.Sessions, clientSession(ss))
 	}
 	if agree != nil {
 		agree(st.m.HasPending)
 	}
 	return snap
+}
+
+// clientSession is ss as clients see it.
+func clientSession(ss statemachine.Session) client.SessionView {
+	return client.SessionView{
+		Agent:       ss.Agent,
+		SessionID:   ss.ID,
+		State:       string(ss.State),
+		BaseState:   string(ss.BaseState),
+		Title:       ss.Title,
+		TitleSource: string(ss.TitleSource),
+		Cwd:         ss.Cwd,
+		ProjectDir:  ss.ProjectDir,
+		Headless:    ss.Headless,
+		AgentPID:    ss.AgentPID,
+		Host:        ss.Host,
+		Tool:        ss.Tool,
+		Subagents:   ss.Subagents,
+		Pending:     ss.Pending,
+		Questions:   ss.Questions,
+		LastEvent:   string(ss.LastKind),
+		Outcome:     string(ss.Outcome),
+		OutcomeAt:   ss.OutcomeAt,
+		FailReason:  ss.FailReason,
+		StartedAt:   ss.StartedAt,
+		UpdatedAt:   ss.UpdatedAt,
+	}
 }
 
 // restore gives the state machine the saved sessions back, at the time
