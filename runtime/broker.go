@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -52,10 +53,10 @@ const (
 const reasonAnswered = "answered"
 
 // broker holds the open permission requests. Lock order: broker.mu before
-// sessionStore.mu, never the other way round (see sessionStore); holding
-// broker.mu across ingest and registration, and across close and Resolve,
-// keeps the state machine's pending entries and the broker's requests in
-// step.
+// the session store's lock, never the other way round (see
+// sessions.Store); holding broker.mu across ingest and registration, and
+// across close and Resolve, keeps the state machine's pending entries and
+// the broker's requests in step.
 type broker struct {
 	after   func(time.Duration) <-chan time.Time
 	timeout time.Duration
@@ -67,8 +68,8 @@ type broker struct {
 	pending map[string]*permRequest
 	closed  map[string]*permRequest
 	// stream is the permission stream's hub; announce tells the
-	// in-process feeds (sessionStore.announce).
-	stream   *hub[streamLine]
+	// in-process feeds (sessions.Store.Announce).
+	stream   *sessions.Hub[sessions.Line]
 	announce func(client.Change)
 }
 
@@ -79,7 +80,7 @@ func newBroker(cfg Config, announce func(client.Change)) *broker {
 		policy:   cfg.HeadlessPolicy,
 		pending:  map[string]*permRequest{},
 		closed:   map[string]*permRequest{},
-		stream:   newStreamHub(),
+		stream:   sessions.NewLineHub(),
 		announce: announce,
 	}
 	if b.after == nil {
@@ -160,7 +161,7 @@ func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
 			return
 		}
 	}
-	s.sessions.resolve(key, pendingKey)
+	s.sessions.Resolve(key, pendingKey)
 }
 
 // answeredBy is who closed a request (a client.Source constant) and, for
@@ -218,7 +219,7 @@ func (s *Server) settlePermissions(k statemachine.Key) {
 		if r.key != k || r.pendingKey == "" {
 			continue
 		}
-		if !s.sessions.hasPending(k, r.pendingKey) {
+		if !s.sessions.HasPending(k, r.pendingKey) {
 			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
 				answeredBy{source: client.SourceTerminal})
 		}
@@ -244,7 +245,7 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 
 // recordAnswer numbers and publishes the permission.answered record of r,
 // closed with ans for reason by by, in order with the agents' events (see
-// sessionStore.record). The caller holds broker.mu.
+// sessions.Store.Record). The caller holds broker.mu.
 func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, by answeredBy) {
 	a := &client.PermissionAnswer{ID: r.view.ID, Request: r.view.Kind, Decision: client.DecisionNone, Reason: reason,
 		Source: by.source, Summary: r.view.Summary}
@@ -261,7 +262,7 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 			a.Decision = client.DecisionAllow
 		}
 	}
-	s.sessions.record(r.key, client.EventRecord{
+	s.sessions.Record(r.key, client.EventRecord{
 		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
 			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
 		Answer: a,
@@ -274,7 +275,7 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
 	b.announce(client.Change{Permission: &c})
-	publishJSON(b.stream, c)
+	sessions.PublishJSON(b.stream, c)
 }
 
 // SetDND turns do-not-disturb on or off. Turning it on answers every

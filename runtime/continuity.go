@@ -152,7 +152,7 @@ func (s *Server) restoreSessions() *keeper {
 		// must not be taken for the dead one's. At the time of the
 		// journal: the rules of time were the last runtime's to apply
 		// up to then, and the spool's events come after.
-		s.sessions.clockAt(k.last, func() { s.tick(k.alive) })
+		s.sessions.ClockAt(k.last, func() { s.tick(k.alive) })
 	}
 	k.replay(jf.Replayed)
 	return k
@@ -219,7 +219,7 @@ func (k *keeper) restore(jf journalFile) bool {
 	if len(saved) == 0 {
 		return false
 	}
-	res := s.sessions.restore(saved, k.last, hist)
+	res := s.sessions.Restore(saved, k.last, hist)
 	s.log.Info("sessions restored from the journal", "restored", len(res.Sessions), "no_room", len(res.Dropped),
 		"refused", res.Invalid+unknown, "agent_disabled", disabled)
 	return true
@@ -291,7 +291,7 @@ func (k *keeper) replayOne(e agents.Event) bool {
 		at = now
 	}
 	k.last = at
-	s.sessions.clockAt(at, func() { s.ingestWith(e, response, false) })
+	s.sessions.ClockAt(at, func() { s.ingestWith(e, response, false) })
 	return true
 }
 
@@ -367,7 +367,7 @@ func (k *keeper) stop() {
 // write (always when force is set), and reports whether it is written.
 func (k *keeper) write(force bool) bool {
 	s := k.s
-	saved, hist, changes, changed := s.sessions.save(k.written, force || k.failing)
+	saved, hist, changes, changed := s.sessions.Save(k.written, force || k.failing)
 	if !changed {
 		return true
 	}

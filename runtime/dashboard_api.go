@@ -14,6 +14,7 @@ import (
 	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -59,7 +60,7 @@ type dashStore interface {
 	// for buf, and returns the held records start asked for and, for a
 	// resumed reader that lost some, the gap: the backlog and the feed are
 	// taken at one moment, so nothing falls between them or comes twice.
-	followChanges(start streamStart, buf int) (*subscription[client.Change], []client.EventRecord, *gap)
+	followChanges(start sessions.Start, buf int) (*sessions.Subscription[client.Change], []client.EventRecord, *sessions.Gap)
 	// PauseNotifications pauses notifications until then (zero: resumes).
 	PauseNotifications(until time.Time)
 	// dndView is do-not-disturb and the pause now in force.
@@ -81,7 +82,7 @@ type dashAPI struct {
 	automations func() bool
 	// stream writes a stream with the runtime's caps, deadlines and
 	// heartbeats (Server.stream); done is closed when the runtime stops.
-	stream func(w http.ResponseWriter, r *http.Request, lagKey string, subscribe func() (*subscription[streamLine], []streamLine))
+	stream func(w http.ResponseWriter, r *http.Request, lagKey string, subscribe func() (*sessions.Subscription[sessions.Line], []sessions.Line))
 	done   <-chan struct{}
 }
 
@@ -226,14 +227,14 @@ func readable(r client.EventRecord) *client.EventRecord {
 }
 
 // dashEventLine is rec as a line of the dashboard's stream.
-func (api *dashAPI) dashEventLine(rec client.EventRecord) streamLine {
+func (api *dashAPI) dashEventLine(rec client.EventRecord) sessions.Line {
 	d := dashEvent{Type: "event", Event: readable(rec)}
 	if a := d.Event.Answer; a != nil {
 		line := present.RequestSummary(client.PermissionView{Kind: a.Request, Tool: d.Event.ToolName, Summary: a.Summary})
 		d.Text = text.Line(present.Answered(api.printer, *a, line), 0)
 	}
 	b, _ := json.Marshal(d)
-	return streamLine{json: b, id: rec.Seq}
+	return sessions.Line{JSON: b, ID: rec.Seq}
 }
 
 // dashThrottle is the shortest time between two views on a dashboard
@@ -255,17 +256,17 @@ func (api *dashAPI) handleDashStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	api.stream(w, r, "type", func() (*subscription[streamLine], []streamLine) {
-		out := newStreamHub()
-		sub := out.subscribe(1024)
+	api.stream(w, r, "type", func() (*sessions.Subscription[sessions.Line], []sessions.Line) {
+		out := sessions.NewLineHub()
+		sub := out.Subscribe(1024)
 		// The feed carries the records as the event stream does: the
 		// backlog and the feed are taken under one lock.
 		feed, recs, lost := api.store.followChanges(st, 1024)
 		// Subscribed first, then the View: nothing falls in between.
 		first, _ := json.Marshal(api.dashboardView())
-		lines := []streamLine{{json: first}}
+		lines := []sessions.Line{{JSON: first}}
 		if lost != nil {
-			lines = append(lines, lost.line("type"))
+			lines = append(lines, lost.Line("type"))
 		}
 		for _, rec := range recs {
 			lines = append(lines, api.dashEventLine(rec))
@@ -277,8 +278,8 @@ func (api *dashAPI) handleDashStream(w http.ResponseWriter, r *http.Request) {
 
 // feedDashboard turns the change feed into the dashboard stream's lines
 // until ctx ends (the stream's request is over) or the runtime stops.
-func (api *dashAPI) feedDashboard(ctx context.Context, feed *subscription[client.Change], out *hub[streamLine]) {
-	defer feed.close()
+func (api *dashAPI) feedDashboard(ctx context.Context, feed *sessions.Subscription[client.Change], out *sessions.Hub[sessions.Line]) {
+	defer feed.Close()
 	var throttle <-chan time.Time
 	dirty := false
 	for {
@@ -292,22 +293,22 @@ func (api *dashAPI) feedDashboard(ctx context.Context, feed *subscription[client
 				// Events may be among the lost: the page reconnects
 				// with its last seq and gets them from the backlog.
 				lag, _ := json.Marshal(map[string]any{"type": client.StreamLagged, "dropped": c.Dropped})
-				out.publish(streamLine{json: lag})
+				out.Publish(sessions.Line{JSON: lag})
 			}
 			if c.Event != nil {
-				out.publish(api.dashEventLine(*c.Event))
+				out.Publish(api.dashEventLine(*c.Event))
 			}
 			if throttle != nil {
 				dirty = true
 				continue
 			}
-			publishJSON(out, api.dashboardView())
+			sessions.PublishJSON(out, api.dashboardView())
 			throttle = time.After(dashThrottle)
 		case <-throttle:
 			throttle = nil
 			if dirty {
 				dirty = false
-				publishJSON(out, api.dashboardView())
+				sessions.PublishJSON(out, api.dashboardView())
 				throttle = time.After(dashThrottle)
 			}
 		}

@@ -5,17 +5,9 @@ import (
 
 	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
-
-// newFeedHub is the hub of the in-process feeds: a change after a loss
-// carries the count in Dropped.
-func newFeedHub() *hub[client.Change] {
-	return newHub(func(c client.Change, dropped int) client.Change {
-		c.Dropped = dropped
-		return c
-	})
-}
 
 // Subscribe returns the runtime's changes from now on, in order, with room
 // for buf of them before the subscriber loses any (see client.Change's
@@ -24,8 +16,8 @@ func newFeedHub() *hub[client.Change] {
 // streams: publishing never waits for a reader. The channel is not closed:
 // a reader selects on its own end too.
 func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()) {
-	sub := s.sessions.subscribe(buf)
-	return sub.C, sub.close
+	sub := s.sessions.Subscribe(buf)
+	return sub.C, sub.Close
 }
 
 // View returns everything a UI shows, at one moment (see client.View). It
@@ -37,7 +29,7 @@ func (s *Server) View() client.View {
 	b := s.perms
 	b.mu.Lock()
 	v := client.View{Permissions: []client.PermissionView{}, DND: b.dnd}
-	v.Snapshot = s.sessions.snapshot(func(hasPending func(statemachine.Key, string) bool) {
+	v.Snapshot = s.sessions.Snapshot(func(hasPending func(statemachine.Key, string) bool) {
 		for _, p := range b.pendingLocked() {
 			// A request whose session was never tracked (no room in
 			// the state machine) has no pending entry to agree with.
@@ -61,7 +53,7 @@ func (s *Server) PauseNotifications(until time.Time) {
 	s.pausedUntil = until
 	s.settingsMu.Unlock()
 	s.log.Info("notifications paused", "until", until)
-	s.sessions.announce(client.Change{Settings: true})
+	s.sessions.Announce(client.Change{Settings: true})
 }
 
 // NotificationsPausedUntil returns the end of the notification pause; it
@@ -77,20 +69,20 @@ func (s *Server) NotificationsPausedUntil() time.Time {
 
 // session returns the tracked session k as clients see it.
 func (s *Server) session(k statemachine.Key) (client.SessionView, bool) {
-	ss, ok := s.sessions.session(k)
+	ss, ok := s.sessions.Session(k)
 	if !ok {
 		return client.SessionView{}, false
 	}
-	return clientSession(ss), true
+	return sessions.ClientSession(ss), true
 }
 
 // hasHistory reports whether the runtime keeps the history.
-func (s *Server) hasHistory() bool { return s.sessions.history() != nil }
+func (s *Server) hasHistory() bool { return s.sessions.History() != nil }
 
 // followChanges follows the in-process feeds with the backlog start asked
-// for (see sessionStore.followChanges).
-func (s *Server) followChanges(start streamStart, buf int) (*subscription[client.Change], []client.EventRecord, *gap) {
-	return s.sessions.followChanges(start, buf)
+// for (see sessions.Store.FollowChanges).
+func (s *Server) followChanges(start sessions.Start, buf int) (*sessions.Subscription[client.Change], []client.EventRecord, *sessions.Gap) {
+	return s.sessions.FollowChanges(start, buf)
 }
 
 // newDashAPI builds the dashboard's data routes on s, its dashStore.

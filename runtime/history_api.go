@@ -31,7 +31,7 @@ const maxRecapDays = history.DefaultRecapDays
 
 // store returns the history's store, or answers 503 and returns nil.
 func (s *Server) store(w http.ResponseWriter) *history.Store {
-	h := s.sessions.history()
+	h := s.sessions.History()
 	if h == nil {
 		writeError(w, http.StatusServiceUnavailable, errNoHistory.Error())
 	}
@@ -62,20 +62,20 @@ func liveEntry(ss statemachine.Session) history.Entry {
 
 // liveSessions returns the tracked sessions by key.
 func (s *Server) liveSessions() map[statemachine.Key]statemachine.Session {
-	return s.sessions.sessions()
+	return s.sessions.Sessions()
 }
 
 // useHistory makes the runtime keep its history in h: the titles people
 // gave are loaded, and from now on the runtime tallies the recap.
 func (s *Server) useHistory(ctx context.Context, h *history.Store) error {
-	return s.sessions.useHistory(ctx, h)
+	return s.sessions.UseHistory(ctx, h)
 }
 
 // Rename gives the session k the title a person chose ("" takes it away):
 // kept in the history (for a session clawd tracks later too), shown at
 // once where the session is live.
 func (s *Server) Rename(ctx context.Context, k statemachine.Key, title string) error {
-	return s.sessions.rename(ctx, k, title)
+	return s.sessions.Rename(ctx, k, title)
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
@@ -150,7 +150,7 @@ func (s *Server) resolve(ctx context.Context, q string) (history.Entry, bool, er
 			found[k] = liveEntry(ss)
 		}
 	}
-	if h := s.sessions.history(); h != nil {
+	if h := s.sessions.History(); h != nil {
 		es, err := h.Find(ctx, agent, id)
 		if err != nil {
 			return history.Entry{}, false, err
@@ -272,7 +272,7 @@ func (s *Server) Recap(ctx context.Context, days int, folders bool) (recap.Summa
 	now := s.cfg.Now()
 	// What the tally holds counts too: written first, as the journal's
 	// next write would.
-	st, batch, running, err := s.sessions.takeRecap(now)
+	st, batch, running, err := s.sessions.TakeRecap(now)
 	if err != nil {
 		return recap.Summary{}, err
 	}

@@ -31,7 +31,7 @@ func (s *Server) cardOf(body *client.RequestBody) requestCard {
 	e := &body.Event
 	cwd, host := e.Cwd, e.Host
 	if cwd == "" {
-		if ss, ok := s.sessions.session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); ok {
+		if ss, ok := s.sessions.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); ok {
 			cwd, host = ss.Cwd, cmp.Or(host, ss.Host)
 		}
 	}

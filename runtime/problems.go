@@ -28,7 +28,7 @@ func (s *Server) setProblem(p client.Problem) {
 	s.problems.m[p.ID] = p
 	s.problems.mu.Unlock()
 	if !had || old != p {
-		s.sessions.announce(client.Change{Display: true})
+		s.sessions.Announce(client.Change{Display: true})
 	}
 }
 
@@ -39,7 +39,7 @@ func (s *Server) clearProblem(id string) {
 	delete(s.problems.m, id)
 	s.problems.mu.Unlock()
 	if had {
-		s.sessions.announce(client.Change{Display: true})
+		s.sessions.Announce(client.Change{Display: true})
 	}
 }
 

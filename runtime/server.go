@@ -29,6 +29,7 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
 	"github.com/clawdhq/clawd/runtime/history"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -152,7 +153,7 @@ type Server struct {
 
 	// sessions is the session store: the state machine, the records'
 	// numbers, the history's journal, the streams' backlog and hubs.
-	sessions *sessionStore
+	sessions *sessions.Store
 	// streams counts the open event and permission streams.
 	streams atomic.Int32
 
@@ -244,11 +245,12 @@ func New(cfg Config) *Server {
 		titles:  newTitleFiles(cfg.Getenv),
 		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
-	s.sessions = newSessionStore(storeConfig{
+	s.sessions = sessions.New(sessions.Config{
 		Machine: cfg.Machine, Now: cfg.Now, After: cfg.After, Log: cfg.Logger, RecapEvery: cfg.RecapEvery,
-		Gone: s.titles.forget, Stale: s.titles.again, Health: s,
+		Gone: s.titles.forget, Stale: s.titles.again,
+		HistoryFailing: s.historyFailing, HistoryWritten: s.historyWritten, JournalFailing: s.journalFailing,
 	})
-	s.perms = newBroker(cfg, s.sessions.announce)
+	s.perms = newBroker(cfg, s.sessions.Announce)
 	s.dash = s.newDashAPI()
 	s.table = s.routes()
 	if cfg.Automations != nil {
@@ -585,10 +587,10 @@ func (s *Server) serve(ctx context.Context, tcp, sock net.Listener, relisten fun
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.sessions.runClock(clockCtx, s.cfg.LivenessEvery, s.cfg.Alive)
+		s.sessions.RunClock(clockCtx, s.cfg.LivenessEvery, s.cfg.Alive)
 	}()
 	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile, s.retireSession) })
-	wg.Go(func() { s.sessions.runJournal(clockCtx) })
+	wg.Go(func() { s.sessions.RunJournal(clockCtx) })
 	if tcp == nil && relisten != nil {
 		wg.Go(func() {
 			for {
@@ -676,8 +678,8 @@ func (g *httpGroup) shutdown(grace time.Duration, log *slog.Logger) {
 	wg.Wait()
 }
 
-// tick runs the state machine's clock now (see sessionStore.tick).
-func (s *Server) tick(alive func(int) bool) { s.sessions.tick(alive) }
+// tick runs the state machine's clock now (see sessions.Store.Tick).
+func (s *Server) tick(alive func(int) bool) { s.sessions.Tick(alive) }
 
 // Ingest applies one validated event and publishes it to the stream.
 func (s *Server) Ingest(e agents.Event) client.EventRecord {
@@ -716,17 +718,17 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 	return rec, true
 }
 
-// apply is the one way an event gets in (see sessionStore.apply). It
+// apply is the one way an event gets in (see sessions.Store.Apply). It
 // does not settle the session's permission requests (ingest does; the
 // broker, which holds its own lock, registers requests through apply
 // directly).
 func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
-	return s.sessions.apply(e, stateOnly)
+	return s.sessions.Apply(e, stateOnly)
 }
 
 // Snapshot returns the display state and every session.
 func (s *Server) Snapshot() client.Snapshot {
-	snap := s.sessions.snapshot(nil)
+	snap := s.sessions.Snapshot(nil)
 	snap.Integrations = s.integrations()
 	snap.Remotes = s.links()
 	snap.Problems = s.problemList()

@@ -264,7 +264,7 @@ func (s *Server) releaseHeld(k statemachine.Key) {
 
 // knows reports whether the state machine has session k.
 func (s *Server) knows(k statemachine.Key) bool {
-	_, ok := s.sessions.session(k)
+	_, ok := s.sessions.Session(k)
 	return ok
 }
 
@@ -278,7 +278,7 @@ func (s *Server) ingestSourceLocked(e agents.Event) {
 	if e.Title == "" || e.TitleSource != agents.TitleFromAgent {
 		return
 	}
-	s.sessions.retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title, agents.TitleFromAgent)
+	s.sessions.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title, agents.TitleFromAgent)
 }
 
 // RunSources runs every source until ctx ends; a source that stops early

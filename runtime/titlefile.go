@@ -346,7 +346,7 @@ func (f *titleFile) take(t string, named bool) {
 
 // retitleFromFile gives session k the agent's title its file named.
 func (s *Server) retitleFromFile(k statemachine.Key, title string) {
-	if s.sessions.retitle(k, title, agents.TitleFromAgent) {
+	if s.sessions.Retitle(k, title, agents.TitleFromAgent) {
 		s.log.Debug("title from the agent's file", "agent", k.Agent, "session", k.ID)
 	}
 }
@@ -515,7 +515,7 @@ func (t *titleFiles) gone(ctx context.Context, e *agents.Event) bool {
 // person archived or deleted it in the agent. It is an end, not a finished
 // turn: no "done", no notification but what an end brings.
 func (s *Server) retireSession(k statemachine.Key) {
-	_, live := s.sessions.session(k)
+	_, live := s.sessions.Session(k)
 	if !live {
 		return
 	}

@@ -37,7 +37,7 @@ func titleOf(t *testing.T, s *Server, id, want string) {
 func agentTitleIs(t *testing.T, s *Server, k statemachine.Key, want string) {
 	t.Helper()
 	eventually(t, k.Agent+" session "+k.ID+"'s own title "+want, func() bool {
-		ss, _ := s.sessions.session(k)
+		ss, _ := s.sessions.Session(k)
 		return ss.Titles.Agent == want
 	})
 }

@@ -1,4 +1,4 @@
-package runtime
+package sessions
 
 import (
 	"context"
@@ -11,28 +11,26 @@ import (
 	"github.com/clawdhq/clawd/statemachine"
 )
 
-// sessionStore is the runtime's sessions: the state machine, the numbers
-// of the records (seq), the history's journal, the streams' backlog and
-// the hubs the event stream and the in-process feeds fan out from. It is
-// the one way an event gets in (apply: the state machine, the number, the
-// journal, the publishing), and everything else of the runtime, the broker
-// and the dashboard included, goes through its methods, never its fields
-// (TestStoreFieldsOnlyInStore keeps it so). Its files are store.go and
-// journal.go.
+// Store is the runtime's sessions: the state machine, the numbers of
+// the records (Seq), the history's journal, the streams' backlog and the
+// hubs the event stream and the in-process feeds fan out from. It is the
+// one way an event gets in (Apply: the state machine, the number, the
+// journal, the publishing); the rest of the runtime, the permission broker
+// and the dashboard included, uses its methods.
 //
 // Lock order, outermost first:
 //
-//	sources.ingest → broker.mu → sessionStore.mu → titleFiles.mu
-//	                                            ↘ pubMu → hub.mu
+//	runtime: sources.ingest → broker.mu → Store.mu → the Gone/Stale hooks' locks (titleFiles.mu)
+//	                                        Store.mu → pubMu → Hub.mu
 //
-// broker.mu is taken before mu (the broker registers, settles and answers
-// requests through the store's methods while it holds its own lock),
-// never after; the hooks (gone, stale) run under mu and take only the
-// title files' lock. pubMu is taken before mu is released, so the records
-// go out in seq order while the encoding and the fan-out run outside mu;
-// the hubs' own locks are innermost (the broker publishes under broker.mu
-// alone too).
-type sessionStore struct {
+// The broker takes its lock before the store's (it registers, settles and
+// answers requests through the store's methods while it holds it), never
+// after: no method of Store calls out while it holds mu but the hooks,
+// which take only their own lock. pubMu is taken before mu is released,
+// so the records go out in Seq order while the encoding and the fan-out
+// run outside mu; the hubs' own locks are innermost (the broker publishes
+// under its lock alone too).
+type Store struct {
 	now   func() time.Time
 	after func(time.Duration) <-chan time.Time
 	log   *slog.Logger
@@ -41,8 +39,10 @@ type sessionStore struct {
 	// gone and stale hear, under mu, of a session that left the state
 	// machine or went stale.
 	gone, stale func(statemachine.Key)
-	// health hears whether the journal can write the history.
-	health historyHealth
+	// historyFailing, historyWritten and journalFailing are Config's.
+	historyFailing func(err error, waiting int)
+	historyWritten func()
+	journalFailing func() bool
 
 	mu  sync.Mutex
 	m   *statemachine.Machine
@@ -61,51 +61,70 @@ type sessionStore struct {
 	backlog backlog
 
 	// events is the event stream's hub, feeds the in-process feeds'.
-	events *hub[streamLine]
-	feeds  *hub[client.Change]
-	// wake wakes the clock (runClock): the display may have changed.
+	events *Hub[Line]
+	feeds  *Hub[client.Change]
+	// wake wakes the clock (RunClock): the display may have changed.
 	wake chan struct{}
 }
 
-// historyHealth is where the journal says whether it can write the
-// history (the runtime's problems).
-type historyHealth interface {
-	// historyFailing: the history cannot be written now, waiting sessions
-	// wait for it.
-	historyFailing(err error, waiting int)
-	// historyWritten: it can again.
-	historyWritten()
-	// journalFailing reports whether the last write failed.
-	journalFailing() bool
-}
-
-// storeConfig configures a sessionStore.
-type storeConfig struct {
-	Machine    statemachine.Options
-	Now        func() time.Time
-	After      func(time.Duration) <-chan time.Time
-	Log        *slog.Logger
+// Config configures a Store.
+type Config struct {
+	// Machine tunes the state machine.
+	Machine statemachine.Options
+	// Now and After are the clock and the timer (default time.Now and
+	// time.After).
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
+	Log   *slog.Logger
+	// RecapEvery is how often the journal writes the recap (default
+	// DefaultRecapEvery).
 	RecapEvery time.Duration
-	// Gone and Stale are the store's hooks (see sessionStore); nil: none.
+	// Gone and Stale hear, under the store's lock, of a session that left
+	// the state machine or went stale; they may take only a lock of their
+	// own. nil: none.
 	Gone, Stale func(statemachine.Key)
-	Health      historyHealth
+	// HistoryFailing hears that the history cannot be written now, with
+	// the sessions waiting for it; HistoryWritten that it can again;
+	// JournalFailing says whether the last write failed. nil: none.
+	HistoryFailing func(err error, waiting int)
+	HistoryWritten func()
+	JournalFailing func() bool
 }
 
-func newSessionStore(cfg storeConfig) *sessionStore {
-	nop := func(statemachine.Key) {}
-	st := &sessionStore{
+// New returns an empty store.
+func New(cfg Config) *Store {
+	st := &Store{
 		now: cfg.Now, after: cfg.After, log: cfg.Log, recapEvery: cfg.RecapEvery,
-		gone: cfg.Gone, stale: cfg.Stale, health: cfg.Health,
+		gone: cfg.Gone, stale: cfg.Stale,
+		historyFailing: cfg.HistoryFailing, historyWritten: cfg.HistoryWritten, journalFailing: cfg.JournalFailing,
 		m:      statemachine.New(cfg.Machine),
-		events: newStreamHub(),
-		feeds:  newFeedHub(),
+		events: NewLineHub(),
+		feeds:  NewFeedHub(),
 		wake:   make(chan struct{}, 1),
 	}
+	if st.now == nil {
+		st.now = time.Now
+	}
+	if st.after == nil {
+		st.after = time.After
+	}
+	if st.log == nil {
+		st.log = slog.New(slog.DiscardHandler)
+	}
 	if st.gone == nil {
-		st.gone = nop
+		st.gone = func(statemachine.Key) {}
 	}
 	if st.stale == nil {
-		st.stale = nop
+		st.stale = func(statemachine.Key) {}
+	}
+	if st.historyFailing == nil {
+		st.historyFailing = func(error, int) {}
+	}
+	if st.historyWritten == nil {
+		st.historyWritten = func() {}
+	}
+	if st.journalFailing == nil {
+		st.journalFailing = func() bool { return false }
 	}
 	if st.recapEvery <= 0 {
 		st.recapEvery = DefaultRecapEvery
@@ -113,11 +132,18 @@ func newSessionStore(cfg storeConfig) *sessionStore {
 	return st
 }
 
-// apply is the one way an event gets in: the state machine applies it, it
+// Seq is the number of the latest record.
+func (st *Store) Seq() uint64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.seq
+}
+
+// Apply is the one way an event gets in: the state machine applies it, it
 // is numbered and recorded, published in order outside mu, and the clock
 // is woken. With stateOnly a session that waits for the person is left
 // alone: ok is then false and nothing changed.
-func (st *sessionStore) apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
+func (st *Store) Apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
 	st.mu.Lock()
 	if stateOnly {
 		if ss, found := st.m.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); found && ss.Pending > 0 {
@@ -144,11 +170,11 @@ func (st *sessionStore) apply(e agents.Event, stateOnly bool) (res statemachine.
 	return res, rec, true
 }
 
-// record numbers and publishes rec, a record of session k that no event
+// Record numbers and publishes rec, a record of session k that no event
 // of its agent made (a permission's answer), in order with the agents'
 // events: its State (Sleeping without the session), Host and
 // DisplayState are the store's now.
-func (st *sessionStore) record(k statemachine.Key, rec client.EventRecord) {
+func (st *Store) Record(k statemachine.Key, rec client.EventRecord) {
 	st.mu.Lock()
 	rec.State, rec.DisplayState = string(statemachine.Sleeping), string(st.m.Display())
 	if ss, ok := st.m.Session(k); ok {
@@ -165,70 +191,71 @@ func (st *sessionStore) record(k statemachine.Key, rec client.EventRecord) {
 // publishLocked keeps rec in the backlog and hands it to the event
 // stream's subscribers and the in-process feeds. The caller holds pubMu,
 // not mu.
-func (st *sessionStore) publishLocked(rec client.EventRecord) {
+func (st *Store) publishLocked(rec client.EventRecord) {
 	st.backlog.add(rec)
 	publishRecord(st.events, rec)
-	if st.feeds.active() {
-		st.feeds.publish(client.Change{Event: &rec})
+	if st.feeds.Active() {
+		st.feeds.Publish(client.Change{Event: &rec})
 	}
 }
 
-// announce tells the in-process feeds of a change that is no record.
-func (st *sessionStore) announce(c client.Change) { st.feeds.publish(c) }
+// Announce tells the in-process feeds of a change that is no record.
+func (st *Store) Announce(c client.Change) { st.feeds.Publish(c) }
 
-// subscribe follows the in-process feeds from now on (see Server.Subscribe).
-func (st *sessionStore) subscribe(buf int) *subscription[client.Change] {
-	return st.feeds.subscribe(buf)
+// Subscribe follows the in-process feeds from now on (the tray follows
+// them through the runtime's Server.Subscribe).
+func (st *Store) Subscribe(buf int) *Subscription[client.Change] {
+	return st.feeds.Subscribe(buf)
 }
 
-// followEvents subscribes to the event stream's lines from now on, with
+// FollowEvents subscribes to the event stream's lines from now on, with
 // room for buf, and returns the held records start asked for and, for a
 // resumed reader that lost some, the gap: all under pubMu (see backlog).
-func (st *sessionStore) followEvents(start streamStart, buf int) (*subscription[streamLine], []client.EventRecord, *gap) {
-	var sub *subscription[streamLine]
-	recs, lost := st.backlogAfter(start, func() { sub = st.events.subscribe(buf) })
+func (st *Store) FollowEvents(start Start, buf int) (*Subscription[Line], []client.EventRecord, *Gap) {
+	var sub *Subscription[Line]
+	recs, lost := st.backlogAfter(start, func() { sub = st.events.Subscribe(buf) })
 	return sub, recs, lost
 }
 
-// followChanges is followEvents for the in-process feeds, which carry the
+// FollowChanges is FollowEvents for the in-process feeds, which carry the
 // records as the event stream does.
-func (st *sessionStore) followChanges(start streamStart, buf int) (*subscription[client.Change], []client.EventRecord, *gap) {
-	var sub *subscription[client.Change]
-	recs, lost := st.backlogAfter(start, func() { sub = st.feeds.subscribe(buf) })
+func (st *Store) FollowChanges(start Start, buf int) (*Subscription[client.Change], []client.EventRecord, *Gap) {
+	var sub *Subscription[client.Change]
+	recs, lost := st.backlogAfter(start, func() { sub = st.feeds.Subscribe(buf) })
 	return sub, recs, lost
 }
 
-// streaming reports whether the event stream has a subscriber.
-func (st *sessionStore) streaming() bool { return st.events.active() }
+// Streaming reports whether the event stream has a subscriber.
+func (st *Store) Streaming() bool { return st.events.Active() }
 
 // backlogAfter calls subscribe and takes the backlog start asked for,
 // both under pubMu.
-func (st *sessionStore) backlogAfter(start streamStart, subscribe func()) (recs []client.EventRecord, lost *gap) {
+func (st *Store) backlogAfter(start Start, subscribe func()) (recs []client.EventRecord, lost *Gap) {
 	st.pubMu.Lock()
 	defer st.pubMu.Unlock()
 	subscribe()
-	if !start.backlog {
+	if !start.Backlog {
 		return nil, nil
 	}
-	recs, n, reset := st.backlog.after(start.since)
-	if start.resumed && (n > 0 || reset) {
-		lost = &gap{Missed: n, Reset: reset}
+	recs, n, reset := st.backlog.after(start.Since)
+	if start.Resumed && (n > 0 || reset) {
+		lost = &Gap{Missed: n, Reset: reset}
 	}
 	return recs, lost
 }
 
 // nudge wakes the clock: the display may have changed.
-func (st *sessionStore) nudge() {
+func (st *Store) nudge() {
 	select {
 	case st.wake <- struct{}{}:
 	default:
 	}
 }
 
-// runClock drives the time-based rules of the state machine until ctx
+// RunClock drives the time-based rules of the state machine until ctx
 // ends: one-shot returns, minimum display times, stale sessions, and every
 // liveEvery the agents' liveness by alive.
-func (st *sessionStore) runClock(ctx context.Context, liveEvery time.Duration, alive func(int) bool) {
+func (st *Store) RunClock(ctx context.Context, liveEvery time.Duration, alive func(int) bool) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	live := time.NewTicker(liveEvery)
@@ -247,16 +274,16 @@ func (st *sessionStore) runClock(ctx context.Context, liveEvery time.Duration, a
 			return
 		case <-st.wake:
 		case <-timer.C:
-			st.tick(nil)
+			st.Tick(nil)
 		case <-live.C:
-			st.tick(alive)
+			st.Tick(alive)
 		}
 	}
 }
 
-// tick runs the state machine's clock now, checking the agents by alive
+// Tick runs the state machine's clock now, checking the agents by alive
 // when it is not nil.
-func (st *sessionStore) tick(alive func(int) bool) {
+func (st *Store) Tick(alive func(int) bool) {
 	st.mu.Lock()
 	now := st.nowLocked()
 	res := st.m.Tick(now, alive)
@@ -268,13 +295,13 @@ func (st *sessionStore) tick(alive func(int) bool) {
 	}
 	st.mu.Unlock()
 	if len(res) > 0 {
-		st.feeds.publish(client.Change{Display: true})
+		st.feeds.Publish(client.Change{Display: true})
 	}
 }
 
-// clockAt runs f with the store's clock standing at t (see nowLocked).
+// ClockAt runs f with the store's clock standing at t (see nowLocked).
 // Only while the runtime starts: nothing else ingests then.
-func (st *sessionStore) clockAt(t time.Time, f func()) {
+func (st *Store) ClockAt(t time.Time, f func()) {
 	st.mu.Lock()
 	st.replayAt = t
 	st.mu.Unlock()
@@ -287,22 +314,22 @@ func (st *sessionStore) clockAt(t time.Time, f func()) {
 // nowLocked is the time of an event applied or a tick run now: the
 // clock's, or while the runtime starts the time of the journal or of the
 // spooled event replayed. The caller holds mu.
-func (st *sessionStore) nowLocked() time.Time {
+func (st *Store) nowLocked() time.Time {
 	if !st.replayAt.IsZero() {
 		return st.replayAt
 	}
 	return st.now()
 }
 
-// session returns session k.
-func (st *sessionStore) session(k statemachine.Key) (statemachine.Session, bool) {
+// Session returns session k.
+func (st *Store) Session(k statemachine.Key) (statemachine.Session, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.m.Session(k)
 }
 
-// sessions returns the tracked sessions by key.
-func (st *sessionStore) sessions() map[statemachine.Key]statemachine.Session {
+// Sessions returns the tracked sessions by key.
+func (st *Store) Sessions() map[statemachine.Key]statemachine.Session {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := map[statemachine.Key]statemachine.Session{}
@@ -312,28 +339,28 @@ func (st *sessionStore) sessions() map[statemachine.Key]statemachine.Session {
 	return out
 }
 
-// retitle gives session k the title from src, and tells the feeds when
+// Retitle gives session k the title from src, and tells the feeds when
 // that changed what it shows; it reports whether it did.
-func (st *sessionStore) retitle(k statemachine.Key, title string, src agents.TitleSource) bool {
+func (st *Store) Retitle(k statemachine.Key, title string, src agents.TitleSource) bool {
 	st.mu.Lock()
 	changed := st.m.Retitle(k, title, src)
 	st.mu.Unlock()
 	if changed {
-		st.feeds.publish(client.Change{Display: true})
+		st.feeds.Publish(client.Change{Display: true})
 	}
 	return changed
 }
 
-// hasPending reports whether session k still has the pending entry
+// HasPending reports whether session k still has the pending entry
 // pendingKey.
-func (st *sessionStore) hasPending(k statemachine.Key, pendingKey string) bool {
+func (st *Store) HasPending(k statemachine.Key, pendingKey string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.m.HasPending(k, pendingKey)
 }
 
-// resolve closes session k's pending entry pendingKey.
-func (st *sessionStore) resolve(k statemachine.Key, pendingKey string) {
+// Resolve closes session k's pending entry pendingKey.
+func (st *Store) Resolve(k statemachine.Key, pendingKey string) {
 	st.mu.Lock()
 	now := st.now()
 	res := st.m.Resolve(k, pendingKey, now)
@@ -344,15 +371,15 @@ func (st *sessionStore) resolve(k statemachine.Key, pendingKey string) {
 	st.nudge()
 }
 
-// snapshot returns the display state and every session; with agree set,
+// Snapshot returns the display state and every session; with agree set,
 // it is called at the same moment with the state machine's check of
 // pending entries, so that what it picks agrees with the snapshot.
-func (st *sessionStore) snapshot(agree func(hasPending func(k statemachine.Key, pendingKey string) bool)) client.Snapshot {
+func (st *Store) Snapshot(agree func(hasPending func(k statemachine.Key, pendingKey string) bool)) client.Snapshot {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	snap := client.Snapshot{DisplayState: string(st.m.Display()), Sessions: []client.SessionView{}}
 	for _, ss := range st.m.Sessions() {
-		snap.Sessions = append(snap.Sessions, clientSession(ss))
+		snap.Sessions = append(snap.Sessions, ClientSession(ss))
 	}
 	if agree != nil {
 		agree(st.m.HasPending)
@@ -360,8 +387,8 @@ func (st *sessionStore) snapshot(agree func(hasPending func(k statemachine.Key, 
 	return snap
 }
 
-// clientSession is ss as clients see it.
-func clientSession(ss statemachine.Session) client.SessionView {
+// ClientSession is ss as clients see it.
+func ClientSession(ss statemachine.Session) client.SessionView {
 	return client.SessionView{
 		Agent:       ss.Agent,
 		SessionID:   ss.ID,
@@ -387,10 +414,10 @@ func clientSession(ss statemachine.Session) client.SessionView {
 	}
 }
 
-// restore gives the state machine the saved sessions back, at the time
+// Restore gives the state machine the saved sessions back, at the time
 // at; hist is how many turns of each the history already has. Those there
 // is no room for land in the history as an eviction's do.
-func (st *sessionStore) restore(saved []statemachine.Saved, at time.Time, hist map[statemachine.Key]int) statemachine.Restored {
+func (st *Store) Restore(saved []statemachine.Saved, at time.Time, hist map[statemachine.Key]int) statemachine.Restored {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	res := st.m.Restore(saved, at)
@@ -410,11 +437,11 @@ func (st *sessionStore) restore(saved []statemachine.Saved, at time.Time, hist m
 	return res
 }
 
-// save returns the sessions as the state machine saves them, with how
+// Save returns the sessions as the state machine saves them, with how
 // many turns of each the history has, and the state machine's count of
 // changes they are as of; when that is unchanged from changes (and not
 // force), nothing else: ok is false.
-func (st *sessionStore) save(changes uint64, force bool) (saved []statemachine.Saved, hist []int, now uint64, ok bool) {
+func (st *Store) Save(changes uint64, force bool) (saved []statemachine.Saved, hist []int, now uint64, ok bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now = st.m.Changes()
