@@ -1,7 +1,3 @@
-// Package sessions is the runtime's session store: the state machine fed
-// with the agents' events, the numbers of the records, the history's
-// journal, and the backlog and hubs the streams and the in-process feeds
-// fan out from (see Store).
 package sessions
 
 import "sync"

@@ -26,9 +26,9 @@ func NewLineHub() *Hub[Line] {
 	})
 }
 
-// NewFeedHub is the hub of the in-process feeds: a change after a loss
+// newFeedHub is the hub of the in-process feeds: a change after a loss
 // carries the count in Dropped.
-func NewFeedHub() *Hub[client.Change] {
+func newFeedHub() *Hub[client.Change] {
 	return NewHub(func(c client.Change, dropped int) client.Change {
 		c.Dropped = dropped
 		return c

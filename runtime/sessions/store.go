@@ -1,3 +1,7 @@
+// Package sessions is the runtime's session store: the state machine fed
+// with the agents' events, the numbers of the records, the history's
+// journal, and the backlog and hubs the streams and the in-process feeds
+// fan out from (see Store).
 package sessions
 
 import (
@@ -99,7 +103,7 @@ func New(cfg Config) *Store {
 		historyFailing: cfg.HistoryFailing, historyWritten: cfg.HistoryWritten, journalFailing: cfg.JournalFailing,
 		m:      statemachine.New(cfg.Machine),
 		events: NewLineHub(),
-		feeds:  NewFeedHub(),
+		feeds:  newFeedHub(),
 		wake:   make(chan struct{}, 1),
 	}
 	if st.now == nil {
