@@ -15,14 +15,14 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
 // held is every record the backlog holds, in Seq order.
 func held(s *Server) []client.EventRecord {
-	s.pubMu.Lock()
-	defer s.pubMu.Unlock()
-	recs, _, _ := s.backlog.after(0)
+	sub, recs, _ := s.sessions.FollowEvents(sessions.Start{Backlog: true}, 1)
+	sub.Close()
 	return recs
 }
 

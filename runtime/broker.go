@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -52,9 +53,10 @@ const (
 const reasonAnswered = "answered"
 
 // broker holds the open permission requests. Lock order: broker.mu before
-// Server.mu, never the other way round; holding broker.mu across ingest and
-// registration, and across close and Resolve, keeps the state machine's
-// pending entries and the broker's requests in step.
+// the session store's lock, never the other way round (see
+// sessions.Store); holding broker.mu across ingest and registration, and
+// across close and Resolve, keeps the state machine's pending entries and
+// the broker's requests in step.
 type broker struct {
 	after   func(time.Duration) <-chan time.Time
 	timeout time.Duration
@@ -65,20 +67,21 @@ type broker struct {
 	dnd     bool
 	pending map[string]*permRequest
 	closed  map[string]*permRequest
-	// stream is the permission stream's hub; feeds are the server's.
-	stream *hub[streamLine]
-	feeds  *hub[client.Change]
+	// stream is the permission stream's hub; announce tells the
+	// in-process feeds (sessions.Store.Announce).
+	stream   *sessions.Hub[sessions.Line]
+	announce func(client.Change)
 }
 
-func newBroker(cfg Config, feeds *hub[client.Change]) *broker {
+func newBroker(cfg Config, announce func(client.Change)) *broker {
 	b := &broker{
-		after:   cfg.After,
-		timeout: cfg.PermissionTimeout,
-		policy:  cfg.HeadlessPolicy,
-		pending: map[string]*permRequest{},
-		closed:  map[string]*permRequest{},
-		stream:  newStreamHub(),
-		feeds:   feeds,
+		after:    cfg.After,
+		timeout:  cfg.PermissionTimeout,
+		policy:   cfg.HeadlessPolicy,
+		pending:  map[string]*permRequest{},
+		closed:   map[string]*permRequest{},
+		stream:   sessions.NewLineHub(),
+		announce: announce,
 	}
 	if b.after == nil {
 		b.after = time.After
@@ -158,14 +161,7 @@ func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
 			return
 		}
 	}
-	s.mu.Lock()
-	now := s.cfg.Now()
-	res := s.m.Resolve(key, pendingKey, now)
-	if !res.Ignored {
-		s.observeSessionLocked(res.Session, now)
-	}
-	s.mu.Unlock()
-	s.nudge()
+	s.sessions.Resolve(key, pendingKey)
 }
 
 // answeredBy is who closed a request (a client.Source constant) and, for
@@ -223,10 +219,7 @@ func (s *Server) settlePermissions(k statemachine.Key) {
 		if r.key != k || r.pendingKey == "" {
 			continue
 		}
-		s.mu.Lock()
-		open := s.m.HasPending(k, r.pendingKey)
-		s.mu.Unlock()
-		if !open {
+		if !s.sessions.HasPending(k, r.pendingKey) {
 			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
 				answeredBy{source: client.SourceTerminal})
 		}
@@ -251,8 +244,8 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 }
 
 // recordAnswer numbers and publishes the permission.answered record of r,
-// closed with ans for reason by by, in order with the agents' events: it
-// takes mu and then pubMu as apply does. The caller holds broker.mu.
+// closed with ans for reason by by, in order with the agents' events (see
+// sessions.Store.Record). The caller holds broker.mu.
 func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, by answeredBy) {
 	a := &client.PermissionAnswer{ID: r.view.ID, Request: r.view.Kind, Decision: client.DecisionNone, Reason: reason,
 		Source: by.source, Summary: r.view.Summary}
@@ -269,23 +262,11 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 			a.Decision = client.DecisionAllow
 		}
 	}
-	s.mu.Lock()
-	rec := client.EventRecord{
+	s.sessions.Record(r.key, client.EventRecord{
 		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
 			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
-		State:        string(statemachine.Sleeping),
-		DisplayState: string(s.m.Display()),
-		Answer:       a,
-	}
-	if ss, ok := s.m.Session(r.key); ok {
-		rec.State, rec.Host = string(ss.State), ss.Host
-	}
-	s.seq++
-	rec.Seq = s.seq
-	s.pubMu.Lock()
-	s.mu.Unlock()
-	s.publishLocked(rec)
-	s.pubMu.Unlock()
+		Answer: a,
+	})
 }
 
 // publishLocked tells the feeds and the permission stream that the request
@@ -293,8 +274,8 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 // changes in the order they happened.
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
-	b.feeds.publish(client.Change{Permission: &c})
-	publishJSON(b.stream, c)
+	b.announce(client.Change{Permission: &c})
+	sessions.PublishJSON(b.stream, c)
 }
 
 // SetDND turns do-not-disturb on or off. Turning it on answers every
@@ -309,7 +290,7 @@ func (s *Server) SetDND(on bool) {
 	}
 	b.dnd = on
 	s.log.Info("do not disturb", "on", on)
-	b.feeds.publish(client.Change{Settings: true})
+	b.announce(client.Change{Settings: true})
 	if !on {
 		return
 	}
@@ -364,7 +345,7 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 			s.resolveLocked(req.key, req.pendingKey)
 		}
 		if reason == client.ReasonDisabled || reason == client.ReasonNative || reason == client.ReasonSubagent {
-			b.feeds.publish(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
+			b.announce(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
 		}
 		// The stream showed its permission.request: it shows the answer.
 		s.recordAnswer(req, client.Answer{Reason: reason}, reason, answeredBy{source: immediateSource(reason)})

@@ -152,7 +152,7 @@ func (s *Server) restoreSessions() *keeper {
 		// must not be taken for the dead one's. At the time of the
 		// journal: the rules of time were the last runtime's to apply
 		// up to then, and the spool's events come after.
-		s.clockAt(k.last, func() { s.tick(k.alive) })
+		s.sessions.ClockAt(k.last, func() { s.tick(k.alive) })
 	}
 	k.replay(jf.Replayed)
 	return k
@@ -219,22 +219,7 @@ func (k *keeper) restore(jf journalFile) bool {
 	if len(saved) == 0 {
 		return false
 	}
-	s.mu.Lock()
-	res := s.m.Restore(saved, k.last)
-	if j := s.j; j != nil {
-		for _, ss := range res.Sessions {
-			key := ss.Key()
-			j.turns[key] = hist[key]
-			if t, ok := j.titles[key]; ok && ss.Titles.Person != t {
-				s.m.Retitle(key, t, agents.TitleFromPerson)
-			}
-		}
-		for _, ss := range res.Dropped {
-			j.turns[ss.Key()] = hist[ss.Key()]
-			s.landLocked(ss, false)
-		}
-	}
-	s.mu.Unlock()
+	res := s.sessions.Restore(saved, k.last, hist)
 	s.log.Info("sessions restored from the journal", "restored", len(res.Sessions), "no_room", len(res.Dropped),
 		"refused", res.Invalid+unknown, "agent_disabled", disabled)
 	return true
@@ -306,30 +291,8 @@ func (k *keeper) replayOne(e agents.Event) bool {
 		at = now
 	}
 	k.last = at
-	s.clockAt(at, func() { s.ingestWith(e, response, false) })
+	s.sessions.ClockAt(at, func() { s.ingestWith(e, response, false) })
 	return true
-}
-
-// clockAt runs f with the runtime's clock standing at t (see nowLocked).
-// Only while the runtime starts: nothing else ingests then.
-func (s *Server) clockAt(t time.Time, f func()) {
-	s.mu.Lock()
-	s.replayAt = t
-	s.mu.Unlock()
-	f()
-	s.mu.Lock()
-	s.replayAt = time.Time{}
-	s.mu.Unlock()
-}
-
-// nowLocked is the time of an event applied or a tick run now: the
-// clock's, or while the runtime starts the time of the journal or of the
-// spooled event replayed. The caller holds mu.
-func (s *Server) nowLocked() time.Time {
-	if !s.replayAt.IsZero() {
-		return s.replayAt
-	}
-	return s.cfg.Now()
 }
 
 // listening finishes the start once the socket listens (hooks now queue
@@ -404,20 +367,10 @@ func (k *keeper) stop() {
 // write (always when force is set), and reports whether it is written.
 func (k *keeper) write(force bool) bool {
 	s := k.s
-	s.mu.Lock()
-	changes := s.m.Changes()
-	if !force && changes == k.written && !k.failing {
-		s.mu.Unlock()
+	saved, hist, changes, changed := s.sessions.Save(k.written, force || k.failing)
+	if !changed {
 		return true
 	}
-	saved := s.m.Save()
-	hist := make([]int, len(saved))
-	if j := s.j; j != nil {
-		for i, sv := range saved {
-			hist[i] = j.turns[sv.Session.Key()]
-		}
-	}
-	s.mu.Unlock()
 
 	jf := journalFile{Version: journalVersion, Written: s.cfg.Now().UTC(), Replayed: k.replayed,
 		Sessions: make([]savedSession, len(saved))}

@@ -3,15 +3,18 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/focus"
+	"github.com/clawdhq/clawd/internal/i18n"
 	"github.com/clawdhq/clawd/internal/icons"
 	"github.com/clawdhq/clawd/internal/present"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -40,6 +43,48 @@ type Doctor interface {
 //	POST /ui/api/v1/doctor/{agent}/fix            client.DoctorFix (Config.Doctor)
 //	     /ui/api/v1/automations...                as /api/v1/automations
 //	     /ui/api/v1/history, recap, sessions/...  as /api/v1/...
+
+// dashStore is what the dashboard's data routes read and change of the
+// runtime: the session store's API as a client sees it, like the tray's
+// tray.Runtime, never the store's own fields (TestDashboardOnlyThroughStore
+// keeps it so). *Server has it.
+type dashStore interface {
+	// View is everything the runtime shows, at one moment.
+	View() client.View
+	// session returns the tracked session k.
+	session(k statemachine.Key) (client.SessionView, bool)
+	// hasHistory reports whether the runtime keeps the history and the
+	// recap.
+	hasHistory() bool
+	// followChanges follows the runtime's changes from now on, with room
+	// for buf, and returns the held records start asked for and, for a
+	// resumed reader that lost some, the gap: the backlog and the feed are
+	// taken at one moment, so nothing falls between them or comes twice.
+	followChanges(start sessions.Start, buf int) (*sessions.Subscription[client.Change], []client.EventRecord, *sessions.Gap)
+	// PauseNotifications pauses notifications until then (zero: resumes).
+	PauseNotifications(until time.Time)
+	// dndView is do-not-disturb and the pause now in force.
+	dndView() client.DND
+}
+
+// dashAPI serves the dashboard's data routes from its dashStore and what
+// the runtime was configured with; it holds nothing of the runtime else.
+type dashAPI struct {
+	store   dashStore
+	now     func() time.Time
+	printer i18n.Printer
+	log     *slog.Logger
+	// agents, doctor and focus are Config's Agents, Doctor and Focus.
+	agents func(ctx context.Context) ([]client.AgentInfo, error)
+	doctor Doctor
+	focus  func(ctx context.Context, t focus.Target) error
+	// automations reports whether the runtime runs automations.
+	automations func() bool
+	// stream writes a stream with the runtime's caps, deadlines and
+	// heartbeats (Server.stream); done is closed when the runtime stops.
+	stream func(w http.ResponseWriter, r *http.Request, lagKey string, subscribe func() (*sessions.Subscription[sessions.Line], []sessions.Line))
+	done   <-chan struct{}
+}
 
 // dashView is everything the page shows but automations and agents, at
 // one moment: client.View with each session and request as present reads
@@ -89,9 +134,9 @@ type dashRequest struct {
 }
 
 // dashboardView takes the runtime's View and dresses it for the page.
-func (s *Server) dashboardView() dashView {
-	v := s.View()
-	now := s.cfg.Now()
+func (api *dashAPI) dashboardView() dashView {
+	v := api.store.View()
+	now := api.now()
 	d := dashView{
 		Type:         "view",
 		Now:          now.UTC(),
@@ -100,15 +145,13 @@ func (s *Server) dashboardView() dashView {
 		Permissions:  make([]dashRequest, 0, len(v.Permissions)),
 		DND:          v.DND,
 		Features: dashFeatures{
-			Automations: s.auto.Load() != nil,
-			Agents:      s.cfg.Agents != nil,
-			Doctor:      s.cfg.Doctor != nil,
+			Automations: api.automations(),
+			Agents:      api.agents != nil,
+			Doctor:      api.doctor != nil,
 			Focus:       true,
 		},
 	}
-	s.mu.Lock()
-	d.Features.History = s.j != nil
-	s.mu.Unlock()
+	d.Features.History = api.store.hasHistory()
 	for _, l := range v.Remotes {
 		l.Profile, l.Label, l.Error = text.Line(l.Profile, 0), text.Line(l.Label, 0), text.Line(l.Error, 0)
 		d.Remotes = append(d.Remotes, l)
@@ -125,7 +168,7 @@ func (s *Server) dashboardView() dashView {
 		p.Title, p.Cwd, p.Tool = text.Line(p.Title, 0), text.Line(p.Cwd, 0), text.Line(p.Tool, 0)
 		qa := dashAsksOf(&p)
 		d.Permissions = append(d.Permissions, dashRequest{PermissionView: p, AgentName: text.Line(present.AgentName(p.Agent), 0),
-			Line: text.Line(present.RequestWhat(p), 0), Subagent: present.Subagent(s.cfg.Printer, p), dashAsks: qa})
+			Line: text.Line(present.RequestWhat(p), 0), Subagent: present.Subagent(api.printer, p), dashAsks: qa})
 	}
 	present.Sort(v.Sessions)
 	for _, ss := range v.Sessions {
@@ -135,7 +178,7 @@ func (s *Server) dashboardView() dashView {
 			SessionView: ss,
 			AgentName:   text.Line(present.AgentName(ss.Agent), 0),
 			Icon:        icon,
-			Label:       text.Line(present.StateLabel(s.cfg.Printer, ss), 0),
+			Label:       text.Line(present.StateLabel(api.printer, ss), 0),
 			Urgency:     present.Urgency(ss),
 		})
 	}
@@ -149,8 +192,8 @@ func (s *Server) dashboardView() dashView {
 	return d
 }
 
-func (s *Server) handleDashView(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.dashboardView())
+func (api *dashAPI) handleDashView(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, api.dashboardView())
 }
 
 // dashEvent is an event line of the dashboard's stream: the event record
@@ -184,14 +227,14 @@ func readable(r client.EventRecord) *client.EventRecord {
 }
 
 // dashEventLine is rec as a line of the dashboard's stream.
-func (s *Server) dashEventLine(rec client.EventRecord) streamLine {
+func (api *dashAPI) dashEventLine(rec client.EventRecord) sessions.Line {
 	d := dashEvent{Type: "event", Event: readable(rec)}
 	if a := d.Event.Answer; a != nil {
 		line := present.RequestSummary(client.PermissionView{Kind: a.Request, Tool: d.Event.ToolName, Summary: a.Summary})
-		d.Text = text.Line(present.Answered(s.cfg.Printer, *a, line), 0)
+		d.Text = text.Line(present.Answered(api.printer, *a, line), 0)
 	}
 	b, _ := json.Marshal(d)
-	return streamLine{json: b, id: rec.Seq}
+	return sessions.Line{JSON: b, ID: rec.Seq}
 }
 
 // dashThrottle is the shortest time between two views on a dashboard
@@ -207,66 +250,65 @@ const dashThrottle = 25 * time.Millisecond
 // event as it happens and a new View after each change. It follows the
 // runtime's change feed (the hub the tray follows); a page that fell
 // behind gets {"type": "stream.lagged"} and reconnects with its last seq.
-func (s *Server) handleDashStream(w http.ResponseWriter, r *http.Request) {
+func (api *dashAPI) handleDashStream(w http.ResponseWriter, r *http.Request) {
 	st, err := startOf(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.stream(w, r, "type", func() (*subscription[streamLine], []streamLine) {
-		out := newStreamHub()
-		sub := out.subscribe(1024)
+	api.stream(w, r, "type", func() (*sessions.Subscription[sessions.Line], []sessions.Line) {
+		out := sessions.NewLineHub()
+		sub := out.Subscribe(1024)
 		// The feed carries the records as the event stream does: the
 		// backlog and the feed are taken under one lock.
-		var feed *subscription[client.Change]
-		recs, lost := s.subscribeEvents(st, func() { feed = s.feeds.subscribe(1024) })
+		feed, recs, lost := api.store.followChanges(st, 1024)
 		// Subscribed first, then the View: nothing falls in between.
-		first, _ := json.Marshal(s.dashboardView())
-		lines := []streamLine{{json: first}}
+		first, _ := json.Marshal(api.dashboardView())
+		lines := []sessions.Line{{JSON: first}}
 		if lost != nil {
-			lines = append(lines, lost.line("type"))
+			lines = append(lines, lost.Line("type"))
 		}
 		for _, rec := range recs {
-			lines = append(lines, s.dashEventLine(rec))
+			lines = append(lines, api.dashEventLine(rec))
 		}
-		go s.feedDashboard(r.Context(), feed, out)
+		go api.feedDashboard(r.Context(), feed, out)
 		return sub, lines
 	})
 }
 
 // feedDashboard turns the change feed into the dashboard stream's lines
 // until ctx ends (the stream's request is over) or the runtime stops.
-func (s *Server) feedDashboard(ctx context.Context, feed *subscription[client.Change], out *hub[streamLine]) {
-	defer feed.close()
+func (api *dashAPI) feedDashboard(ctx context.Context, feed *sessions.Subscription[client.Change], out *sessions.Hub[sessions.Line]) {
+	defer feed.Close()
 	var throttle <-chan time.Time
 	dirty := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.done:
+		case <-api.done:
 			return
 		case c := <-feed.C:
 			if c.Dropped > 0 {
 				// Events may be among the lost: the page reconnects
 				// with its last seq and gets them from the backlog.
 				lag, _ := json.Marshal(map[string]any{"type": client.StreamLagged, "dropped": c.Dropped})
-				out.publish(streamLine{json: lag})
+				out.Publish(sessions.Line{JSON: lag})
 			}
 			if c.Event != nil {
-				out.publish(s.dashEventLine(*c.Event))
+				out.Publish(api.dashEventLine(*c.Event))
 			}
 			if throttle != nil {
 				dirty = true
 				continue
 			}
-			publishJSON(out, s.dashboardView())
+			sessions.PublishJSON(out, api.dashboardView())
 			throttle = time.After(dashThrottle)
 		case <-throttle:
 			throttle = nil
 			if dirty {
 				dirty = false
-				publishJSON(out, s.dashboardView())
+				sessions.PublishJSON(out, api.dashboardView())
 				throttle = time.After(dashThrottle)
 			}
 		}
@@ -275,17 +317,17 @@ func (s *Server) feedDashboard(ctx context.Context, feed *subscription[client.Ch
 
 // handleDashPause pauses notifications for client.PauseFor ({"on": true})
 // or resumes them ({"on": false}), as the tray's menu item does.
-func (s *Server) handleDashPause(w http.ResponseWriter, r *http.Request) {
+func (api *dashAPI) handleDashPause(w http.ResponseWriter, r *http.Request) {
 	on, ok := readSwitch(w, r)
 	if !ok {
 		return
 	}
 	until := time.Time{}
 	if on {
-		until = s.cfg.Now().Add(client.PauseFor)
+		until = api.now().Add(client.PauseFor)
 	}
-	s.PauseNotifications(until)
-	writeJSON(w, http.StatusOK, s.dndView())
+	api.store.PauseNotifications(until)
+	writeJSON(w, http.StatusOK, api.store.dndView())
 }
 
 // handleDashFocus brings a session's terminal to the front with the
@@ -294,7 +336,7 @@ func (s *Server) handleDashPause(w http.ResponseWriter, r *http.Request) {
 // remote machine's session is refused, as the tray never offers it: its
 // terminal is not on this desktop, and a window here that happens to
 // share its folder or title is not it.
-func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
+func (api *dashAPI) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Agent     string `json:"agent"`
 		SessionID string `json:"session_id"`
@@ -302,9 +344,7 @@ func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 	if !readBody(w, r, maxStateBody, &body) {
 		return
 	}
-	s.mu.Lock()
-	ss, ok := s.m.Session(statemachine.Key{Agent: body.Agent, ID: body.SessionID})
-	s.mu.Unlock()
+	ss, ok := api.store.session(statemachine.Key{Agent: body.Agent, ID: body.SessionID})
 	if !ok {
 		writeError(w, http.StatusNotFound, "no session "+body.SessionID+" of "+body.Agent)
 		return
@@ -315,11 +355,7 @@ func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), focusTimeout)
 	defer cancel()
-	f := s.cfg.Focus
-	if f == nil {
-		f = focus.Focus
-	}
-	if err := f(ctx, focus.Target{PID: ss.AgentPID, Cwd: ss.Cwd, Title: ss.Title}); err != nil {
+	if err := api.focus(ctx, focus.Target{PID: ss.AgentPID, Cwd: ss.Cwd, Title: ss.Title}); err != nil {
 		writeError(w, http.StatusConflict, "could not bring its terminal to the front: "+err.Error())
 		return
 	}
@@ -329,12 +365,12 @@ func (s *Server) handleDashFocus(w http.ResponseWriter, r *http.Request) {
 // focusTimeout bounds bringing a terminal to the front.
 const focusTimeout = 3 * time.Second
 
-func (s *Server) handleDashAgents(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Agents == nil {
+func (api *dashAPI) handleDashAgents(w http.ResponseWriter, r *http.Request) {
+	if api.agents == nil {
 		writeError(w, http.StatusNotFound, "agents are not available in this clawd serve")
 		return
 	}
-	list, err := s.cfg.Agents(r.Context())
+	list, err := api.agents(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -343,14 +379,14 @@ func (s *Server) handleDashAgents(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleDoctorCheck runs the doctor's checks for every agent clawd knows.
-func (s *Server) handleDoctorCheck(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Doctor == nil {
+func (api *dashAPI) handleDoctorCheck(w http.ResponseWriter, r *http.Request) {
+	if api.doctor == nil {
 		writeError(w, http.StatusNotFound, "the doctor is not available in this clawd serve")
 		return
 	}
 	out := []client.DoctorReport{}
 	for _, a := range agents.All() {
-		rep, err := s.cfg.Doctor.Check(r.Context(), a.ID)
+		rep, err := api.doctor.Check(r.Context(), a.ID)
 		if err != nil {
 			rep = client.DoctorReport{Agent: a.ID, Findings: []client.DoctorFinding{{Level: "error", Message: err.Error()}}}
 		}
@@ -361,8 +397,8 @@ func (s *Server) handleDoctorCheck(w http.ResponseWriter, r *http.Request) {
 
 // handleDoctorFix runs `clawd doctor --fix` for one agent and answers
 // with the diff it applied.
-func (s *Server) handleDoctorFix(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Doctor == nil {
+func (api *dashAPI) handleDoctorFix(w http.ResponseWriter, r *http.Request) {
+	if api.doctor == nil {
 		writeError(w, http.StatusNotFound, "the doctor is not available in this clawd serve")
 		return
 	}
@@ -375,17 +411,17 @@ func (s *Server) handleDoctorFix(w http.ResponseWriter, r *http.Request) {
 	if !readBody(w, r, maxStateBody, &body) {
 		return
 	}
-	fix, err := s.cfg.Doctor.Fix(r.Context(), id)
+	fix, err := api.doctor.Fix(r.Context(), id)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.log.Info("doctor fix from the dashboard", "agent", id, "changed", fix.Changed)
+	api.log.Info("doctor fix from the dashboard", "agent", id, "changed", fix.Changed)
 	writeJSON(w, http.StatusOK, fix)
 }
 
 // handleDashboardIcon serves one of the tray's icons (32 px PNG).
-func (s *Server) handleDashboardIcon(w http.ResponseWriter, r *http.Request) {
+func (api *dashAPI) handleDashboardIcon(w http.ResponseWriter, r *http.Request) {
 	name := icons.Name(r.PathValue("name"))
 	for _, n := range icons.All() {
 		if string(n)+".png" == string(name) {

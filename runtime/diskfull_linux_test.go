@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 )
 
 // smallDisk mounts a tmpfs of size bytes for the test's life and returns
@@ -56,7 +57,7 @@ func TestHistoryWaitsForDiskSpace(t *testing.T) {
 	retry := make(chan time.Time)
 	s, c, _ := runWithHistory(t, home, func(cfg *Config) {
 		cfg.After = func(d time.Duration) <-chan time.Time {
-			if d == retryEvery {
+			if d == sessions.RetryEvery {
 				return retry
 			}
 			return time.After(d)

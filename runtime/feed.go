@@ -3,17 +3,11 @@ package runtime
 import (
 	"time"
 
+	"github.com/clawdhq/clawd/internal/focus"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
+	"github.com/clawdhq/clawd/statemachine"
 )
-
-// newFeedHub is the hub of the in-process feeds: a change after a loss
-// carries the count in Dropped.
-func newFeedHub() *hub[client.Change] {
-	return newHub(func(c client.Change, dropped int) client.Change {
-		c.Dropped = dropped
-		return c
-	})
-}
 
 // Subscribe returns the runtime's changes from now on, in order, with room
 // for buf of them before the subscriber loses any (see client.Change's
@@ -22,8 +16,8 @@ func newFeedHub() *hub[client.Change] {
 // streams: publishing never waits for a reader. The channel is not closed:
 // a reader selects on its own end too.
 func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()) {
-	sub := s.feeds.subscribe(buf)
-	return sub.C, sub.close
+	sub := s.sessions.Subscribe(buf)
+	return sub.C, sub.Close
 }
 
 // View returns everything a UI shows, at one moment (see client.View). It
@@ -34,16 +28,16 @@ func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()
 func (s *Server) View() client.View {
 	b := s.perms
 	b.mu.Lock()
-	s.mu.Lock()
-	v := client.View{Snapshot: s.snapshotLocked(), Permissions: []client.PermissionView{}, DND: b.dnd}
-	for _, p := range b.pendingLocked() {
-		// A request whose session was never tracked (no room in the
-		// state machine) has no pending entry to agree with.
-		if p.pendingKey == "" || s.m.HasPending(p.key, p.pendingKey) {
-			v.Permissions = append(v.Permissions, p.view)
+	v := client.View{Permissions: []client.PermissionView{}, DND: b.dnd}
+	v.Snapshot = s.sessions.Snapshot(func(hasPending func(statemachine.Key, string) bool) {
+		for _, p := range b.pendingLocked() {
+			// A request whose session was never tracked (no room in
+			// the state machine) has no pending entry to agree with.
+			if p.pendingKey == "" || hasPending(p.key, p.pendingKey) {
+				v.Permissions = append(v.Permissions, p.view)
+			}
 		}
-	}
-	s.mu.Unlock()
+	})
 	b.mu.Unlock()
 	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
 	v.Integrations = s.integrations()
@@ -59,7 +53,7 @@ func (s *Server) PauseNotifications(until time.Time) {
 	s.pausedUntil = until
 	s.settingsMu.Unlock()
 	s.log.Info("notifications paused", "until", until)
-	s.feeds.publish(client.Change{Settings: true})
+	s.sessions.Announce(client.Change{Settings: true})
 }
 
 // NotificationsPausedUntil returns the end of the notification pause; it
@@ -68,4 +62,40 @@ func (s *Server) NotificationsPausedUntil() time.Time {
 	s.settingsMu.Lock()
 	defer s.settingsMu.Unlock()
 	return s.pausedUntil
+}
+
+// The dashboard's side of the runtime (dashStore), besides View and
+// PauseNotifications.
+
+// session returns the tracked session k as clients see it.
+func (s *Server) session(k statemachine.Key) (client.SessionView, bool) {
+	ss, ok := s.sessions.Session(k)
+	if !ok {
+		return client.SessionView{}, false
+	}
+	return sessions.ClientSession(ss), true
+}
+
+// hasHistory reports whether the runtime keeps the history.
+func (s *Server) hasHistory() bool { return s.sessions.History() != nil }
+
+// followChanges follows the in-process feeds with the backlog start asked
+// for (see sessions.Store.FollowChanges).
+func (s *Server) followChanges(start sessions.Start, buf int) (*sessions.Subscription[client.Change], []client.EventRecord, *sessions.Gap) {
+	return s.sessions.FollowChanges(start, buf)
+}
+
+// newDashAPI builds the dashboard's data routes on s, its dashStore.
+func (s *Server) newDashAPI() *dashAPI {
+	fo := s.cfg.Focus
+	if fo == nil {
+		fo = focus.Focus
+	}
+	return &dashAPI{
+		store: s, now: s.cfg.Now, printer: s.cfg.Printer, log: s.log,
+		agents: s.cfg.Agents, doctor: s.cfg.Doctor, focus: fo,
+		automations: func() bool { return s.auto.Load() != nil },
+		stream:      s.stream,
+		done:        s.done,
+	}
 }

@@ -170,7 +170,7 @@ func TestDashboardMarksSubagent(t *testing.T) {
 				t.Fatalf("register = no request (%s), want it shown", reason)
 			}
 		}
-		v := s.dashboardView()
+		v := s.dash.dashboardView()
 		if len(v.Permissions) != 2 || v.Permissions[0].Subagent != tt.want || v.Permissions[1].Subagent != "" {
 			t.Errorf("%s: dashboard requests = %+v, want the first marked %q, the second not", tt.p.Lang(), v.Permissions, tt.want)
 		}

@@ -31,13 +31,11 @@ const maxRecapDays = history.DefaultRecapDays
 
 // store returns the history's store, or answers 503 and returns nil.
 func (s *Server) store(w http.ResponseWriter) *history.Store {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.j == nil {
+	h := s.sessions.History()
+	if h == nil {
 		writeError(w, http.StatusServiceUnavailable, errNoHistory.Error())
-		return nil
 	}
-	return s.j.store
+	return h
 }
 
 // entryOf is a history entry as the API shows it.
@@ -64,13 +62,20 @@ func liveEntry(ss statemachine.Session) history.Entry {
 
 // liveSessions returns the tracked sessions by key.
 func (s *Server) liveSessions() map[statemachine.Key]statemachine.Session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[statemachine.Key]statemachine.Session{}
-	for _, ss := range s.m.Sessions() {
-		out[ss.Key()] = ss
-	}
-	return out
+	return s.sessions.Sessions()
+}
+
+// useHistory makes the runtime keep its history in h: the titles people
+// gave are loaded, and from now on the runtime tallies the recap.
+func (s *Server) useHistory(ctx context.Context, h *history.Store) error {
+	return s.sessions.UseHistory(ctx, h)
+}
+
+// Rename gives the session k the title a person chose ("" takes it away):
+// kept in the history (for a session clawd tracks later too), shown at
+// once where the session is live.
+func (s *Server) Rename(ctx context.Context, k statemachine.Key, title string) error {
+	return s.sessions.Rename(ctx, k, title)
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
@@ -145,11 +150,8 @@ func (s *Server) resolve(ctx context.Context, q string) (history.Entry, bool, er
 			found[k] = liveEntry(ss)
 		}
 	}
-	s.mu.Lock()
-	j := s.j
-	s.mu.Unlock()
-	if j != nil {
-		es, err := j.store.Find(ctx, agent, id)
+	if h := s.sessions.History(); h != nil {
+		es, err := h.Find(ctx, agent, id)
 		if err != nil {
 			return history.Entry{}, false, err
 		}
@@ -267,22 +269,15 @@ func (s *Server) handleRecap(w http.ResponseWriter, r *http.Request) {
 // runtime counted since its last write. With folders, the folders are
 // named where the runtime knows their names (see folderNames).
 func (s *Server) Recap(ctx context.Context, days int, folders bool) (recap.Summary, error) {
-	s.mu.Lock()
-	j := s.j
-	s.mu.Unlock()
-	if j == nil {
-		return recap.Summary{}, errNoHistory
-	}
-	st := j.store
 	now := s.cfg.Now()
-	to := recap.DayOf(now, st.Loc())
-	from := to.Add(1 - days)
 	// What the tally holds counts too: written first, as the journal's
 	// next write would.
-	s.mu.Lock()
-	batch := j.tally.Take(now)
-	running := j.since
-	s.mu.Unlock()
+	st, batch, running, err := s.sessions.TakeRecap(now)
+	if err != nil {
+		return recap.Summary{}, err
+	}
+	to := recap.DayOf(now, st.Loc())
+	from := to.Add(1 - days)
 	if err := st.AddRecap(ctx, batch); err != nil {
 		return recap.Summary{}, err
 	}

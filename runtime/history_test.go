@@ -253,11 +253,8 @@ func TestRecapGolden(t *testing.T) {
 	}
 	defer st.Close()
 	s := New(Config{Home: home, Now: clock, History: st})
-	s.mu.Lock()
-	j := s.j
-	s.mu.Unlock()
-	cov := coverage{from: now}
-	s.writeJournal(ctx, j, &cov, time.Minute, false)
+	jw := s.sessions.JournalWriter()
+	jw.Write(ctx, false)
 
 	env := func(vars map[string]string) agents.Env { return func(k string) string { return vars[k] } }
 	interactive := env(map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli", "CLAUDE_CODE_SESSION_ATTENDED": "1"})
@@ -284,22 +281,22 @@ func TestRecapGolden(t *testing.T) {
 			s.Ingest(ev)
 			now = now.Add(step)
 			s.tick(nil)
-			if now.Sub(cov.lastNote) >= time.Minute {
+			if now.Sub(jw.Noted()) >= time.Minute {
 				// The journal's ticker.
-				s.writeJournal(ctx, j, &cov, time.Minute, false)
+				jw.Write(ctx, false)
 			}
 		}
 	}
 	// The tour runs 45 events 20 s apart: from 23:56 to past midnight.
 	replay("tmux-tour.jsonl", interactive, 20*time.Second)
-	s.writeJournal(ctx, j, &cov, time.Minute, false)
+	jw.Write(ctx, false)
 	for range 120 { // clawd keeps running for two hours
 		now = now.Add(time.Minute)
-		s.writeJournal(ctx, j, &cov, time.Minute, false)
+		jw.Write(ctx, false)
 	}
 	replay("print-capture_all.jsonl", headless, 3*time.Second)
 	replay("tmux-permission.jsonl", interactive, 30*time.Second)
-	s.writeJournal(ctx, j, &cov, time.Minute, true)
+	jw.Write(ctx, true)
 	now = now.Add(3 * time.Hour) // clawd stopped: not covered
 
 	sum, err := s.Recap(ctx, 3, true)
@@ -331,7 +328,7 @@ func TestJournalPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(Config{Home: t.TempDir(), Now: clock, History: st})
-	s.writeJournal(ctx, s.j, &coverage{from: now}, time.Minute, false)
+	s.sessions.JournalWriter().Write(ctx, false)
 	rows, _, _, err := st.Recap(ctx, old.Day, old.Day)
 	if err != nil || len(rows) != 0 {
 		t.Errorf("recap of %s after the journal wrote: %+v, %v; want none", old.Day, rows, err)

@@ -320,9 +320,7 @@ func (p *badPosts) check(b *testing.B) {
 // was done. The runtime runs with its defaults, as `clawd serve` does.
 func checkIngested(b *testing.B, s *Server, want int64) {
 	b.Helper()
-	s.mu.Lock()
-	seq := s.seq
-	s.mu.Unlock()
+	seq := s.sessions.Seq()
 	if int64(seq) != want {
 		b.Fatalf("runtime ingested %d events, want %d", seq, want)
 	}
@@ -409,7 +407,7 @@ func followStream(b *testing.B, s *Server, sock string) *streamCounter {
 		}
 	})
 	// The handler subscribes right after it answers.
-	eventually(b, "the event stream subscribed", s.events.active)
+	eventually(b, "the event stream subscribed", s.sessions.Streaming)
 	return c
 }
 

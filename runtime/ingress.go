@@ -36,7 +36,7 @@ func (s *Server) links() []client.RemoteLink {
 }
 
 // LinksChanged tells the UIs that a remote link changed state.
-func (s *Server) LinksChanged() { s.feeds.publish(client.Change{Display: true}) }
+func (s *Server) LinksChanged() { s.sessions.Announce(client.Change{Display: true}) }
 
 // Ingress is one remote profile's door into the runtime: a listener of its
 // own on this machine's loopback, which the profile's SSH tunnel (or, for

@@ -69,7 +69,7 @@ func TestIngressAuth(t *testing.T) {
 		t.Fatalf("event with the profile's token and generation: %d %s, want 204", code, body)
 	}
 	in.SetCredentials("tok-2", 2)
-	seq := s.seq
+	seq := s.sessions.Seq()
 	for _, c := range []struct {
 		name    string
 		headers []string
@@ -90,8 +90,8 @@ func TestIngressAuth(t *testing.T) {
 			t.Errorf("permission request with %s: %d, want 403", c.name, code)
 		}
 	}
-	if s.seq != seq {
-		t.Errorf("refused requests were recorded: seq %d -> %d", seq, s.seq)
+	if s.sessions.Seq() != seq {
+		t.Errorf("refused requests were recorded: seq %d -> %d", seq, s.sessions.Seq())
 	}
 	for _, ss := range s.Snapshot().Sessions {
 		if strings.Contains(ss.SessionID, "refused") {

@@ -31,11 +31,9 @@ func (s *Server) cardOf(body *client.RequestBody) requestCard {
 	e := &body.Event
 	cwd, host := e.Cwd, e.Host
 	if cwd == "" {
-		s.mu.Lock()
-		if ss, ok := s.m.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); ok {
+		if ss, ok := s.sessions.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); ok {
 			cwd, host = ss.Cwd, cmp.Or(host, ss.Host)
 		}
-		s.mu.Unlock()
 	}
 	folder, root := card.Where(cwd, host == "")
 	return requestCard{folder: oneLine(folder, maxLabel), diff: card.Diff(body.Change, cmp.Or(root, cwd))}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 )
 
 // Body caps of the permission API.
@@ -216,16 +217,16 @@ func (s *Server) permissionDecision(w http.ResponseWriter, r *http.Request, via 
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
 	b := s.perms
-	s.stream(w, r, "type", func() (*subscription[streamLine], []streamLine) {
+	s.stream(w, r, "type", func() (*sessions.Subscription[sessions.Line], []sessions.Line) {
 		// Subscribe and take the pending list under one lock: no change
 		// is missed or seen twice.
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		sub := b.stream.subscribe(1024)
-		var initial []streamLine
+		sub := b.stream.Subscribe(1024)
+		var initial []sessions.Line
 		for _, p := range b.pendingLocked() {
 			if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
-				initial = append(initial, streamLine{json: line})
+				initial = append(initial, sessions.Line{JSON: line})
 			}
 		}
 		return sub, initial

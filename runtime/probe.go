@@ -106,5 +106,5 @@ func (s *Server) integrations() []client.Integration {
 // integration changed state (the tray shows those that need a manual
 // fix).
 func (s *Server) IntegrationsChanged() {
-	s.feeds.publish(client.Change{Integrations: true})
+	s.sessions.Announce(client.Change{Integrations: true})
 }

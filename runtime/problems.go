@@ -28,7 +28,7 @@ func (s *Server) setProblem(p client.Problem) {
 	s.problems.m[p.ID] = p
 	s.problems.mu.Unlock()
 	if !had || old != p {
-		s.feeds.publish(client.Change{Display: true})
+		s.sessions.Announce(client.Change{Display: true})
 	}
 }
 
@@ -39,7 +39,7 @@ func (s *Server) clearProblem(id string) {
 	delete(s.problems.m, id)
 	s.problems.mu.Unlock()
 	if had {
-		s.feeds.publish(client.Change{Display: true})
+		s.sessions.Announce(client.Change{Display: true})
 	}
 }
 
@@ -93,3 +93,29 @@ func (s *Server) automationProblems() []client.Problem {
 	}
 	return out
 }
+
+// journalFailing reports whether the journal's last write of the history
+// failed.
+func (s *Server) journalFailing() bool {
+	s.problems.mu.Lock()
+	defer s.problems.mu.Unlock()
+	_, failing := s.problems.m[ProblemHistory]
+	return failing
+}
+
+// historyFailing reports that the history cannot be written now, with
+// the sessions waiting for it.
+func (s *Server) historyFailing(err error, waiting int) {
+	if !s.journalFailing() {
+		s.log.Warn("history cannot be written now: keeping what comes until it can", "err", err, "sessions_waiting", waiting)
+	}
+	p := s.cfg.Printer
+	s.setProblem(client.Problem{
+		ID:     ProblemHistory,
+		Text:   p.N("problem.history", waiting, err.Error()),
+		Remedy: p.T("problem.history_fix"),
+	})
+}
+
+// historyWritten withdraws the history's problem: it is written again.
+func (s *Server) historyWritten() { s.clearProblem(ProblemHistory) }

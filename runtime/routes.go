@@ -152,14 +152,14 @@ func (s *Server) routes() []route {
 		{"GET /{$}", accessDashboard | accessOpen, plain(s.handleDashboardPage)},
 		{"GET /login", accessDashboard | accessOpen, plain(s.handleDashboardLogin)},
 		{"GET /ui/assets/{file}", accessDashboard | accessOpen, plain(s.handleDashboardAsset)},
-		{"GET /ui/icons/{name}", accessDashboard | accessOpen, plain(s.handleDashboardIcon)},
-		{"GET /api/v1/view", accessDashboard, plain(s.handleDashView)},
-		{"GET /api/v1/stream", accessDashboard, plain(s.handleDashStream)},
-		{"POST /api/v1/pause", accessDashboard, plain(s.handleDashPause)},
-		{"POST /api/v1/focus", accessDashboard, plain(s.handleDashFocus)},
-		{"GET /api/v1/agents", accessDashboard, plain(s.handleDashAgents)},
-		{"GET /api/v1/doctor", accessDashboard, plain(s.handleDoctorCheck)},
-		{"POST /api/v1/doctor/{agent}/fix", accessDashboard, plain(s.handleDoctorFix)},
+		{"GET /ui/icons/{name}", accessDashboard | accessOpen, plain(s.dash.handleDashboardIcon)},
+		{"GET /api/v1/view", accessDashboard, plain(s.dash.handleDashView)},
+		{"GET /api/v1/stream", accessDashboard, plain(s.dash.handleDashStream)},
+		{"POST /api/v1/pause", accessDashboard, plain(s.dash.handleDashPause)},
+		{"POST /api/v1/focus", accessDashboard, plain(s.dash.handleDashFocus)},
+		{"GET /api/v1/agents", accessDashboard, plain(s.dash.handleDashAgents)},
+		{"GET /api/v1/doctor", accessDashboard, plain(s.dash.handleDoctorCheck)},
+		{"POST /api/v1/doctor/{agent}/fix", accessDashboard, plain(s.dash.handleDoctorFix)},
 
 		// The original app's routes, for scripts written against it
 		// (compat.go); this user's also reach POST /state over the socket

@@ -29,6 +29,7 @@ import (
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/dashboard"
 	"github.com/clawdhq/clawd/runtime/history"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -150,26 +151,13 @@ type Server struct {
 	// dashboard's login (which the tray mints while Serve starts) read it.
 	port atomic.Int32
 
-	mu  sync.Mutex
-	m   *statemachine.Machine
-	seq uint64
-	// replayAt stands in for the clock while the runtime starts (see
-	// nowLocked); guarded by mu.
-	replayAt time.Time
-	// pubMu orders publishing: taken before mu is released, it keeps the
-	// stream in seq order while the encoding and the fan-out run outside
-	// mu, so readers of the sessions never wait for subscribers.
-	pubMu sync.Mutex
-	// backlog is the streams' recent records; guarded by pubMu.
-	backlog backlog
+	// sessions is the session store: the state machine, the records'
+	// numbers, the history's journal, the streams' backlog and hubs.
+	sessions *sessions.Store
 	// streams counts the open event and permission streams.
 	streams atomic.Int32
 
-	// events is the event stream's hub, feeds the in-process feeds'.
-	events *hub[streamLine]
-	feeds  *hub[client.Change]
-	wake   chan struct{}
-	done   chan struct{} // closed when shutting down: ends streams
+	done chan struct{} // closed when shutting down: ends streams
 
 	perms *broker
 
@@ -179,8 +167,9 @@ type Server struct {
 	sources *sources
 	// titles reads the agents' own files that name sessions.
 	titles *titleFiles
-	// j is the history's journal, nil without a history; guarded by mu.
-	j *journal
+	// dash serves the dashboard's data routes, a client of the store's
+	// API (dashStore).
+	dash *dashAPI
 	// logins are the dashboard's login codes and logins.
 	logins *dashboard.Logins
 	// undeclared counts the posts refused for naming a custom agent
@@ -247,21 +236,22 @@ func New(cfg Config) *Server {
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
 	}
-	feeds := newFeedHub()
 	s := &Server{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		m:      statemachine.New(cfg.Machine),
-		events: newStreamHub(),
-		feeds:  feeds,
-		wake:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		cfg:  cfg,
+		log:  cfg.Logger,
+		done: make(chan struct{}),
 
-		perms:   newBroker(cfg, feeds),
 		sources: newSources(cfg.Sources),
 		titles:  newTitleFiles(cfg.Getenv),
 		logins:  dashboard.NewLogins(cfg.Now, nil),
 	}
+	s.sessions = sessions.New(sessions.Config{
+		Machine: cfg.Machine, Now: cfg.Now, After: cfg.After, Log: cfg.Logger, RecapEvery: cfg.RecapEvery,
+		Gone: s.titles.forget, Stale: s.titles.again,
+		HistoryFailing: s.historyFailing, HistoryWritten: s.historyWritten, JournalFailing: s.journalFailing,
+	})
+	s.perms = newBroker(cfg, s.sessions.Announce)
+	s.dash = s.newDashAPI()
 	s.table = s.routes()
 	if cfg.Automations != nil {
 		s.auto.Store(cfg.Automations)
@@ -597,10 +587,10 @@ func (s *Server) serve(ctx context.Context, tcp, sock net.Listener, relisten fun
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.runClock(clockCtx)
+		s.sessions.RunClock(clockCtx, s.cfg.LivenessEvery, s.cfg.Alive)
 	}()
 	wg.Go(func() { s.titles.run(clockCtx, s.retitleFromFile, s.retireSession) })
-	wg.Go(func() { s.runJournal(clockCtx) })
+	wg.Go(func() { s.sessions.RunJournal(clockCtx) })
 	if tcp == nil && relisten != nil {
 		wg.Go(func() {
 			for {
@@ -688,49 +678,8 @@ func (g *httpGroup) shutdown(grace time.Duration, log *slog.Logger) {
 	wg.Wait()
 }
 
-// runClock drives the time-based rules of the state machine: one-shot
-// returns, minimum display times, stale sessions and agent liveness.
-func (s *Server) runClock(ctx context.Context) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	live := time.NewTicker(s.cfg.LivenessEvery)
-	defer live.Stop()
-	for {
-		s.mu.Lock()
-		next := s.m.NextWake()
-		s.mu.Unlock()
-		d := time.Hour
-		if !next.IsZero() {
-			d = max(next.Sub(s.cfg.Now()), 0)
-		}
-		timer.Reset(d)
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		case <-timer.C:
-			s.tick(nil)
-		case <-live.C:
-			s.tick(s.cfg.Alive)
-		}
-	}
-}
-
-func (s *Server) tick(alive func(int) bool) {
-	s.mu.Lock()
-	now := s.nowLocked()
-	res := s.m.Tick(now, alive)
-	s.observeTickLocked(res, now)
-	for _, r := range res {
-		if r.Removed {
-			s.log.Info("session gone", "agent", r.Session.Agent, "session", r.Session.ID)
-		}
-	}
-	s.mu.Unlock()
-	if len(res) > 0 {
-		s.feeds.publish(client.Change{Display: true})
-	}
-}
+// tick runs the state machine's clock now (see sessions.Store.Tick).
+func (s *Server) tick(alive func(int) bool) { s.sessions.Tick(alive) }
 
 // Ingest applies one validated event and publishes it to the stream.
 func (s *Server) Ingest(e agents.Event) client.EventRecord {
@@ -769,95 +718,19 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 	return rec, true
 }
 
-// apply is the one way an event gets in: the state machine applies it, it
-// is numbered and recorded, published in order outside the session lock,
-// and the clock is woken. It does not settle the session's permission
-// requests (ingest does; the broker, which holds its own lock, registers
-// requests through apply directly).
+// apply is the one way an event gets in (see sessions.Store.Apply). It
+// does not settle the session's permission requests (ingest does; the
+// broker, which holds its own lock, registers requests through apply
+// directly).
 func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
-	s.mu.Lock()
-	if stateOnly {
-		if ss, found := s.m.Session(statemachine.Key{Agent: e.Agent, ID: e.SessionID}); found && ss.Pending > 0 {
-			s.mu.Unlock()
-			return res, rec, false
-		}
-	}
-	now := s.nowLocked()
-	res = s.m.Apply(e, now)
-	s.observeLocked(&e, &res, now)
-	s.seq++
-	rec = client.EventRecord{Seq: s.seq, Event: e, State: string(res.Session.State), DisplayState: string(res.Display)}
-	if res.Removed || res.Ignored && e.Kind == agents.KindSessionEnd {
-		rec.State = string(statemachine.Sleeping)
-		if e.Reason == "clear" {
-			rec.State = string(statemachine.Sweeping)
-		}
-	}
-	s.pubMu.Lock()
-	s.mu.Unlock()
-	s.publishLocked(rec)
-	s.pubMu.Unlock()
-	s.nudge()
-	return res, rec, true
-}
-
-// publishLocked keeps rec in the backlog and hands it to the event
-// stream's subscribers and the in-process feeds. The caller holds pubMu,
-// not mu.
-func (s *Server) publishLocked(rec client.EventRecord) {
-	s.backlog.add(rec)
-	publishRecord(s.events, rec)
-	if s.feeds.active() {
-		s.feeds.publish(client.Change{Event: &rec})
-	}
-}
-
-// nudge wakes the clock: the display may have changed.
-func (s *Server) nudge() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	return s.sessions.Apply(e, stateOnly)
 }
 
 // Snapshot returns the display state and every session.
 func (s *Server) Snapshot() client.Snapshot {
-	s.mu.Lock()
-	snap := s.snapshotLocked()
-	s.mu.Unlock()
+	snap := s.sessions.Snapshot(nil)
 	snap.Integrations = s.integrations()
 	snap.Remotes = s.links()
 	snap.Problems = s.problemList()
-	return snap
-}
-
-// snapshotLocked is Snapshot; the caller holds mu.
-func (s *Server) snapshotLocked() client.Snapshot {
-	snap := client.Snapshot{DisplayState: string(s.m.Display()), Sessions: []client.SessionView{}}
-	for _, ss := range s.m.Sessions() {
-		snap.Sessions = append(snap.Sessions, client.SessionView{
-			Agent:       ss.Agent,
-			SessionID:   ss.ID,
-			State:       string(ss.State),
-			BaseState:   string(ss.BaseState),
-			Title:       ss.Title,
-			TitleSource: string(ss.TitleSource),
-			Cwd:         ss.Cwd,
-			ProjectDir:  ss.ProjectDir,
-			Headless:    ss.Headless,
-			AgentPID:    ss.AgentPID,
-			Host:        ss.Host,
-			Tool:        ss.Tool,
-			Subagents:   ss.Subagents,
-			Pending:     ss.Pending,
-			Questions:   ss.Questions,
-			LastEvent:   string(ss.LastKind),
-			Outcome:     string(ss.Outcome),
-			OutcomeAt:   ss.OutcomeAt,
-			FailReason:  ss.FailReason,
-			StartedAt:   ss.StartedAt,
-			UpdatedAt:   ss.UpdatedAt,
-		})
-	}
 	return snap
 }

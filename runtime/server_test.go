@@ -345,7 +345,7 @@ func TestSSEStream(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q", ct)
 	}
-	eventually(t, "the stream subscribed", s.events.active)
+	eventually(t, "the stream subscribed", s.sessions.Streaming)
 	s.Ingest(agents.Event{Agent: "claude", Kind: agents.KindSessionStart, SessionID: "sse", Time: time.Now()})
 	br := bufio.NewReader(resp.Body)
 	// Each record has its seq as its SSE id, for Last-Event-ID.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/agents"
-	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -265,9 +264,7 @@ func (s *Server) releaseHeld(k statemachine.Key) {
 
 // knows reports whether the state machine has session k.
 func (s *Server) knows(k statemachine.Key) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.m.Session(k)
+	_, ok := s.sessions.Session(k)
 	return ok
 }
 
@@ -281,12 +278,7 @@ func (s *Server) ingestSourceLocked(e agents.Event) {
 	if e.Title == "" || e.TitleSource != agents.TitleFromAgent {
 		return
 	}
-	s.mu.Lock()
-	changed := s.m.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title, agents.TitleFromAgent)
-	s.mu.Unlock()
-	if changed {
-		s.feeds.publish(client.Change{Display: true})
-	}
+	s.sessions.Retitle(statemachine.Key{Agent: e.Agent, ID: e.SessionID}, e.Title, agents.TitleFromAgent)
 }
 
 // RunSources runs every source until ctx ends; a source that stops early

@@ -65,7 +65,7 @@ func TestSourceEventsGiveWayToHooks(t *testing.T) {
 	if got := count(); got != 0 {
 		t.Fatalf("renaming monitor event: %d events applied, want 0", got)
 	}
-	if ss, _ := s.m.Session(statemachine.Key{Agent: "codex", ID: "both"}); ss.Title != "Fix the login" {
+	if ss, _ := s.sessions.Session(statemachine.Key{Agent: "codex", ID: "both"}); ss.Title != "Fix the login" {
 		t.Errorf("title after the monitor saw a rename = %q, want the index's name", ss.Title)
 	}
 
@@ -162,7 +162,7 @@ func TestSourceWaitsForTheHooks(t *testing.T) {
 	}
 	(<-timers) <- now
 	released()
-	ss, ok := s.m.Session(statemachine.Key{Agent: "codex", ID: "quiet"})
+	ss, ok := s.sessions.Session(statemachine.Key{Agent: "codex", ID: "quiet"})
 	if got := count(); got != 2 || !ok || ss.State != statemachine.Thinking {
 		t.Errorf("after the grace: %d events applied, session %+v (%v); want 2, thinking", got, ss, ok)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 )
 
 // openStream sends a stream GET over the socket and returns the connection
@@ -98,7 +99,7 @@ func TestStalledStreamDropped(t *testing.T) {
 		n, _ := io.Copy(io.Discard, reader)
 		read <- n
 	}()
-	eventually(t, "both streams subscribed", func() bool { return s.streams.Load() >= 2 && s.events.active() })
+	eventually(t, "both streams subscribed", func() bool { return s.streams.Load() >= 2 && s.sessions.Streaming() })
 	// Far more than the socket buffers hold: the stalled subscriber's
 	// writes block.
 	title := strings.Repeat("x", agents.MaxTitleLen)
@@ -277,7 +278,7 @@ func TestStreamStartErrors(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", "/api/v1/events", nil)
 	r.Header.Set("Last-Event-ID", "7")
-	if st, err := startOf(r); err != nil || st != (streamStart{backlog: true, since: 7, resumed: true}) {
+	if st, err := startOf(r); err != nil || st != (sessions.Start{Backlog: true, Since: 7, Resumed: true}) {
 		t.Errorf("startOf(Last-Event-ID: 7) = %+v, %v, want after 7", st, err)
 	}
 }

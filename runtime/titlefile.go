@@ -17,7 +17,6 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/sqlitedb"
-	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -347,12 +346,8 @@ func (f *titleFile) take(t string, named bool) {
 
 // retitleFromFile gives session k the agent's title its file named.
 func (s *Server) retitleFromFile(k statemachine.Key, title string) {
-	s.mu.Lock()
-	changed := s.m.Retitle(k, title, agents.TitleFromAgent)
-	s.mu.Unlock()
-	if changed {
+	if s.sessions.Retitle(k, title, agents.TitleFromAgent) {
 		s.log.Debug("title from the agent's file", "agent", k.Agent, "session", k.ID)
-		s.feeds.publish(client.Change{Display: true})
 	}
 }
 
@@ -520,9 +515,7 @@ func (t *titleFiles) gone(ctx context.Context, e *agents.Event) bool {
 // person archived or deleted it in the agent. It is an end, not a finished
 // turn: no "done", no notification but what an end brings.
 func (s *Server) retireSession(k statemachine.Key) {
-	s.mu.Lock()
-	_, live := s.m.Session(k)
-	s.mu.Unlock()
+	_, live := s.sessions.Session(k)
 	if !live {
 		return
 	}

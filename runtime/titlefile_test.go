@@ -37,9 +37,7 @@ func titleOf(t *testing.T, s *Server, id, want string) {
 func agentTitleIs(t *testing.T, s *Server, k statemachine.Key, want string) {
 	t.Helper()
 	eventually(t, k.Agent+" session "+k.ID+"'s own title "+want, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		ss, _ := s.m.Session(k)
+		ss, _ := s.sessions.Session(k)
 		return ss.Titles.Agent == want
 	})
 }

@@ -1,67 +1,68 @@
-package runtime
+package sessions
 
 import "sync"
 
-// hub fans values out to subscribers: the event stream's lines, the
+// Hub fans values out to subscribers: the event stream's lines, the
 // permission stream's lines and the in-process change feed are one each.
 // Publishing never blocks the publisher (ingest, the broker): a subscriber
 // whose queue is full loses the value, and the next value it does get is
 // marked with how many it lost (lagged), so it can say so or catch up.
 // Streams add the rest of what a remote subscriber needs, a cap and a
-// write deadline (see Server.stream).
-type hub[T any] struct {
+// write deadline (see the runtime's Server.stream).
+type Hub[T any] struct {
 	// lagged returns v marked as the first value its subscriber gets
 	// after losing dropped ones.
 	lagged func(v T, dropped int) T
 
 	mu   sync.Mutex
-	subs map[*subscription[T]]struct{}
+	subs map[*Subscription[T]]struct{}
 }
 
-// subscription is one subscriber of a hub: its queue and its losses.
-type subscription[T any] struct {
+// Subscription is one subscriber of a hub: its queue and its losses.
+type Subscription[T any] struct {
 	// C delivers the values, in the order they were published. It is
 	// never closed: a reader selects on its own end too.
 	C <-chan T
 
 	ch      chan T
-	hub     *hub[T]
+	hub     *Hub[T]
 	dropped int // guarded by hub.mu
 }
 
-func newHub[T any](lagged func(v T, dropped int) T) *hub[T] {
-	return &hub[T]{lagged: lagged, subs: map[*subscription[T]]struct{}{}}
+// NewHub returns a hub whose values after a loss are made by lagged.
+func NewHub[T any](lagged func(v T, dropped int) T) *Hub[T] {
+	return &Hub[T]{lagged: lagged, subs: map[*Subscription[T]]struct{}{}}
 }
 
-// subscribe returns a subscription to every value published from now on,
+// Subscribe returns a subscription to every value published from now on,
 // with room for buf values (at least one) before it loses any.
-func (h *hub[T]) subscribe(buf int) *subscription[T] {
+func (h *Hub[T]) Subscribe(buf int) *Subscription[T] {
 	ch := make(chan T, max(buf, 1))
-	s := &subscription[T]{C: ch, ch: ch, hub: h}
+	s := &Subscription[T]{C: ch, ch: ch, hub: h}
 	h.mu.Lock()
 	h.subs[s] = struct{}{}
 	h.mu.Unlock()
 	return s
 }
 
-// close ends the subscription: nothing more is queued for it.
-func (s *subscription[T]) close() {
+// Close ends the subscription: nothing more is queued for it.
+func (s *Subscription[T]) Close() {
 	s.hub.mu.Lock()
 	delete(s.hub.subs, s)
 	s.hub.mu.Unlock()
 }
 
-// active reports whether anyone listens, so a publisher can skip the work
+// Active reports whether anyone listens, so a publisher can skip the work
 // of making a value nobody gets (encoding a record, say).
-func (h *hub[T]) active() bool {
+func (h *Hub[T]) Active() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.subs) > 0
 }
 
-// publish queues v for every subscriber that has room, and counts it lost
+// Publish queues v for every subscriber that has room, and counts it lost
 // for every other.
-func (h *hub[T]) publish(v T) {
+func (h *Hub[T]) Publish(v T) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {
