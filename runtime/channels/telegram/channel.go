@@ -149,6 +149,11 @@ type Channel struct {
 	status  Status
 	botName string
 
+	// statusMu orders the status file's writes (taken before mu): each
+	// writes the status as it is then, so the file never ends on a
+	// snapshot older than the last change.
+	statusMu sync.Mutex
+
 	offset int64 // the poller's own
 }
 
@@ -345,7 +350,7 @@ func (c *Channel) setStatus(state, why string) bool {
 	c.status.Since = c.o.Now().UTC()
 	s := c.status
 	c.mu.Unlock()
-	c.writeStatus(s)
+	c.writeStatus()
 	switch state {
 	case StateOK:
 		c.log.Info("telegram channel connected", "bot", s.Bot)
@@ -365,15 +370,22 @@ func (c *Channel) setSendError(why string) {
 		return
 	}
 	c.status.SendError = why
-	s := c.status
 	c.mu.Unlock()
-	c.writeStatus(s)
+	c.writeStatus()
 	if why != "" {
 		c.log.Warn("telegram message not sent", "err", why)
 	}
 }
 
-func (c *Channel) writeStatus(s Status) {
+// writeStatus writes the status file with the status as it is now. Two
+// changes that race each write the latest (statusMu): a snapshot taken
+// before the lock could be older than one already written.
+func (c *Channel) writeStatus() {
+	c.statusMu.Lock()
+	defer c.statusMu.Unlock()
+	c.mu.Lock()
+	s := c.status
+	c.mu.Unlock()
 	if err := writeStatus(c.o.Home, s); err != nil {
 		c.log.Warn("telegram status file", "err", err)
 	}
