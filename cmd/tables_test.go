@@ -411,3 +411,118 @@ func TestFitWidths(t *testing.T) {
 		}
 	}
 }
+
+// giveDropRows is a table with a name and a state that must stay whole,
+// a title and a folder that may give way, and a count that may go.
+var giveDropRows = [][]string{
+	{"NAME", "STATE", "TITLE", "FOLDER", "TURNS"},
+	{"claude", "needs you", "Fix the login bug in checkout", "~/shop/checkout", "12"},
+	{"codex", "working", "Refactor", "~/srv/api", "3"},
+}
+
+// drawGiveDrop lays giveDropRows out in width, the title then the folder
+// giving way, and drop left out.
+func drawGiveDrop(width int, drop ...int) (*table, string) {
+	var b strings.Builder
+	tw := newTable(&b).Fit(width).Give(2, 3).Drop(drop...)
+	for _, r := range giveDropRows {
+		tw.Row(r...)
+	}
+	tw.Flush()
+	return tw, b.String()
+}
+
+// TestTableGiveDrop: the Give columns are cut first, in their order and
+// only as far as needed; then the Drop columns go, in their order and as
+// few as it takes, the Give columns taking back the room; only then are
+// the other columns cut.
+func TestTableGiveDrop(t *testing.T) {
+	for _, tt := range []struct {
+		width int
+		drop  []int
+		want  []string
+	}{
+		{0, []int{4}, []string{
+			"NAME    STATE      TITLE                          FOLDER           TURNS",
+			"claude  needs you  Fix the login bug in checkout  ~/shop/checkout  12",
+			"codex   working    Refactor                       ~/srv/api        3",
+		}},
+		// The title gives 12 columns; the folder nothing.
+		{60, []int{4}, []string{
+			"NAME    STATE      TITLE              FOLDER           TURNS",
+			"claude  needs you  Fix the login bu…  ~/shop/checkout  12",
+			"codex   working    Refactor           ~/srv/api        3",
+		}},
+		// The title down to minCut, then the folder.
+		{50, []int{4}, []string{
+			"NAME    STATE      TITLE     FOLDER          TURNS",
+			"claude  needs you  Fix the…  ~/shop/checko…  12",
+			"codex   working    Refactor  ~/srv/api       3",
+		}},
+		// Both at minCut is 44: TURNS goes, and the folder gets 3 back;
+		// FOLDER, second to drop, stays.
+		{40, []int{4, 3}, []string{
+			"NAME    STATE      TITLE     FOLDER",
+			"claude  needs you  Fix the…  ~/shop/che…",
+			"codex   working    Refactor  ~/srv/api",
+		}},
+		// Without TURNS still 37: FOLDER goes too, the title gets room.
+		{30, []int{4, 3}, []string{
+			"NAME    STATE      TITLE",
+			"claude  needs you  Fix the lo…",
+			"codex   working    Refactor",
+		}},
+		// Nothing left to drop: STATE, not a Give column, is cut last.
+		{30, []int{4}, []string{
+			"NAME    STATE     TITLE     FOLDER",
+			"claude  needs y…  Fix the…  ~/shop/…",
+			"codex   working   Refactor  ~/srv/a…",
+		}},
+	} {
+		_, out := drawGiveDrop(tt.width, tt.drop...)
+		if want := strings.Join(tt.want, "\n") + "\n"; out != want {
+			t.Errorf("Fit(%d).Give(2, 3).Drop(%v) =\n%s\nwant\n%s", tt.width, tt.drop, out, want)
+		}
+	}
+}
+
+// TestTableWidth: Width is the widest line Flush writes, indent
+// included, once the table is fitted; wider than the Fit width only when
+// minCut columns do not fit.
+func TestTableWidth(t *testing.T) {
+	for _, tt := range []struct {
+		width int
+		drop  []int
+		want  int
+	}{
+		{0, nil, 72},
+		{200, nil, 72},
+		{60, nil, 60},
+		{50, nil, 50},
+		{40, []int{4}, 40},
+		{30, []int{4}, 36},
+	} {
+		tw, out := drawGiveDrop(tt.width, tt.drop...)
+		if got := tw.Width(); got != tt.want {
+			t.Errorf("Fit(%d).Drop(%v).Width() = %d, want %d", tt.width, tt.drop, got, tt.want)
+		}
+		widest := 0
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			widest = max(widest, text.Width(l))
+		}
+		if widest != tt.want {
+			t.Errorf("Fit(%d).Drop(%v) wrote lines up to %d columns, want %d:\n%s", tt.width, tt.drop, widest, tt.want, out)
+		}
+	}
+	var b strings.Builder
+	tw := newTable(&b).Indent(2).Fit(60).Give(2)
+	if got := tw.Width(); got != 0 {
+		t.Errorf("an empty table's Width() = %d, want 0", got)
+	}
+	for _, r := range giveDropRows {
+		tw.Row(r...)
+	}
+	if got := tw.Width(); got != 60 {
+		t.Errorf("Indent(2).Fit(60).Width() = %d, want 60, the indent within it", got)
+	}
+}
