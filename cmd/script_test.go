@@ -20,6 +20,7 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/history"
 )
@@ -46,7 +47,8 @@ func TestMain(m *testing.M) {
 // path `clawd install` writes into agent settings. A link to it under
 // another of scriptNames (link $CLAWD_BIN ...) runs clawd too. The command
 // codex-trusted checks Codex's trust entries (see cmdCodexTrusted);
-// serve-up runs a clawd serve (see cmdServeUp). The condition
+// serve-up runs a clawd serve (see cmdServeUp); fits checks the width of
+// what the last command printed (see cmdFits). The condition
 // [bash-completion] says whether that package is installed.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -60,6 +62,7 @@ func TestScript(t *testing.T) {
 			"serve-up":      cmdServeUp,
 			"runtime":       cmdRuntime,
 			"pending-id":    cmdPendingID,
+			"fits":          cmdFits,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "bash-completion" {
@@ -131,6 +134,33 @@ func cmdPendingID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("pending-id: no request is pending")
 	}
 	ts.Setenv(args[0], list[0].ID[:min(n, len(list[0].ID))])
+}
+
+// cmdFits is the testscript command `fits N`: every line the last command
+// wrote to stdout is at most N terminal columns (text.Width); `! fits N`:
+// one is wider. Either fails when it wrote nothing.
+func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: fits N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	out := ts.ReadFile("stdout")
+	if out == "" {
+		ts.Fatalf("fits: the last command printed nothing to measure")
+	}
+	widest, line := 0, ""
+	for _, l := range strings.Split(out, "\n") {
+		if w := text.Width(l); w > widest {
+			widest, line = w, l
+		}
+	}
+	switch {
+	case neg && widest <= n:
+		ts.Fatalf("no line of stdout is wider than %d columns (the widest: %d)", n, widest)
+	case !neg && widest > n:
+		ts.Fatalf("stdout has a line of %d columns, wider than %d:\n%s", widest, n, line)
+	}
 }
 
 // cmdLink is the testscript command `link OLD NEW`: a hard link, so that
