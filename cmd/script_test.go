@@ -22,6 +22,7 @@ import (
 	"github.com/clawdhq/clawd/internal/clawdhome"
 	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/history"
 )
 
@@ -91,20 +92,28 @@ func TestScript(t *testing.T) {
 // scriptRuntimes are the runtimes cmdRuntime started, by script.
 var scriptRuntimes sync.Map // *testscript.TestScript → *runtime.Server
 
-// cmdRuntime is the testscript command `runtime`: a real runtime
-// (runtime.Server, headless, with its history) for the script's clawd
-// home ($CLAWD_HOME), in
+// cmdRuntime is the testscript command `runtime [automations]`: a real
+// runtime (runtime.Server, headless, with its history, and with
+// automations its automations engine) for the script's clawd home
+// ($CLAWD_HOME), in
 // this process, until the script ends. The script's clawd commands and
 // hooks reach it on its socket.
 func cmdRuntime(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 || ts.Getenv("CLAWD_HOME") == "" {
-		ts.Fatalf("usage: runtime (with CLAWD_HOME set)")
+	withAutomations := len(args) == 1 && args[0] == "automations"
+	if neg || len(args) != 0 && !withAutomations || ts.Getenv("CLAWD_HOME") == "" {
+		ts.Fatalf("usage: runtime [automations] (with CLAWD_HOME set)")
 	}
 	home := ts.Getenv("CLAWD_HOME")
-	s := runtime.New(runtime.Config{Home: home, Version: "test",
+	cfg := runtime.Config{Home: home, Version: "test",
 		OpenHistory: func(ctx context.Context) (*history.Store, error) {
 			return history.Open(ctx, history.Options{Home: home, Now: time.Now})
-		}})
+		}}
+	if withAutomations {
+		cfg.OpenAutomations = func(ctx context.Context) (*automations.Engine, error) {
+			return automations.Open(ctx, automations.Options{Home: home, Now: time.Now})
+		}
+	}
+	s := runtime.New(cfg)
 	stop, err := serveRuntime(s)
 	if err != nil {
 		ts.Fatalf("runtime: %v", err)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -245,4 +246,31 @@ func cutWidth(s string, width int) string {
 		w += rw
 	}
 	return strings.TrimRight(b.String(), " ") + text.Ellipsis
+}
+
+// printWrapped writes the line s wrapped at width columns (0: whole),
+// its leading spaces kept, the lines after the first indented by hang:
+// a note under its bullet, a paragraph under its heading.
+func printWrapped(w io.Writer, width, hang int, s string) {
+	body := strings.TrimLeft(s, " ")
+	lead := s[:len(s)-len(body)]
+	if width <= 0 || text.Width(s) <= width {
+		fmt.Fprintln(w, s)
+		return
+	}
+	first := text.Wrap(body, width-len(lead))[0]
+	rest, ok := strings.CutPrefix(body, first)
+	if !ok {
+		// Not one line of single spaces (text.Line's): all of it in the
+		// narrower of the two.
+		lines := text.Wrap(body, width-max(len(lead), hang))
+		first, rest = lines[0], strings.Join(lines[1:], " ")
+	}
+	fmt.Fprintln(w, lead+first)
+	if rest = strings.TrimLeft(rest, " "); rest == "" {
+		return
+	}
+	for _, l := range text.Wrap(rest, width-hang) {
+		fmt.Fprintln(w, strings.Repeat(" ", hang)+l)
+	}
 }

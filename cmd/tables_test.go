@@ -196,10 +196,21 @@ func chinese(t *testing.T, f *fakeAPI, args ...string) string {
 // returns what it printed; it fails unless clawd exits 0.
 func inLang(t *testing.T, home, lang string, stdin []byte, args ...string) string {
 	t.Helper()
-	e, out, errb := testEnv(t, home, stdin, map[string]string{"HOME": "/home/user", "LANG": lang})
+	return inEnv(t, home, map[string]string{"LANG": lang}, stdin, args...)
+}
+
+// inEnv runs clawd against home with HOME /home/user and vars, and
+// returns what it printed; it fails unless clawd exits 0.
+func inEnv(t *testing.T, home string, vars map[string]string, stdin []byte, args ...string) string {
+	t.Helper()
+	all := map[string]string{"HOME": "/home/user"}
+	for k, v := range vars {
+		all[k] = v
+	}
+	e, out, errb := testEnv(t, home, stdin, all)
 	e.now = func() time.Time { return tablesNow }
 	if code := run(t.Context(), e, append([]string{"clawd"}, args...)); code != 0 {
-		t.Fatalf("LANG=%s clawd %s = %d: %s", lang, strings.Join(args, " "), code, errb)
+		t.Fatalf("%v clawd %s = %d: %s", vars, strings.Join(args, " "), code, errb)
 	}
 	return out.String()
 }
@@ -524,5 +535,50 @@ func TestTableWidth(t *testing.T) {
 	}
 	if got := tw.Width(); got != 60 {
 		t.Errorf("Indent(2).Fit(60).Width() = %d, want 60, the indent within it", got)
+	}
+}
+
+// TestTablesFitWidth: every table of clawd's, in English and Chinese, in
+// 60 and in 200 columns: no line wider, and what tells the rows apart (a
+// name, an id, a state) whole, the long parts given way or gone.
+func TestTablesFitWidth(t *testing.T) {
+	f := newFakeAPI(t)
+	fillTables(t, f)
+	for _, tt := range []struct {
+		args []string
+		lang string
+		// want are in every width; narrow only at 60, wide only at 200.
+		want, narrow, wide []string
+	}{
+		{[]string{"automations", "list"}, "C.UTF-8",
+			[]string{"post-done", "turn.completed", "ding", "needs review", "off", "disabled"},
+			[]string{"\nding needs review: clawd automations trust ding\n"},
+			[]string{"sound    needs review: clawd automations trust ding\n"}},
+		{[]string{"automations", "list"}, "zh_CN.UTF-8",
+			[]string{"post-done", "ding", "待审阅", "已停用"}, []string{"\nding 待审阅：clawd automations trust ding\n"}, nil},
+		{[]string{"automations", "runs"}, "C.UTF-8",
+			[]string{"RUN", "AUTOMATION", "STATE", "r1", "post-done", "succeeded", "r2", "ding", "outcome unknown"},
+			nil, []string{"TRIES", "CREATED", "turn.completed"}},
+		{[]string{"automations", "runs"}, "zh_CN.UTF-8", []string{"r2", "ding", "结果未知"}, nil, []string{"尝试次数"}},
+		{[]string{"remote", "list"}, "C.UTF-8", []string{"NAME", "LINK", "box", "win", "up for 3m", "disabled"},
+			nil, []string{"GENERATION", "me@box.example", "(clawd remote enable win)"}},
+		{[]string{"remote", "list"}, "zh_CN.UTF-8", []string{"box", "win", "已连接"}, nil, []string{"代次"}},
+		{[]string{"history"}, "C.UTF-8", []string{"ACTIVE", "AGENT", "claude", "codex"}, nil, []string{"修复登录页面"}},
+	} {
+		for _, width := range []int{60, 200} {
+			what := fmt.Sprintf("COLUMNS=%d LANG=%s clawd %s", width, tt.lang, strings.Join(tt.args, " "))
+			out := inEnv(t, f.home, map[string]string{"LANG": tt.lang, "COLUMNS": strconv.Itoa(width)}, nil, tt.args...)
+			for _, l := range strings.Split(out, "\n") {
+				if text.Width(l) > width {
+					t.Errorf("%s: line %q is %d columns", what, l, text.Width(l))
+				}
+			}
+			wantText(t, what, out, tt.want...)
+			if width == 60 {
+				wantText(t, what, out, tt.narrow...)
+			} else {
+				wantText(t, what, out, tt.wide...)
+			}
+		}
 	}
 }
