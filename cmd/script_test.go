@@ -24,6 +24,7 @@ import (
 	"github.com/clawdhq/clawd/runtime"
 	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/history"
+	"github.com/clawdhq/clawd/runtime/recap"
 )
 
 // scriptNames are the names this test binary answers to as clawd: its
@@ -49,7 +50,8 @@ func TestMain(m *testing.M) {
 // another of scriptNames (link $CLAWD_BIN ...) runs clawd too. The command
 // codex-trusted checks Codex's trust entries (see cmdCodexTrusted);
 // serve-up runs a clawd serve (see cmdServeUp); fits checks the width of
-// what the last command printed (see cmdFits). The condition
+// what the last command printed (see cmdFits); recap-seed gives the
+// history a day's work (see cmdRecapSeed). The condition
 // [bash-completion] says whether that package is installed.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -64,6 +66,7 @@ func TestScript(t *testing.T) {
 			"runtime":       cmdRuntime,
 			"pending-id":    cmdPendingID,
 			"fits":          cmdFits,
+			"recap-seed":    cmdRecapSeed,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "bash-completion" {
@@ -170,6 +173,30 @@ func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
 	case !neg && widest > n:
 		ts.Fatalf("stdout has a line of %d columns, wider than %d:\n%s", widest, n, line)
 	}
+}
+
+// cmdRecapSeed is the testscript command `recap-seed`: the history of the
+// script's clawd home ($CLAWD_HOME, before `runtime` opens it) holds the
+// last two hours as seen, and a day's work of claude in /tmp/shop today,
+// as a runtime that ran then would have left it.
+func cmdRecapSeed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 || ts.Getenv("CLAWD_HOME") == "" {
+		ts.Fatalf("usage: recap-seed (with CLAWD_HOME set)")
+	}
+	ctx := context.Background()
+	now := time.Now()
+	s, err := history.Open(ctx, history.Options{Home: ts.Getenv("CLAWD_HOME"), Now: time.Now})
+	ts.Check(err)
+	defer s.Close()
+	_, err = s.Cover(ctx, 0, now.Add(-2*time.Hour), now)
+	ts.Check(err)
+	sc := recap.Scope{Day: recap.Day(now.In(s.Loc()).Format(recap.DayLayout)), Agent: "claude",
+		Folder: s.Hash(recap.HashFolder, "/tmp/shop")}
+	ts.Check(s.AddRecap(ctx, recap.Batch{
+		Rows: map[recap.Scope]*recap.Counts{sc: {Turns: 3, ToolCalls: 12, Permissions: 1, FailedTurns: 1,
+			Waiting: 40 * time.Second, Busy: 9 * time.Minute, Tools: map[string]int{"Bash": 9, "Read": 3}}},
+		Sessions: []recap.Seen{{Scope: sc, Session: s.Hash(recap.HashSession, "claude:feed")}},
+	}))
 }
 
 // cmdLink is the testscript command `link OLD NEW`: a hard link, so that

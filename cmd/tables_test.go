@@ -251,11 +251,11 @@ func TestRecapChinese(t *testing.T) {
 	checkAligned(t, out,
 		[]string{"日期", "忙碌", "", "会话", "轮次", "工具", "等待", "失败", "观察到"},
 		[]string{"3月27日 周五", "", "", "", "", "", "", "", "0%：clawd 未运行"},
-		[]string{"3月28日 周六", bar(100, 539), "1分40秒", "1", "1", "1", "40秒", "0", "<1%"},
-		[]string{"3月29日 周日", bar(539, 539), "8分59秒", "4", "7", "10", "2分06秒", "1", "43%（这天共 23 小时）"})
+		[]string{"3月28日 周六", bar(100, 539, barWidth), "1分40秒", "1", "1", "1", "40秒", "0", "<1%"},
+		[]string{"3月29日 周日", bar(539, 539, barWidth), "8分59秒", "4", "7", "10", "2分06秒", "1", "43%（这天共 23 小时）"})
 	checkAligned(t, out,
-		[]string{"  ~/项目", bar(419, 419), "忙碌 6分59秒，6 轮"},
-		[]string{"  ~/project/sub", bar(220, 419), "忙碌 3分40秒，2 轮"})
+		[]string{"  ~/项目", bar(419, 419, barWidth), "忙碌 6分59秒，6 轮"},
+		[]string{"  ~/project/sub", bar(220, 419, barWidth), "忙碌 3分40秒，2 轮"})
 }
 
 // TestAutomationsChinese: clawd automations list and runs in Chinese:
@@ -563,6 +563,9 @@ func TestTablesFitWidth(t *testing.T) {
 		{[]string{"remote", "list"}, "C.UTF-8", []string{"NAME", "LINK", "box", "win", "up for 3m", "disabled"},
 			nil, []string{"GENERATION", "me@box.example", "(clawd remote enable win)"}},
 		{[]string{"remote", "list"}, "zh_CN.UTF-8", []string{"box", "win", "已连接"}, nil, []string{"代次"}},
+		{[]string{"recap"}, "C.UTF-8", []string{"DAY", "BUSY", "SESSIONS", "TURNS", "Sun 29 Mar", "8m59s", "Busiest agents"},
+			nil, []string{"TOOLS", "WAITED", "FAILED", strings.Repeat("█", barWidth)}},
+		{[]string{"recap"}, "zh_CN.UTF-8", []string{"日期", "3月29日 周日", "8分59秒"}, nil, []string{"工具", "等待"}},
 		{[]string{"history"}, "C.UTF-8", []string{"ACTIVE", "AGENT", "claude", "codex"}, nil, []string{"修复登录页面"}},
 	} {
 		for _, width := range []int{60, 200} {
