@@ -566,7 +566,8 @@ func TestTablesFitWidth(t *testing.T) {
 		{[]string{"recap"}, "C.UTF-8", []string{"DAY", "BUSY", "SESSIONS", "TURNS", "Sun 29 Mar", "8m59s", "Busiest agents"},
 			nil, []string{"TOOLS", "WAITED", "FAILED", strings.Repeat("█", barWidth)}},
 		{[]string{"recap"}, "zh_CN.UTF-8", []string{"日期", "3月29日 周日", "8分59秒"}, nil, []string{"工具", "等待"}},
-		{[]string{"history"}, "C.UTF-8", []string{"ACTIVE", "AGENT", "claude", "codex"}, nil, []string{"修复登录页面"}},
+		{[]string{"history"}, "C.UTF-8", []string{"ACTIVE", "AGENT", "SESSION", "claude", "codex", "claude @box", "c0de0002 (stale)"},
+			nil, []string{"修复登录页面", "TURNS", "box:/home/me/shop"}},
 	} {
 		for _, width := range []int{60, 200} {
 			what := fmt.Sprintf("COLUMNS=%d LANG=%s clawd %s", width, tt.lang, strings.Join(tt.args, " "))
