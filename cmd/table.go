@@ -12,9 +12,10 @@ import (
 // table lays out rows of cells in columns two spaces apart, like
 // text/tabwriter, but measuring cells in terminal columns: a Chinese
 // character takes two. Every table clawd prints for people is one
-// (TestNoTabwriter keeps it so). Given a width (Fit), it cuts its widest
-// columns to fit in it; given a paint (Paint), it colours cells after the
-// layout, so that escapes never count as columns.
+// (TestNoTabwriter keeps it so). Given a width (Fit), it cuts columns to
+// fit in it, those named by Give first, and leaves out those named by
+// Drop when that is not enough; given a paint (Paint), it colours cells
+// after the layout, so that escapes never count as columns.
 type table struct {
 	w      io.Writer
 	indent string
