@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -68,17 +69,32 @@ func runAgents(e *env, o *agentsOptions) error {
 	}
 	// The version comes from a package.json on disk, the paths from the
 	// environment, a note may quote an error: each is one inert line.
-	tw := newTable(e.stdout)
-	tw.Row(e.t("agents.header"))
 	yesNo := func(b bool) string {
 		if b {
 			return e.t("agents.yes")
 		}
 		return e.t("agents.no")
 	}
+	rows := [][]string{strings.Split(e.t("agents.header"), "\t")}
 	for _, ai := range list {
-		tw.Row(text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
-			orDash(text.Line(ai.Version, 40)), orDash(strings.Join(ai.Tested, ",")), orDash(text.Line(ai.ConfigPath, 0)))
+		rows = append(rows, []string{text.Line(ai.ID, 0), yesNo(ai.Detected), yesNo(ai.Installed),
+			orDash(text.Line(ai.Version, 40)), orDash(strings.Join(ai.Tested, ",")), orDash(text.Line(ai.ConfigPath, 0))})
+	}
+	// A settings path cut says nothing: too narrow for them whole, the
+	// paths go under each agent's name instead, where they wrap. The
+	// version gives way, and the releases tested go, before the agent,
+	// FOUND or HOOKS is cut.
+	width, whole := e.columns(), newTable(io.Discard)
+	for _, r := range rows {
+		whole.Row(r...)
+	}
+	narrow := width > 0 && whole.Width() > width
+	tw := newTable(e.stdout).Fit(width).Give(3).Drop(4)
+	for _, r := range rows {
+		if narrow {
+			r = r[:5]
+		}
+		tw.Row(r...)
 	}
 	tw.Flush()
 	for _, ai := range list {
@@ -86,19 +102,24 @@ func runAgents(e *env, o *agentsOptions) error {
 		if ai.Unsupported != "" {
 			what = e.t("agents.unsupported", ai.Unsupported)
 		}
-		fmt.Fprintf(e.stdout, "\n%s (%s): %s\n", text.Line(ai.Name, 0), text.Line(ai.ID, 0), what)
+		fmt.Fprintln(e.stdout)
+		printWrapped(e.stdout, width, 2, fmt.Sprintf("%s (%s): %s", text.Line(ai.Name, 0), text.Line(ai.ID, 0), what))
 		if ai.Disabled {
-			fmt.Fprintln(e.stdout, e.t("agents.disabled"))
+			printWrapped(e.stdout, width, 4, e.t("agents.disabled"))
 		}
 		if ai.Verified != "" {
-			fmt.Fprintln(e.stdout, e.t("agents.verified", ai.Verified))
+			printWrapped(e.stdout, width, 4, e.t("agents.verified", ai.Verified))
+		}
+		if narrow && ai.ConfigPath != "" {
+			printWrapped(e.stdout, width, 4, e.t("agents.settings", text.Line(ai.ConfigPath, 0)))
 		}
 		for _, n := range ai.Notes {
-			fmt.Fprintf(e.stdout, "  - %s\n", text.Line(n, 0))
+			printWrapped(e.stdout, width, 4, "  - "+text.Line(n, 0))
 		}
 	}
 	if notHere > 0 {
-		fmt.Fprintf(e.stdout, "\n%s\n", e.n("agents.not_here", notHere))
+		fmt.Fprintln(e.stdout)
+		printWrapped(e.stdout, width, 0, e.n("agents.not_here", notHere))
 	}
 	return nil
 }

@@ -184,16 +184,20 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 	if asJSON {
 		return printJSON(e.stdout, st, true)
 	}
-	fromFileNote(e, st)
+	width := e.columns()
+	note := func(s string) { printWrapped(e.stdout, width, 2, s) }
+	if st.FromFile {
+		note(e.t("automations.from_file"))
+	}
 	// The store's troubles come first: they hold whatever the list says.
 	if st.Recovered != "" {
-		fmt.Fprintln(e.stdout, e.t("automations.recovered", text.Line(st.Recovered, 0)))
+		note(e.t("automations.recovered", text.Line(st.Recovered, 0)))
 	}
 	if b := st.Backlog; b.WriteError != "" {
-		fmt.Fprintln(e.stdout, e.t("automations.backlog_waiting", b.Queued, text.Line(b.WriteError, 200)))
+		note(e.t("automations.backlog_waiting", b.Queued, text.Line(b.WriteError, 200)))
 	}
 	if st.Backlog.Dropped > 0 {
-		fmt.Fprintln(e.stdout, e.t("automations.backlog_dropped", st.Backlog.Dropped))
+		note(e.t("automations.backlog_dropped", st.Backlog.Dropped))
 	}
 	var problems error
 	if st.Error != "" {
@@ -206,26 +210,46 @@ func runAutomationsList(ctx context.Context, e *env, asJSON bool) error {
 		fmt.Fprintln(e.stdout, e.t("automations.problems_kept", textLines(st.Error)))
 	}
 	if st.Paused {
-		fmt.Fprintln(e.stdout, e.t("automations.paused"))
+		note(e.t("automations.paused"))
 	}
 	if len(st.Definitions) == 0 {
-		fmt.Fprintln(e.stdout, e.t("automations.none"))
+		note(e.t("automations.none"))
 		return problems
 	}
 	p := e.printer()
-	tw := newTable(e.stdout)
-	tw.Row(p.T("automations.header"))
-	for _, d := range st.Definitions {
+	var rows [][]string
+	review := map[int]string{} // by row: what to do about it
+	for i, d := range st.Definitions {
+		id := text.Line(d.ID, 64)
 		state := definitionState(d)
-		word := stateWord(p, state)
 		if state == client.BindingNeedsReview {
-			// What to do about it, beside it.
-			word = p.T("automations.needs_review", text.Line(d.ID, 64))
+			review[i] = p.T("automations.needs_review", id)
 		}
-		tw.Row(text.Line(d.ID, 64), text.Line(d.Event, 64), text.Line(d.Action.Type, 64), word)
+		rows = append(rows, []string{id, text.Line(d.Event, 64), text.Line(d.Action.Type, 64), stateWord(p, state)})
 	}
-	if err := tw.Flush(); err != nil {
+	// What to do about a definition that needs review goes beside its
+	// state; too narrow for that, under the table, a line each. The event
+	// and the action give way, and then the action goes, before the id
+	// or the state is cut.
+	draw := func(w io.Writer, width int, beside bool) *table {
+		tw := newTable(w).Fit(width).Give(1, 2).Drop(2)
+		tw.Row(p.T("automations.header"))
+		for i, r := range rows {
+			if hint, ok := review[i]; ok && beside {
+				r = append(r[:3:3], hint)
+			}
+			tw.Row(r...)
+		}
+		return tw
+	}
+	beside := width <= 0 || draw(io.Discard, 0, true).Width() <= width
+	if err := draw(e.stdout, width, beside).Flush(); err != nil {
 		return err
+	}
+	for i := range rows {
+		if hint, ok := review[i]; ok && !beside {
+			printWrapped(e.stdout, width, 2, rows[i][0]+" "+hint)
+		}
 	}
 	return problems
 }
@@ -521,7 +545,10 @@ func runAutomationsRuns(ctx context.Context, e *env, state, event, automation, s
 		return nil
 	}
 	p := e.printer()
-	tw := newTable(e.stdout)
+	// The event and the error code give way; then the tries go, then
+	// the time it was created, before a run's id, automation or state is
+	// cut.
+	tw := newTable(e.stdout).Fit(e.columns()).Give(2, 4).Drop(5, 6)
 	tw.Row(p.T("automations.runs_header"))
 	for _, r := range runs {
 		tw.Row(text.Line(r.ID, 64), text.Line(r.AutomationID, 64), text.Line(r.EventName, 64), stateWord(p, r.State),

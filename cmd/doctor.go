@@ -108,7 +108,7 @@ func runDoctor(ctx context.Context, e *env, o *doctorOptions) error {
 			return err
 		}
 	} else {
-		rep.WriteText(e.stdout, isTerminal(e.stdout) && e.getenv("NO_COLOR") == "", e.printer())
+		rep.WriteText(e.stdout, isTerminal(e.stdout) && e.getenv("NO_COLOR") == "", e.printer(), e.columns())
 	}
 	if rep.Failed() {
 		return exitCode(1, errors.New(""))

@@ -101,7 +101,9 @@ func renderHistory(w io.Writer, p i18n.Printer, sessions []client.HistoryEntry, 
 		fmt.Fprintln(w, p.T("history.none"))
 		return
 	}
-	tw := newTable(w).Fit(width)
+	// The title and the folder give way, then the turns go, before the
+	// agent or the session (its id and state) is cut.
+	tw := newTable(w).Fit(width).Give(2, 3).Drop(4)
 	tw.Row(p.T("history.header"))
 	for _, s := range sessions {
 		title := text.Line(s.Title, 0)

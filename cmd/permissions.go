@@ -115,7 +115,10 @@ func renderPermissions(w io.Writer, pr i18n.Printer, list []client.PermissionVie
 		fmt.Fprintln(w, pr.T("permissions.none"))
 		return
 	}
-	tw := newTable(w).Fit(width)
+	// The session's title gives way first, then what one may answer,
+	// what the request would do and its tool; then the title and the
+	// answers go, before a request's id, agent, folder or age is cut.
+	tw := newTable(w).Fit(width).Give(3, 7, 5, 4).Drop(3, 7)
 	tw.Row(pr.T("permissions.header"))
 	for _, p := range list {
 		agent := present.WithSubagent(pr, text.Line(p.Agent, 0), p)

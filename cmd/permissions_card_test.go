@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawdhq/clawd/internal/golden"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/client"
 )
 
@@ -59,5 +60,15 @@ func TestPermissionsTable(t *testing.T) {
 		if strings.ContainsAny(out.String(), "\x1b\u202e\u2066") {
 			t.Errorf("LANG=%s: the table holds an escape or a bidi control:\n%s", tt.lang, out)
 		}
+		// In 60 columns: the ids, agents and ages whole, every line in it.
+		out.Reset()
+		renderPermissions(e.stdout, e.printer(), list, now, "/home/ann", 60)
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if text.Width(l) > 60 {
+				t.Errorf("LANG=%s, 60 columns: line %q is %d columns", tt.lang, l, text.Width(l))
+			}
+		}
+		checkAligned(t, out.String(), []string{"bash1", "claude", "shop/api"}, []string{"fetch1", "claude", "shop/api"},
+			[]string{"loose1", "claude", "~/notes"})
 	}
 }

@@ -59,19 +59,23 @@ func runRecap(ctx context.Context, e *env, o *recapOptions) error {
 	if o.json {
 		return printJSON(e.stdout, sum, true)
 	}
-	renderRecap(e.stdout, e.printer(), sum, e.getenv("HOME"))
+	renderRecap(e.stdout, e.printer(), sum, e.getenv("HOME"), e.columns())
 	return nil
 }
 
-// barWidth is the longest bar, in cells.
-const barWidth = 20
+// barWidth is the longest bar, in cells; minBar the shortest a bar of
+// max gets in a narrow terminal.
+const (
+	barWidth = 20
+	minBar   = 5
+)
 
-// bar draws v of max as a bar of at most barWidth cells, in eighths.
-func bar(v, max int64) string {
+// bar draws v of max as a bar of at most cells cells, in eighths.
+func bar(v, max int64, cells int) string {
 	if v <= 0 || max <= 0 {
 		return ""
 	}
-	eighths := int((v*barWidth*8 + max - 1) / max) // at least one eighth
+	eighths := int((v*int64(cells)*8 + max - 1) / max) // at least one eighth
 	full, part := eighths/8, eighths%8
 	s := strings.Repeat("█", full)
 	if part > 0 {
@@ -128,16 +132,30 @@ func percent(part, whole int64) string {
 	return fmt.Sprintf("%d%%", part*100/whole)
 }
 
-// renderRecap prints the recap for people, in their language: the days
-// as a table, then bar charts.
-func renderRecap(w io.Writer, p i18n.Printer, s recap.Summary, home string) {
-	fmt.Fprintln(w, p.T("recap.title", dayLabel(p, s.From), dayLabel(p, s.To), text.Line(s.Zone, 0)))
+// barFit returns the table build makes with bars of the most cells that
+// fit in width beside its other columns: barWidth when width is 0, and
+// not below minBar (the other columns give way then).
+func barFit(width int, build func(cells int) *table) *table {
+	if width <= 0 {
+		return build(barWidth)
+	}
+	t := build(minBar)
+	if cells := min(barWidth, minBar+width-t.Width()); cells > minBar {
+		return build(cells)
+	}
+	return t
+}
+
+// renderRecap prints the recap for people, in their language, in width
+// columns (0: no limit): the days as a table, then bar charts.
+func renderRecap(w io.Writer, p i18n.Printer, s recap.Summary, home string, width int) {
+	printWrapped(w, width, 2, p.T("recap.title", dayLabel(p, s.From), dayLabel(p, s.To), text.Line(s.Zone, 0)))
 	switch {
 	case s.CoveredSeconds == 0:
-		fmt.Fprintln(w, p.T("recap.seen_nothing"))
+		printWrapped(w, width, 2, p.T("recap.seen_nothing"))
 		return
 	case s.CoveredSeconds < s.Seconds:
-		fmt.Fprintln(w, p.T("recap.seen_part", percent(s.CoveredSeconds, s.Seconds), span(p, s.CoveredSeconds), span(p, s.Seconds)))
+		printWrapped(w, width, 2, p.T("recap.seen_part", percent(s.CoveredSeconds, s.Seconds), span(p, s.CoveredSeconds), span(p, s.Seconds)))
 	default:
 		fmt.Fprintln(w, p.T("recap.seen_all"))
 	}
@@ -147,36 +165,44 @@ func renderRecap(w io.Writer, p i18n.Printer, s recap.Summary, home string) {
 	for _, d := range s.Days {
 		maxBusy = max(maxBusy, d.BusySeconds)
 	}
-	tw := newTable(w)
-	tw.Row(p.T("recap.header"))
-	for _, d := range s.Days {
-		seen := percent(d.CoveredSeconds, d.Seconds)
-		if h := d.LengthSeconds / 3600; d.LengthSeconds%3600 == 0 && h != 24 {
-			seen = p.T("recap.short_day", seen, h)
+	// Narrow, the tool calls, the failures and the time waited go
+	// before anything is cut; then what was seen, the widest, is.
+	days := func(cells int) *table {
+		tw := newTable(w).Fit(width).Drop(5, 7, 6)
+		tw.Row(p.T("recap.header"))
+		for _, d := range s.Days {
+			seen := percent(d.CoveredSeconds, d.Seconds)
+			if h := d.LengthSeconds / 3600; d.LengthSeconds%3600 == 0 && h != 24 {
+				seen = p.T("recap.short_day", seen, h)
+			}
+			if d.CoveredSeconds == 0 {
+				tw.Row(dayLabel(p, d.Day), "", "", "", "", "", "", "", p.T("recap.not_running", seen))
+				continue
+			}
+			tw.Row(dayLabel(p, d.Day), bar(d.BusySeconds, maxBusy, cells), span(p, d.BusySeconds), strconv.Itoa(d.Sessions),
+				strconv.Itoa(d.Turns), strconv.Itoa(d.ToolCalls), span(p, d.WaitingSeconds), strconv.Itoa(d.FailedTurns), seen)
 		}
-		if d.CoveredSeconds == 0 {
-			tw.Row(dayLabel(p, d.Day), "", "", "", "", "", "", "", p.T("recap.not_running", seen))
-			continue
-		}
-		tw.Row(dayLabel(p, d.Day), bar(d.BusySeconds, maxBusy), span(p, d.BusySeconds), strconv.Itoa(d.Sessions),
-			strconv.Itoa(d.Turns), strconv.Itoa(d.ToolCalls), span(p, d.WaitingSeconds), strconv.Itoa(d.FailedTurns), seen)
+		return tw
 	}
-	tw.Flush()
+	barFit(width, days).Flush()
 	if s.Totals.Sessions == 0 && s.Totals.Turns == 0 {
-		fmt.Fprintln(w, "\n"+p.T("recap.no_activity"))
+		fmt.Fprintln(w)
+		printWrapped(w, width, 2, p.T("recap.no_activity"))
 		return
 	}
 
-	fmt.Fprintln(w, "\n"+p.T("recap.busiest_agents"))
-	chart(w, len(s.Agents), func(i int) (string, int64, string) {
+	fmt.Fprintln(w)
+	printWrapped(w, width, 2, p.T("recap.busiest_agents"))
+	chart(w, width, len(s.Agents), func(i int) (string, int64, string) {
 		a := s.Agents[i]
 		return text.Line(a.Agent, 0), a.BusySeconds, p.T("recap.agent_busy", span(p, a.BusySeconds),
 			p.N("recap.turns", a.Turns), p.N("recap.sessions", a.Sessions))
 	})
 
-	fmt.Fprintln(w, "\n"+p.T("recap.busiest_folders"))
+	fmt.Fprintln(w)
+	printWrapped(w, width, 2, p.T("recap.busiest_folders"))
 	named := false
-	chart(w, min(len(s.Folders), 10), func(i int) (string, int64, string) {
+	chart(w, width, min(len(s.Folders), 10), func(i int) (string, int64, string) {
 		f := s.Folders[i]
 		name := "#" + f.Folder[:min(8, len(f.Folder))]
 		if f.Name != "" {
@@ -185,47 +211,54 @@ func renderRecap(w io.Writer, p i18n.Printer, s recap.Summary, home string) {
 		return name, f.BusySeconds, p.T("recap.folder_busy", span(p, f.BusySeconds), p.N("recap.turns", f.Turns))
 	})
 	if more := len(s.Folders) - 10; more > 0 {
-		fmt.Fprintln(w, "  "+p.N("recap.more_folders", more))
+		printWrapped(w, width, 4, "  "+p.N("recap.more_folders", more))
 	}
 	if !named {
-		fmt.Fprintln(w, "  "+p.T("recap.hashes"))
+		printWrapped(w, width, 4, "  "+p.T("recap.hashes"))
 	}
 
 	t := s.Totals
-	fmt.Fprintln(w, "\n"+p.T("recap.waiting", p.N("recap.permission_requests", t.Permissions),
+	fmt.Fprintln(w)
+	printWrapped(w, width, 2, p.T("recap.waiting", p.N("recap.permission_requests", t.Permissions),
 		p.N("recap.questions", t.Questions), span(p, t.WaitingSeconds)))
-	chart(w, len(s.Agents), func(i int) (string, int64, string) {
+	chart(w, width, len(s.Agents), func(i int) (string, int64, string) {
 		a := s.Agents[i]
 		return text.Line(a.Agent, 0), a.WaitingSeconds, span(p, a.WaitingSeconds)
 	})
 
-	fmt.Fprintln(w, "\n"+p.T("recap.failures", p.N("recap.failed_turns", t.FailedTurns)))
-	chart(w, len(s.Agents), func(i int) (string, int64, string) {
+	fmt.Fprintln(w)
+	printWrapped(w, width, 2, p.T("recap.failures", p.N("recap.failed_turns", t.FailedTurns)))
+	chart(w, width, len(s.Agents), func(i int) (string, int64, string) {
 		a := s.Agents[i]
 		return text.Line(a.Agent, 0), int64(a.FailedTurns), strconv.Itoa(a.FailedTurns)
 	})
 
-	fmt.Fprintln(w, "\n"+p.T("recap.tools", p.N("recap.calls", t.ToolCalls)))
-	chart(w, min(len(s.Tools), 10), func(i int) (string, int64, string) {
+	fmt.Fprintln(w)
+	printWrapped(w, width, 2, p.T("recap.tools", p.N("recap.calls", t.ToolCalls)))
+	chart(w, width, min(len(s.Tools), 10), func(i int) (string, int64, string) {
 		return text.Line(s.Tools[i].Tool, 0), int64(s.Tools[i].Calls), strconv.Itoa(s.Tools[i].Calls)
 	})
 }
 
-// chart prints n rows of a bar chart under its heading, each label, value
-// and what to say after the bar; rows with nothing to show are left out.
-func chart(w io.Writer, n int, row func(i int) (label string, v int64, say string)) {
+// chart prints n rows of a bar chart under its heading, in width
+// columns, each label, value and what to say after the bar; rows with
+// nothing to show are left out. Narrow, the bars shrink first, then what
+// is said and the labels give way.
+func chart(w io.Writer, width, n int, row func(i int) (label string, v int64, say string)) {
 	var top int64
 	for i := range n {
 		_, v, _ := row(i)
 		top = max(top, v)
 	}
-	tw := newTable(w).Indent(2)
-	for i := range n {
-		label, v, say := row(i)
-		if v <= 0 {
-			continue
+	barFit(width, func(cells int) *table {
+		tw := newTable(w).Indent(2).Fit(width).Give(2, 0)
+		for i := range n {
+			label, v, say := row(i)
+			if v <= 0 {
+				continue
+			}
+			tw.Row(label, bar(v, top, cells), say)
 		}
-		tw.Row(label, bar(v, top), say)
-	}
-	tw.Flush()
+		return tw
+	}).Flush()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawdhq/clawd/internal/golden"
 	"github.com/clawdhq/clawd/internal/i18n"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/recap"
 )
 
@@ -38,14 +39,24 @@ func TestRenderRecap(t *testing.T) {
 		}
 		p := i18n.For(tt.lang)
 		var got bytes.Buffer
-		renderRecap(&got, p, sum, "/home/user")
+		renderRecap(&got, p, sum, "/home/user", 0)
+		// Narrow: the bars shorter, the least useful columns gone.
+		got.WriteString("\n--- in 60 columns\n\n")
+		var narrow bytes.Buffer
+		renderRecap(&narrow, p, sum, "/home/user", 60)
+		for _, l := range strings.Split(narrow.String(), "\n") {
+			if text.Width(l) > 60 {
+				t.Errorf("the recap in %s in 60 columns has a line of %d: %q", tt.lang, text.Width(l), l)
+			}
+		}
+		got.Write(narrow.Bytes())
 		got.WriteString("\n--- without the folders' names\n\n")
 		for i := range sum.Folders {
 			sum.Folders[i].Name = ""
 		}
-		renderRecap(&got, p, sum, "/home/user")
+		renderRecap(&got, p, sum, "/home/user", 0)
 		got.WriteString("\n--- a window clawd never saw\n\n")
-		renderRecap(&got, p, recap.Summary{Zone: "UTC", From: "2026-01-01", To: "2026-01-07", Seconds: 7 * 86400}, "")
+		renderRecap(&got, p, recap.Summary{Zone: "UTC", From: "2026-01-01", To: "2026-01-07", Seconds: 7 * 86400}, "", 0)
 		golden.Check(t, filepath.Join("testdata", tt.golden), got.Bytes())
 		for _, s := range tt.says {
 			if !strings.Contains(got.String(), s) {
@@ -91,9 +102,12 @@ func TestBar(t *testing.T) {
 		{1, 1000, "▏"}, // something is never nothing
 		{3, 16, "███▊"},
 	} {
-		if got := bar(tt.v, tt.max); got != tt.want {
-			t.Errorf("bar(%d, %d) = %q, want %q", tt.v, tt.max, got, tt.want)
+		if got := bar(tt.v, tt.max, barWidth); got != tt.want {
+			t.Errorf("bar(%d, %d, barWidth) = %q, want %q", tt.v, tt.max, got, tt.want)
 		}
+	}
+	if got, want := bar(10, 10, minBar), strings.Repeat("█", minBar); got != want {
+		t.Errorf("bar(10, 10, minBar) = %q, want %q", got, want)
 	}
 }
 

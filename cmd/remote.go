@@ -258,7 +258,9 @@ func runRemoteList(ctx context.Context, e *env, o *remoteListOptions) error {
 		fmt.Fprintln(e.stdout, e.t("remote.none"))
 		return nil
 	}
-	tw := newTable(e.stdout)
+	// The link's story and the machine give way; then the generation
+	// goes, then the port, before a remote's name is cut.
+	tw := newTable(e.stdout).Fit(e.columns()).Give(4, 1).Drop(3, 2)
 	tw.Row(e.t("remote.header"))
 	for _, en := range entries {
 		machine := en.Target

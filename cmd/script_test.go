@@ -20,8 +20,11 @@ import (
 
 	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/internal/clawdhome"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime"
+	"github.com/clawdhq/clawd/runtime/automations"
 	"github.com/clawdhq/clawd/runtime/history"
+	"github.com/clawdhq/clawd/runtime/recap"
 )
 
 // scriptNames are the names this test binary answers to as clawd: its
@@ -46,7 +49,9 @@ func TestMain(m *testing.M) {
 // path `clawd install` writes into agent settings. A link to it under
 // another of scriptNames (link $CLAWD_BIN ...) runs clawd too. The command
 // codex-trusted checks Codex's trust entries (see cmdCodexTrusted);
-// serve-up runs a clawd serve (see cmdServeUp). The condition
+// serve-up runs a clawd serve (see cmdServeUp); fits checks the width of
+// what the last command printed (see cmdFits); recap-seed gives the
+// history a day's work (see cmdRecapSeed). The condition
 // [bash-completion] says whether that package is installed.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -60,6 +65,8 @@ func TestScript(t *testing.T) {
 			"serve-up":      cmdServeUp,
 			"runtime":       cmdRuntime,
 			"pending-id":    cmdPendingID,
+			"fits":          cmdFits,
+			"recap-seed":    cmdRecapSeed,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "bash-completion" {
@@ -88,20 +95,28 @@ func TestScript(t *testing.T) {
 // scriptRuntimes are the runtimes cmdRuntime started, by script.
 var scriptRuntimes sync.Map // *testscript.TestScript → *runtime.Server
 
-// cmdRuntime is the testscript command `runtime`: a real runtime
-// (runtime.Server, headless, with its history) for the script's clawd
-// home ($CLAWD_HOME), in
+// cmdRuntime is the testscript command `runtime [automations]`: a real
+// runtime (runtime.Server, headless, with its history, and with
+// automations its automations engine) for the script's clawd home
+// ($CLAWD_HOME), in
 // this process, until the script ends. The script's clawd commands and
 // hooks reach it on its socket.
 func cmdRuntime(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 || ts.Getenv("CLAWD_HOME") == "" {
-		ts.Fatalf("usage: runtime (with CLAWD_HOME set)")
+	withAutomations := len(args) == 1 && args[0] == "automations"
+	if neg || len(args) != 0 && !withAutomations || ts.Getenv("CLAWD_HOME") == "" {
+		ts.Fatalf("usage: runtime [automations] (with CLAWD_HOME set)")
 	}
 	home := ts.Getenv("CLAWD_HOME")
-	s := runtime.New(runtime.Config{Home: home, Version: "test",
+	cfg := runtime.Config{Home: home, Version: "test",
 		OpenHistory: func(ctx context.Context) (*history.Store, error) {
 			return history.Open(ctx, history.Options{Home: home, Now: time.Now})
-		}})
+		}}
+	if withAutomations {
+		cfg.OpenAutomations = func(ctx context.Context) (*automations.Engine, error) {
+			return automations.Open(ctx, automations.Options{Home: home, Now: time.Now})
+		}
+	}
+	s := runtime.New(cfg)
 	stop, err := serveRuntime(s)
 	if err != nil {
 		ts.Fatalf("runtime: %v", err)
@@ -131,6 +146,57 @@ func cmdPendingID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("pending-id: no request is pending")
 	}
 	ts.Setenv(args[0], list[0].ID[:min(n, len(list[0].ID))])
+}
+
+// cmdFits is the testscript command `fits N`: every line the last command
+// wrote to stdout is at most N terminal columns (text.Width); `! fits N`:
+// one is wider. Either fails when it wrote nothing.
+func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: fits N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	out := ts.ReadFile("stdout")
+	if out == "" {
+		ts.Fatalf("fits: the last command printed nothing to measure")
+	}
+	widest, line := 0, ""
+	for _, l := range strings.Split(out, "\n") {
+		if w := text.Width(l); w > widest {
+			widest, line = w, l
+		}
+	}
+	switch {
+	case neg && widest <= n:
+		ts.Fatalf("no line of stdout is wider than %d columns (the widest: %d)", n, widest)
+	case !neg && widest > n:
+		ts.Fatalf("stdout has a line of %d columns, wider than %d:\n%s", widest, n, line)
+	}
+}
+
+// cmdRecapSeed is the testscript command `recap-seed`: the history of the
+// script's clawd home ($CLAWD_HOME, before `runtime` opens it) holds the
+// last two hours as seen, and a day's work of claude in /tmp/shop today,
+// as a runtime that ran then would have left it.
+func cmdRecapSeed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 || ts.Getenv("CLAWD_HOME") == "" {
+		ts.Fatalf("usage: recap-seed (with CLAWD_HOME set)")
+	}
+	ctx := context.Background()
+	now := time.Now()
+	s, err := history.Open(ctx, history.Options{Home: ts.Getenv("CLAWD_HOME"), Now: time.Now})
+	ts.Check(err)
+	defer s.Close()
+	_, err = s.Cover(ctx, 0, now.Add(-2*time.Hour), now)
+	ts.Check(err)
+	sc := recap.Scope{Day: recap.Day(now.In(s.Loc()).Format(recap.DayLayout)), Agent: "claude",
+		Folder: s.Hash(recap.HashFolder, "/tmp/shop")}
+	ts.Check(s.AddRecap(ctx, recap.Batch{
+		Rows: map[recap.Scope]*recap.Counts{sc: {Turns: 3, ToolCalls: 12, Permissions: 1, FailedTurns: 1,
+			Waiting: 40 * time.Second, Busy: 9 * time.Minute, Tools: map[string]int{"Bash": 9, "Read": 3}}},
+		Sessions: []recap.Seen{{Scope: sc, Session: s.Hash(recap.HashSession, "claude:feed")}},
+	}))
 }
 
 // cmdLink is the testscript command `link OLD NEW`: a hard link, so that

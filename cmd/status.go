@@ -146,7 +146,9 @@ func renderStatus(e *env, snap client.Snapshot) {
 	sessions := slices.Clone(snap.Sessions)
 	present.Sort(sessions)
 	custom := customNames(e)
-	tw := newTable(w).Fit(e.columns())
+	// The title gives way before the state, which says what a session
+	// needs, or the folder is cut.
+	tw := newTable(w).Fit(e.columns()).Give(2)
 	if colour {
 		tw.Paint(func(row, col int, cell string) string {
 			if row == 0 || col != 1 {

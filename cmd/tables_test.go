@@ -196,10 +196,21 @@ func chinese(t *testing.T, f *fakeAPI, args ...string) string {
 // returns what it printed; it fails unless clawd exits 0.
 func inLang(t *testing.T, home, lang string, stdin []byte, args ...string) string {
 	t.Helper()
-	e, out, errb := testEnv(t, home, stdin, map[string]string{"HOME": "/home/user", "LANG": lang})
+	return inEnv(t, home, map[string]string{"LANG": lang}, stdin, args...)
+}
+
+// inEnv runs clawd against home with HOME /home/user and vars, and
+// returns what it printed; it fails unless clawd exits 0.
+func inEnv(t *testing.T, home string, vars map[string]string, stdin []byte, args ...string) string {
+	t.Helper()
+	all := map[string]string{"HOME": "/home/user"}
+	for k, v := range vars {
+		all[k] = v
+	}
+	e, out, errb := testEnv(t, home, stdin, all)
 	e.now = func() time.Time { return tablesNow }
 	if code := run(t.Context(), e, append([]string{"clawd"}, args...)); code != 0 {
-		t.Fatalf("LANG=%s clawd %s = %d: %s", lang, strings.Join(args, " "), code, errb)
+		t.Fatalf("%v clawd %s = %d: %s", vars, strings.Join(args, " "), code, errb)
 	}
 	return out.String()
 }
@@ -240,11 +251,11 @@ func TestRecapChinese(t *testing.T) {
 	checkAligned(t, out,
 		[]string{"日期", "忙碌", "", "会话", "轮次", "工具", "等待", "失败", "观察到"},
 		[]string{"3月27日 周五", "", "", "", "", "", "", "", "0%：clawd 未运行"},
-		[]string{"3月28日 周六", bar(100, 539), "1分40秒", "1", "1", "1", "40秒", "0", "<1%"},
-		[]string{"3月29日 周日", bar(539, 539), "8分59秒", "4", "7", "10", "2分06秒", "1", "43%（这天共 23 小时）"})
+		[]string{"3月28日 周六", bar(100, 539, barWidth), "1分40秒", "1", "1", "1", "40秒", "0", "<1%"},
+		[]string{"3月29日 周日", bar(539, 539, barWidth), "8分59秒", "4", "7", "10", "2分06秒", "1", "43%（这天共 23 小时）"})
 	checkAligned(t, out,
-		[]string{"  ~/项目", bar(419, 419), "忙碌 6分59秒，6 轮"},
-		[]string{"  ~/project/sub", bar(220, 419), "忙碌 3分40秒，2 轮"})
+		[]string{"  ~/项目", bar(419, 419, barWidth), "忙碌 6分59秒，6 轮"},
+		[]string{"  ~/project/sub", bar(220, 419, barWidth), "忙碌 3分40秒，2 轮"})
 }
 
 // TestAutomationsChinese: clawd automations list and runs in Chinese:
@@ -408,6 +419,170 @@ func TestFitWidths(t *testing.T) {
 	} {
 		if got := fitWidths(tt.widths, tt.limit); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("fitWidths(%v, %d) = %v, want %v", tt.widths, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// giveDropRows is a table with a name and a state that must stay whole,
+// a title and a folder that may give way, and a count that may go.
+var giveDropRows = [][]string{
+	{"NAME", "STATE", "TITLE", "FOLDER", "TURNS"},
+	{"claude", "needs you", "Fix the login bug in checkout", "~/shop/checkout", "12"},
+	{"codex", "working", "Refactor", "~/srv/api", "3"},
+}
+
+// drawGiveDrop lays giveDropRows out in width, the title then the folder
+// giving way, and drop left out.
+func drawGiveDrop(width int, drop ...int) (*table, string) {
+	var b strings.Builder
+	tw := newTable(&b).Fit(width).Give(2, 3).Drop(drop...)
+	for _, r := range giveDropRows {
+		tw.Row(r...)
+	}
+	tw.Flush()
+	return tw, b.String()
+}
+
+// TestTableGiveDrop: the Give columns are cut first, in their order and
+// only as far as needed; then the Drop columns go, in their order and as
+// few as it takes, the Give columns taking back the room; only then are
+// the other columns cut.
+func TestTableGiveDrop(t *testing.T) {
+	for _, tt := range []struct {
+		width int
+		drop  []int
+		want  []string
+	}{
+		{0, []int{4}, []string{
+			"NAME    STATE      TITLE                          FOLDER           TURNS",
+			"claude  needs you  Fix the login bug in checkout  ~/shop/checkout  12",
+			"codex   working    Refactor                       ~/srv/api        3",
+		}},
+		// The title gives 12 columns; the folder nothing.
+		{60, []int{4}, []string{
+			"NAME    STATE      TITLE              FOLDER           TURNS",
+			"claude  needs you  Fix the login bu…  ~/shop/checkout  12",
+			"codex   working    Refactor           ~/srv/api        3",
+		}},
+		// The title down to minCut, then the folder.
+		{50, []int{4}, []string{
+			"NAME    STATE      TITLE     FOLDER          TURNS",
+			"claude  needs you  Fix the…  ~/shop/checko…  12",
+			"codex   working    Refactor  ~/srv/api       3",
+		}},
+		// Both at minCut is 44: TURNS goes, and the folder gets 3 back;
+		// FOLDER, second to drop, stays.
+		{40, []int{4, 3}, []string{
+			"NAME    STATE      TITLE     FOLDER",
+			"claude  needs you  Fix the…  ~/shop/che…",
+			"codex   working    Refactor  ~/srv/api",
+		}},
+		// Without TURNS still 37: FOLDER goes too, the title gets room.
+		{30, []int{4, 3}, []string{
+			"NAME    STATE      TITLE",
+			"claude  needs you  Fix the lo…",
+			"codex   working    Refactor",
+		}},
+		// Nothing left to drop: STATE, not a Give column, is cut last.
+		{30, []int{4}, []string{
+			"NAME    STATE     TITLE     FOLDER",
+			"claude  needs y…  Fix the…  ~/shop/…",
+			"codex   working   Refactor  ~/srv/a…",
+		}},
+	} {
+		_, out := drawGiveDrop(tt.width, tt.drop...)
+		if want := strings.Join(tt.want, "\n") + "\n"; out != want {
+			t.Errorf("Fit(%d).Give(2, 3).Drop(%v) =\n%s\nwant\n%s", tt.width, tt.drop, out, want)
+		}
+	}
+}
+
+// TestTableWidth: Width is the widest line Flush writes, indent
+// included, once the table is fitted; wider than the Fit width only when
+// minCut columns do not fit.
+func TestTableWidth(t *testing.T) {
+	for _, tt := range []struct {
+		width int
+		drop  []int
+		want  int
+	}{
+		{0, nil, 72},
+		{200, nil, 72},
+		{60, nil, 60},
+		{50, nil, 50},
+		{40, []int{4}, 40},
+		{30, []int{4}, 36},
+	} {
+		tw, out := drawGiveDrop(tt.width, tt.drop...)
+		if got := tw.Width(); got != tt.want {
+			t.Errorf("Fit(%d).Drop(%v).Width() = %d, want %d", tt.width, tt.drop, got, tt.want)
+		}
+		widest := 0
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			widest = max(widest, text.Width(l))
+		}
+		if widest != tt.want {
+			t.Errorf("Fit(%d).Drop(%v) wrote lines up to %d columns, want %d:\n%s", tt.width, tt.drop, widest, tt.want, out)
+		}
+	}
+	var b strings.Builder
+	tw := newTable(&b).Indent(2).Fit(60).Give(2)
+	if got := tw.Width(); got != 0 {
+		t.Errorf("an empty table's Width() = %d, want 0", got)
+	}
+	for _, r := range giveDropRows {
+		tw.Row(r...)
+	}
+	if got := tw.Width(); got != 60 {
+		t.Errorf("Indent(2).Fit(60).Width() = %d, want 60, the indent within it", got)
+	}
+}
+
+// TestTablesFitWidth: every table of clawd's, in English and Chinese, in
+// 60 and in 200 columns: no line wider, and what tells the rows apart (a
+// name, an id, a state) whole, the long parts given way or gone.
+func TestTablesFitWidth(t *testing.T) {
+	f := newFakeAPI(t)
+	fillTables(t, f)
+	for _, tt := range []struct {
+		args []string
+		lang string
+		// want are in every width; narrow only at 60, wide only at 200.
+		want, narrow, wide []string
+	}{
+		{[]string{"automations", "list"}, "C.UTF-8",
+			[]string{"post-done", "turn.completed", "ding", "needs review", "off", "disabled"},
+			[]string{"\nding needs review: clawd automations trust ding\n"},
+			[]string{"sound    needs review: clawd automations trust ding\n"}},
+		{[]string{"automations", "list"}, "zh_CN.UTF-8",
+			[]string{"post-done", "ding", "待审阅", "已停用"}, []string{"\nding 待审阅：clawd automations trust ding\n"}, nil},
+		{[]string{"automations", "runs"}, "C.UTF-8",
+			[]string{"RUN", "AUTOMATION", "STATE", "r1", "post-done", "succeeded", "r2", "ding", "outcome unknown"},
+			nil, []string{"TRIES", "CREATED", "turn.completed"}},
+		{[]string{"automations", "runs"}, "zh_CN.UTF-8", []string{"r2", "ding", "结果未知"}, nil, []string{"尝试次数"}},
+		{[]string{"remote", "list"}, "C.UTF-8", []string{"NAME", "LINK", "box", "win", "up for 3m", "disabled"},
+			nil, []string{"GENERATION", "me@box.example", "(clawd remote enable win)"}},
+		{[]string{"remote", "list"}, "zh_CN.UTF-8", []string{"box", "win", "已连接"}, nil, []string{"代次"}},
+		{[]string{"recap"}, "C.UTF-8", []string{"DAY", "BUSY", "SESSIONS", "TURNS", "Sun 29 Mar", "8m59s", "Busiest agents"},
+			nil, []string{"TOOLS", "WAITED", "FAILED", strings.Repeat("█", barWidth)}},
+		{[]string{"recap"}, "zh_CN.UTF-8", []string{"日期", "3月29日 周日", "8分59秒"}, nil, []string{"工具", "等待"}},
+		{[]string{"history"}, "C.UTF-8", []string{"ACTIVE", "AGENT", "SESSION", "claude", "codex", "claude @box", "c0de0002 (stale)"},
+			nil, []string{"修复登录页面", "TURNS", "box:/home/me/shop"}},
+	} {
+		for _, width := range []int{60, 200} {
+			what := fmt.Sprintf("COLUMNS=%d LANG=%s clawd %s", width, tt.lang, strings.Join(tt.args, " "))
+			out := inEnv(t, f.home, map[string]string{"LANG": tt.lang, "COLUMNS": strconv.Itoa(width)}, nil, tt.args...)
+			for _, l := range strings.Split(out, "\n") {
+				if text.Width(l) > width {
+					t.Errorf("%s: line %q is %d columns", what, l, text.Width(l))
+				}
+			}
+			wantText(t, what, out, tt.want...)
+			if width == 60 {
+				wantText(t, what, out, tt.narrow...)
+			} else {
+				wantText(t, what, out, tt.wide...)
+			}
 		}
 	}
 }

@@ -53,7 +53,7 @@ func TestDisabledAgentCheck(t *testing.T) {
 		t.Errorf("claude.enabled = %+v, want none: claude is enabled", c)
 	}
 	var b strings.Builder
-	r.WriteText(&b, false, i18n.For(i18n.Chinese))
+	r.WriteText(&b, false, i18n.For(i18n.Chinese), 0)
 	if !strings.Contains(b.String(), "Codex 已在 config.toml 中停用") {
 		t.Errorf("the Chinese report lacks the disabled agent:\n%s", b.String())
 	}
@@ -69,7 +69,7 @@ func TestDisabledAgentCheck(t *testing.T) {
 		t.Error("codex.enabled with a config.toml that does not parse, want none")
 	}
 	b.Reset()
-	r.WriteText(&b, false, i18n.Printer{})
+	r.WriteText(&b, false, i18n.Printer{}, 0)
 	if !strings.Contains(b.String(), "settings (config.toml)\n  fail    config: ") {
 		t.Errorf("the report lacks the config group:\n%s", b.String())
 	}

@@ -30,7 +30,7 @@ func WriteReport(w io.Writer, o Options, r Report) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# clawd doctor report\n\nclawd: %s\nbinary: %s\nos: %s/%s\ndate: %s\n\n## checks\n\n",
 		o.Version, o.Binary, goruntime.GOOS, goruntime.GOARCH, o.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
-	r.WriteText(&b, false, i18n.Printer{}) // for whoever reads the report: English
+	r.WriteText(&b, false, i18n.Printer{}, 0) // for whoever reads the report: English, whole lines
 	logPath := filepath.Join(o.Home, "logs", "hook.log")
 	fmt.Fprintf(&b, "\n## %s (last %d lines)\n\n", logPath, reportLogLines)
 	lines, err := lastLines(logPath, reportLogLines)

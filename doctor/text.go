@@ -18,14 +18,17 @@ var colours = map[Status]string{OK: "\x1b[32m", Warn: "\x1b[33m", Fail: "\x1b[31
 // runtime, each agent, the desktop), each with its status, id and finding
 // and, when something is wrong, its fix; last how many agents were left
 // out as not on this machine. colour colours the statuses (a terminal,
-// without NO_COLOR). Every string is one inert line (text.Line). The
-// findings and fixes are in p's language too (Check.Text); ids never
-// change.
-func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
-	fmt.Fprintln(w, r.verdict(p))
-	width := 0
+// without NO_COLOR). Every string is one inert line (text.Line), wrapped
+// at width columns (0: not wrapped) with the lines after the first under
+// the check's text. The findings and fixes are in p's language too
+// (Check.Text); ids never change.
+func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer, width int) {
+	for _, l := range text.Wrap(r.verdict(p), width) {
+		fmt.Fprintln(w, l)
+	}
+	statusWidth := 0
 	for _, s := range []Status{OK, Skipped, Warn, Fail} {
-		width = max(width, text.Width(statusWord(p, s)))
+		statusWidth = max(statusWidth, text.Width(statusWord(p, s)))
 	}
 	group := ""
 	for _, c := range r.Checks {
@@ -35,18 +38,36 @@ func (r Report) WriteText(w io.Writer, colour bool, p i18n.Printer) {
 			fmt.Fprintln(w, groupTitle(p, g))
 		}
 		word := statusWord(p, c.Status)
-		status := word + strings.Repeat(" ", width-text.Width(word))
+		status := word + strings.Repeat(" ", statusWidth-text.Width(word))
 		if colour {
 			status = colours[c.Status] + status + "\x1b[0m"
 		}
 		finding, fix := c.Text(p)
-		fmt.Fprintf(w, "  %s %s: %s\n", status, text.Line(c.ID, 0), text.Line(finding, 0))
+		indent := strings.Repeat(" ", statusWidth+3)
+		for i, l := range text.Wrap(text.Line(c.ID, 0)+": "+text.Line(finding, 0), width-len(indent)) {
+			if i == 0 {
+				fmt.Fprintf(w, "  %s %s\n", status, l)
+			} else {
+				fmt.Fprintf(w, "%s%s\n", indent, l)
+			}
+		}
 		if fix != "" && (c.Status == Fail || c.Status == Warn) {
-			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", width+3), p.T("doctor.fix", text.Line(fix, 0)))
+			// The fix's lines after the first go under the fix, past "fix: ".
+			under := text.Width(p.T("doctor.fix", ""))
+			for i, l := range text.Wrap(text.Line(fix, 0), width-len(indent)-under) {
+				if i == 0 {
+					fmt.Fprintf(w, "%s%s\n", indent, p.T("doctor.fix", l))
+				} else {
+					fmt.Fprintf(w, "%s%s%s\n", indent, strings.Repeat(" ", under), l)
+				}
+			}
 		}
 	}
 	if n := len(r.NotHere); n > 0 {
-		fmt.Fprintf(w, "\n%s\n", p.N("doctor.not_here", n))
+		fmt.Fprintln(w)
+		for _, l := range text.Wrap(p.N("doctor.not_here", n), width) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }
 

@@ -20,7 +20,7 @@ func TestWriteText(t *testing.T) {
 		{ID: "desktop.tray", Status: Warn, Finding: "no tray host\x1b[2J", Fix: "enable it"},
 	}, NotHere: []string{"cursor", "kiro"}}
 	var plain bytes.Buffer
-	r.WriteText(&plain, false, i18n.Printer{})
+	r.WriteText(&plain, false, i18n.Printer{}, 0)
 	want := "1 failed, 1 warning: clawd doctor --fix repairs what it can\n\n" +
 		"runtime\n" +
 		"  ok      runtime.reachable: up\n\n" +
@@ -36,9 +36,34 @@ func TestWriteText(t *testing.T) {
 		t.Errorf("WriteText =\n%q\nwant\n%q", plain.String(), want)
 	}
 	var colour bytes.Buffer
-	r.WriteText(&colour, true, i18n.Printer{})
+	r.WriteText(&colour, true, i18n.Printer{}, 0)
 	if !strings.Contains(colour.String(), "\x1b[31mfail   \x1b[0m claude.hooks.missing") || strings.Contains(colour.String(), "\x1b[2J") {
 		t.Errorf("WriteText with colour =\n%q", colour.String())
+	}
+}
+
+// TestWriteTextWraps: given a width, a long finding and its fix wrap at
+// spaces, a path after a slash, the lines after the first under the
+// check's text (a fix's under the fix); nothing is cut.
+func TestWriteTextWraps(t *testing.T) {
+	r := Report{Checks: []Check{
+		{ID: "claude.hooks.missing", Agent: "claude", Status: Fail,
+			Finding: "clawd's hooks are not installed in /home/someone/.claude/settings.json: Claude Code reports nothing",
+			Fix:     "clawd install claude, or clawd doctor --fix"},
+	}}
+	var b bytes.Buffer
+	r.WriteText(&b, false, i18n.Printer{}, 40)
+	want := "1 failed, 0 warnings: clawd doctor --fix\nrepairs what it can\n\n" +
+		"Claude Code (claude)\n" +
+		"  fail    claude.hooks.missing: clawd's\n" +
+		"          hooks are not installed in\n" +
+		"          /home/someone/.claude/\n" +
+		"          settings.json: Claude Code\n" +
+		"          reports nothing\n" +
+		"          fix: clawd install claude, or\n" +
+		"               clawd doctor --fix\n"
+	if b.String() != want {
+		t.Errorf("WriteText(40) =\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
@@ -61,7 +86,7 @@ func TestWriteTextChinese(t *testing.T) {
 		health.New("autostart", "", Warn, i18n.M("doctor.finding.autostart_none"), i18n.Literal("clawd autostart enable")),
 	}}
 	var b bytes.Buffer
-	r.WriteText(&b, false, i18n.For(i18n.Chinese))
+	r.WriteText(&b, false, i18n.For(i18n.Chinese), 0)
 	want := "2 项失败，3 项警告：clawd doctor --fix 会修复能修复的部分\n\n" +
 		"运行时\n" +
 		"  警告 runtime.reachable: clawd serve 没有为 /h/.clawd 运行：在它运行之前，智能体的钩子什么也送不到\n" +
@@ -83,7 +108,7 @@ func TestWriteTextChinese(t *testing.T) {
 		t.Errorf("WriteText in Chinese =\n%s\nwant\n%s", b.String(), want)
 	}
 	var en bytes.Buffer
-	r.WriteText(&en, false, i18n.Printer{})
+	r.WriteText(&en, false, i18n.Printer{}, 0)
 	for _, c := range r.Checks {
 		if !strings.Contains(en.String(), c.Finding) {
 			t.Errorf("WriteText in English lacks %s's finding %q:\n%s", c.ID, c.Finding, en.String())
@@ -99,7 +124,7 @@ func TestVerdictRuntimeDown(t *testing.T) {
 		{ID: "claude.connection", Agent: "claude", Status: Warn, Finding: "nothing arrived"},
 	}}
 	var b bytes.Buffer
-	r.WriteText(&b, false, i18n.Printer{})
+	r.WriteText(&b, false, i18n.Printer{}, 0)
 	want := "1 failed, 1 warning: clawd serve is not running, nothing reaches you\n"
 	if first, _, _ := strings.Cut(b.String(), "\n"); first+"\n" != want {
 		t.Errorf("WriteText's first line = %q, want %q", first, want)
