@@ -258,9 +258,10 @@ func runRemoteList(ctx context.Context, e *env, o *remoteListOptions) error {
 		fmt.Fprintln(e.stdout, e.t("remote.none"))
 		return nil
 	}
-	// The link's story and the machine give way; then the generation
-	// goes, then the port, before a remote's name is cut.
-	tw := newTable(e.stdout).Fit(e.columns()).Give(4, 1).Drop(3, 2)
+	// The link is what a person reads the list for: the generation goes
+	// first, then the port, and only then is the widest cell (the
+	// link's) cut.
+	tw := newTable(e.stdout).Fit(e.columns()).Drop(3, 2)
 	tw.Row(e.t("remote.header"))
 	for _, en := range entries {
 		machine := en.Target

@@ -538,6 +538,20 @@ func TestTableWidth(t *testing.T) {
 	}
 }
 
+// TestRemoteListAt80: in an 80-column terminal, the most common, the
+// generation and the port give their room to the link, which is whole.
+func TestRemoteListAt80(t *testing.T) {
+	f := newFakeAPI(t)
+	fillTables(t, f)
+	out := inEnv(t, f.home, map[string]string{"LANG": "C.UTF-8", "COLUMNS": "80"}, nil, "remote", "list")
+	want := "NAME  MACHINE         LINK\n" +
+		"box   me@box.example  up for 3m (tunnel: its port 40123 to 127.0.0.1:5555)\n" +
+		"win   WSL Ubuntu      disabled (clawd remote enable win)\n"
+	if out != want {
+		t.Errorf("COLUMNS=80 clawd remote list:\n%s\nwant:\n%s", out, want)
+	}
+}
+
 // TestTablesFitWidth: every table of clawd's, in English and Chinese, in
 // 60 and in 200 columns: no line wider, and what tells the rows apart (a
 // name, an id, a state) whole, the long parts given way or gone.
@@ -560,8 +574,8 @@ func TestTablesFitWidth(t *testing.T) {
 			[]string{"RUN", "AUTOMATION", "STATE", "r1", "post-done", "succeeded", "r2", "ding", "outcome unknown"},
 			nil, []string{"TRIES", "CREATED", "turn.completed"}},
 		{[]string{"automations", "runs"}, "zh_CN.UTF-8", []string{"r2", "ding", "结果未知"}, nil, []string{"尝试次数"}},
-		{[]string{"remote", "list"}, "C.UTF-8", []string{"NAME", "LINK", "box", "win", "up for 3m", "disabled"},
-			nil, []string{"GENERATION", "me@box.example", "(clawd remote enable win)"}},
+		{[]string{"remote", "list"}, "C.UTF-8", []string{"NAME", "LINK", "box", "win", "me@box.example", "up for 3m (tunnel: its port", "disabled (clawd remote enable win)"},
+			nil, []string{"GENERATION", "REMOTE PORT"}},
 		{[]string{"remote", "list"}, "zh_CN.UTF-8", []string{"box", "win", "已连接"}, nil, []string{"代次"}},
 		{[]string{"recap"}, "C.UTF-8", []string{"DAY", "BUSY", "SESSIONS", "TURNS", "Sun 29 Mar", "8m59s", "Busiest agents"},
 			nil, []string{"TOOLS", "WAITED", "FAILED", strings.Repeat("█", barWidth)}},
