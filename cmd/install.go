@@ -203,7 +203,8 @@ func nextStep(ctx context.Context, e *env, done []*installers.Report) {
 		if i == 0 {
 			key = "install.next"
 		}
-		fmt.Fprintln(e.stdout, e.t(key, l))
+		// Wrapped under the step, past "next: ".
+		printWrapped(e.stdout, e.columns(), text.Width(e.t(key, "")), e.t(key, l))
 	}
 }
 
@@ -372,7 +373,9 @@ func reportChange(e *env, res *installers.Result, what, key string, dryRun bool)
 	if len(notes) > 0 {
 		line += e.t("install.notes", strings.Join(notes, e.t("install.note.sep")))
 	}
-	fmt.Fprintln(e.stdout, line)
+	// Paths make it long: in a terminal it wraps at spaces and after a
+	// '/', never mid-word.
+	printWrapped(e.stdout, e.columns(), 2, line)
 }
 
 func dryRunVerb(dryRun bool, past, base string) string {
