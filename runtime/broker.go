@@ -354,6 +354,7 @@ func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
 	b.seq++
 	req.seq = b.seq
 	b.pending[req.view.ID] = req
+	req.added = req.view
 	b.publishLocked(client.ChangeAdded, req.view, "")
 	return req, ""
 }

@@ -58,10 +58,10 @@ func (s *Server) permissionRequest(w http.ResponseWriter, r *http.Request, from 
 		return
 	}
 	if a := s.auto.Load(); a != nil {
-		a.Requested(r.Context(), req.view)
+		a.Requested(r.Context(), req.added)
 	}
-	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
-		"tool", e.ToolName, "kind", req.view.Kind)
+	s.log.Info("permission pending", "id", req.added.ID, "agent", e.Agent, "session", e.SessionID,
+		"tool", e.ToolName, "kind", req.added.Kind)
 	s.hold(w, r, req, s.perms.waitFor(body.WaitSeconds))
 }
 

@@ -23,8 +23,13 @@ const (
 
 // permRequest is one request registered by a hook.
 type permRequest struct {
-	seq            uint64
-	view           client.PermissionView
+	seq uint64
+	// view is the request as clients see it; guarded by broker.mu.
+	view client.PermissionView
+	// added is view as the request was added, never changed after: the
+	// hook's handler reads it without broker.mu, while a client may be
+	// closing the request.
+	added          client.PermissionView
 	toolInput      json.RawMessage
 	inputTruncated bool
 	rawSuggestions []json.RawMessage
