@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -52,39 +53,79 @@ const (
 // reasonAnswered is the close reason of an allow or deny decision.
 const reasonAnswered = "answered"
 
-// broker holds the open permission requests. Lock order: broker.mu before
-// the session store's lock, never the other way round (see
-// sessions.Store); holding broker.mu across ingest and registration, and
-// across close and Resolve, keeps the state machine's pending entries and
-// the broker's requests in step.
+// broker holds the open permission requests, their answers and its lock,
+// and takes from the rest of the runtime only what brokerConfig gives it.
+// Lock order: broker.mu before the session store's lock, never the other
+// way round (see sessions.Store); holding broker.mu across ingest and
+// registration, and across close and Resolve, keeps the state machine's
+// pending entries and the broker's requests in step.
 type broker struct {
+	store   *sessions.Store
+	now     func() time.Time
 	after   func(time.Duration) <-chan time.Time
+	log     *slog.Logger
 	timeout time.Duration
 	policy  string
+	rules   func(e *agents.Event) string
+	card    func(body *client.RequestBody) func(*client.PermissionView)
 
 	mu      sync.Mutex
 	seq     uint64
 	dnd     bool
 	pending map[string]*permRequest
 	closed  map[string]*permRequest
-	// stream is the permission stream's hub; announce tells the
-	// in-process feeds (sessions.Store.Announce).
-	stream   *sessions.Hub[sessions.Line]
-	announce func(client.Change)
+	// stream is the permission stream's hub; the in-process feeds hear
+	// through the store (sessions.Store.Announce).
+	stream *sessions.Hub[sessions.Line]
 }
 
-func newBroker(cfg Config, announce func(client.Change)) *broker {
+// brokerConfig is what the broker needs of the runtime.
+type brokerConfig struct {
+	// store is the session store the requests' events go into, their
+	// answers are recorded in and the feeds hear of them through.
+	store *sessions.Store
+	// now and after are the clock and the timer (default time.Now and
+	// time.After).
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
+	log   *slog.Logger
+	// timeout is Config.PermissionTimeout (default
+	// DefaultPermissionTimeout); policy Config.HeadlessPolicy.
+	timeout time.Duration
+	policy  string
+	// rules says which of the person's settings answers e with no
+	// decision at once (client.ReasonDisabled, ReasonNative or
+	// ReasonSubagent), "" for none. It is asked under broker.mu, after
+	// do-not-disturb and before bypass and headless.
+	rules func(e *agents.Event) string
+	// card works out how body reads as a card, outside broker.mu (it may
+	// look at the disk), and returns what fills a request's view with it
+	// under broker.mu.
+	card func(body *client.RequestBody) func(*client.PermissionView)
+}
+
+func newBroker(cfg brokerConfig) *broker {
 	b := &broker{
-		after:    cfg.After,
-		timeout:  cfg.PermissionTimeout,
-		policy:   cfg.HeadlessPolicy,
-		pending:  map[string]*permRequest{},
-		closed:   map[string]*permRequest{},
-		stream:   sessions.NewLineHub(),
-		announce: announce,
+		store:   cfg.store,
+		now:     cfg.now,
+		after:   cfg.after,
+		log:     cfg.log,
+		timeout: cfg.timeout,
+		policy:  cfg.policy,
+		rules:   cfg.rules,
+		card:    cfg.card,
+		pending: map[string]*permRequest{},
+		closed:  map[string]*permRequest{},
+		stream:  sessions.NewLineHub(),
+	}
+	if b.now == nil {
+		b.now = time.Now
 	}
 	if b.after == nil {
 		b.after = time.After
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
 	}
 	if b.timeout <= 0 {
 		b.timeout = DefaultPermissionTimeout
@@ -92,24 +133,28 @@ func newBroker(cfg Config, announce func(client.Change)) *broker {
 	if b.policy != HeadlessAsk {
 		b.policy = HeadlessNone
 	}
+	if b.rules == nil {
+		b.rules = func(*agents.Event) string { return "" }
+	}
+	if b.card == nil {
+		b.card = func(*client.RequestBody) func(*client.PermissionView) { return func(*client.PermissionView) {} }
+	}
 	return b
 }
 
 // immediateReason says why a request is answered with no decision at once,
 // or "" when it is to be shown. The caller holds broker.mu.
-func (s *Server) immediateReason(e *agents.Event, headless bool) string {
-	switch {
-	case s.perms.dnd:
+func (b *broker) immediateReason(e *agents.Event, headless bool) string {
+	if b.dnd {
 		return client.ReasonDND
-	case s.cfg.PermissionsDisabled[e.Agent]:
-		return client.ReasonDisabled
-	case s.cfg.Native != nil && s.cfg.Native(e.Agent, s.sessionKind(e)):
-		return client.ReasonNative
-	case s.subagentLeft(e):
-		return client.ReasonSubagent
+	}
+	if reason := b.rules(e); reason != "" {
+		return reason
+	}
+	switch {
 	case bypasses(e):
 		return client.ReasonBypass
-	case headless && s.perms.policy == HeadlessNone:
+	case headless && b.policy == HeadlessNone:
 		return client.ReasonHeadless
 	}
 	return ""
@@ -152,16 +197,16 @@ func resolves(reason string, headless bool) bool {
 // resolveLocked closes the state machine's pending entry of r, unless
 // another open request shares it (two identical calls in one session
 // fingerprint alike). The caller holds broker.mu.
-func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
+func (b *broker) resolveLocked(key statemachine.Key, pendingKey string) {
 	if pendingKey == "" {
 		return
 	}
-	for _, o := range s.perms.pending {
+	for _, o := range b.pending {
 		if o.key == key && o.pendingKey == pendingKey {
 			return
 		}
 	}
-	s.sessions.Resolve(key, pendingKey)
+	b.store.Resolve(key, pendingKey)
 }
 
 // answeredBy is who closed a request (a client.Source constant) and, for
@@ -177,12 +222,11 @@ type answeredBy struct {
 // closed and who closed it (by). It reports false when r was closed
 // already: every request is closed, and recorded, exactly once. The
 // caller holds broker.mu.
-func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason string, by answeredBy) bool {
-	b := s.perms
+func (b *broker) closeLocked(r *permRequest, ans client.Answer, state, reason string, by answeredBy) bool {
 	if r.view.State != statePending {
 		return false
 	}
-	now := s.cfg.Now()
+	now := b.now()
 	r.view.State = state
 	r.closedAt = now
 	delete(b.pending, r.view.ID)
@@ -194,33 +238,32 @@ func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason st
 	b.closed[r.view.ID] = r
 	b.publishLocked(client.ChangeClosed, r.view, reason)
 	if resolves(reason, r.view.Headless) {
-		s.resolveLocked(r.key, r.pendingKey)
+		b.resolveLocked(r.key, r.pendingKey)
 	}
-	s.recordAnswer(r, ans, reason, by)
+	b.recordAnswer(r, ans, reason, by)
 	ans.ID = r.view.ID
 	r.answer <- ans
-	s.log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
+	b.log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
 		"tool", r.view.Tool, "reason", reason)
 	return true
 }
 
-// settlePermissions closes the open requests of session k whose pending
+// settle closes the open requests of session k whose pending
 // entry the agent's own events have closed: the tool ran or failed, the
 // turn ended, the session is gone. That is how clawd learns that the
 // person answered in the terminal: Claude Code 2.1.328 SIGTERMs the hook
 // when the person picks No or Esc, but after a Yes the hook keeps running
 // until the session ends, and the request would stay listed as pending
 // (and a late allow or deny would claim to decide what was already done).
-func (s *Server) settlePermissions(k statemachine.Key) {
-	b := s.perms
+func (b *broker) settle(k statemachine.Key) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, r := range b.pending {
 		if r.key != k || r.pendingKey == "" {
 			continue
 		}
-		if !s.sessions.HasPending(k, r.pendingKey) {
-			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
+		if !b.store.HasPending(k, r.pendingKey) {
+			b.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
 				answeredBy{source: client.SourceTerminal})
 		}
 	}
@@ -230,7 +273,7 @@ func (s *Server) settlePermissions(k statemachine.Key) {
 // the hook is gone (withdrawn: the agent killed it, its prompt was
 // answered first), the wait is over (timeout) or the runtime stops
 // (shutdown).
-func (s *Server) closeNoDecision(r *permRequest, reason string) {
+func (b *broker) closeNoDecision(r *permRequest, reason string) {
 	state, by := stateWithdrawn, answeredBy{source: client.SourceTerminal}
 	switch reason {
 	case client.ReasonTimeout:
@@ -238,15 +281,15 @@ func (s *Server) closeNoDecision(r *permRequest, reason string) {
 	case client.ReasonShutdown:
 		by.source = client.SourceRuntime
 	}
-	s.perms.mu.Lock()
-	s.closeLocked(r, client.Answer{Reason: reason}, state, reason, by)
-	s.perms.mu.Unlock()
+	b.mu.Lock()
+	b.closeLocked(r, client.Answer{Reason: reason}, state, reason, by)
+	b.mu.Unlock()
 }
 
 // recordAnswer numbers and publishes the permission.answered record of r,
 // closed with ans for reason by by, in order with the agents' events (see
 // sessions.Store.Record). The caller holds broker.mu.
-func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, by answeredBy) {
+func (b *broker) recordAnswer(r *permRequest, ans client.Answer, reason string, by answeredBy) {
 	a := &client.PermissionAnswer{ID: r.view.ID, Request: r.view.Kind, Decision: client.DecisionNone, Reason: reason,
 		Source: by.source, Summary: r.view.Summary}
 	if d := ans.Decision; d != nil {
@@ -262,9 +305,9 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 			a.Decision = client.DecisionAllow
 		}
 	}
-	s.sessions.Record(r.key, client.EventRecord{
+	b.store.Record(r.key, client.EventRecord{
 		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
-			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
+			Time: b.now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
 		Answer: a,
 	})
 }
@@ -274,36 +317,35 @@ func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, 
 // changes in the order they happened.
 func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
-	b.announce(client.Change{Permission: &c})
+	b.store.Announce(client.Change{Permission: &c})
 	sessions.PublishJSON(b.stream, c)
 }
 
-// SetDND turns do-not-disturb on or off. Turning it on answers every
+// setDND turns do-not-disturb on or off. Turning it on answers every
 // pending request with no decision at once: the agents ask in their own
 // terminals, nothing is allowed or denied silently.
-func (s *Server) SetDND(on bool) {
-	b := s.perms
+func (b *broker) setDND(on bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dnd == on {
 		return
 	}
 	b.dnd = on
-	s.log.Info("do not disturb", "on", on)
-	b.announce(client.Change{Settings: true})
+	b.log.Info("do not disturb", "on", on)
+	b.store.Announce(client.Change{Settings: true})
 	if !on {
 		return
 	}
 	for _, r := range b.pendingLocked() {
-		s.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND, answeredBy{source: client.SourceDND})
+		b.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND, answeredBy{source: client.SourceDND})
 	}
 }
 
-// DND reports whether do-not-disturb is on.
-func (s *Server) DND() bool {
-	s.perms.mu.Lock()
-	defer s.perms.mu.Unlock()
-	return s.perms.dnd
+// dndOn reports whether do-not-disturb is on.
+func (b *broker) dndOn() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dnd
 }
 
 // pendingLocked returns the pending requests, oldest first.
@@ -316,39 +358,36 @@ func (b *broker) pendingLocked() []*permRequest {
 	return rs
 }
 
-// register takes a checked request in, all under broker.mu: the state
+// register takes a checked request in, all under broker.mu (but its
+// card, worked out before): the state
 // machine shows its session waiting, then the broker lists the request and
 // announces it, so no reader sees one without the other. A request that is
 // answered at once instead (see immediateReason) is never listed: register
 // returns nil and the reason for the no decision.
-func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
+func (b *broker) register(body *client.RequestBody) (*permRequest, string) {
 	e := &body.Event
-	if s.ignored(e) {
-		return nil, client.ReasonAgentOff // and no session shows it
-	}
-	card := s.cardOf(body)
-	b := s.perms
+	fill := b.card(body)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	// apply, not Ingest: the state machine's Result has the PendingKey
-	// that closes exactly this request's entry later.
-	res, _, _ := s.apply(*e, false)
+	// Apply, not the runtime's ingest: the state machine's Result has the
+	// PendingKey that closes exactly this request's entry later.
+	res, _, _ := b.store.Apply(*e, false)
 	headless := e.Headless || res.Session.Headless
-	req := newPermRequest(e, body, res, headless, s.cfg.Now())
-	card.fill(&req.view, body)
-	if reason := s.immediateReason(e, headless); reason != "" {
+	req := newPermRequest(e, body, res, headless, b.now())
+	fill(&req.view)
+	if reason := b.immediateReason(e, headless); reason != "" {
 		// Never shown, so never announced on the API: no "added", no
 		// "closed". In process, a request left to the agent's own dialog
 		// because clawd does not answer this agent is "unshown": the
 		// person still wants to hear that a terminal waits for them.
 		if resolves(reason, headless) {
-			s.resolveLocked(req.key, req.pendingKey)
+			b.resolveLocked(req.key, req.pendingKey)
 		}
 		if reason == client.ReasonDisabled || reason == client.ReasonNative || reason == client.ReasonSubagent {
-			b.announce(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
+			b.store.Announce(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
 		}
 		// The stream showed its permission.request: it shows the answer.
-		s.recordAnswer(req, client.Answer{Reason: reason}, reason, answeredBy{source: immediateSource(reason)})
+		b.recordAnswer(req, client.Answer{Reason: reason}, reason, answeredBy{source: immediateSource(reason)})
 		return nil, reason
 	}
 	b.seq++
@@ -376,9 +415,8 @@ func (b *broker) waitFor(waitSeconds int) time.Duration {
 	return min(b.timeout, wait)
 }
 
-// Permissions returns the pending requests, oldest first.
-func (s *Server) Permissions() []client.PermissionView {
-	b := s.perms
+// permissions returns the pending requests, oldest first.
+func (b *broker) permissions() []client.PermissionView {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	views := []client.PermissionView{}
@@ -390,15 +428,63 @@ func (s *Server) Permissions() []client.PermissionView {
 
 // lookupLocked finds a pending or recently closed request. The caller
 // holds broker.mu.
-func (s *Server) lookupLocked(id string) *permRequest {
-	b := s.perms
+func (b *broker) lookupLocked(id string) *permRequest {
 	if p := b.pending[id]; p != nil {
 		return p
 	}
-	if p := b.closed[id]; p != nil && s.cfg.Now().Sub(p.closedAt) <= closedKeep {
+	if p := b.closed[id]; p != nil && b.now().Sub(p.closedAt) <= closedKeep {
 		return p
 	}
 	return nil
+}
+
+// view returns the requests and do-not-disturb at one moment with the
+// sessions (see client.View). It takes broker.mu and then the store's
+// lock, the order in which a request is registered: a request is listed
+// only while its session has it pending, so no reader sees a request
+// before its session waits, nor after the agent's own events closed it
+// and before the broker caught up.
+func (b *broker) view() client.View {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v := client.View{Permissions: []client.PermissionView{}, DND: b.dnd}
+	v.Snapshot = b.store.Snapshot(func(hasPending func(statemachine.Key, string) bool) {
+		for _, p := range b.pendingLocked() {
+			// A request whose session was never tracked (no room in
+			// the state machine) has no pending entry to agree with.
+			if p.pendingKey == "" || hasPending(p.key, p.pendingKey) {
+				v.Permissions = append(v.Permissions, p.view)
+			}
+		}
+	})
+	return v
+}
+
+// detail returns the pending or recently closed request id in full.
+func (b *broker) detail(id string) (client.PermissionDetail, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.lookupLocked(id)
+	if p == nil {
+		return client.PermissionDetail{}, false
+	}
+	return p.detail(), true
+}
+
+// follow subscribes to the permission stream with room for buf lines and
+// returns the pending requests as "added" lines, under one lock: no change
+// is missed or seen twice.
+func (b *broker) follow(buf int) (*sessions.Subscription[sessions.Line], []sessions.Line) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sub := b.stream.Subscribe(buf)
+	var initial []sessions.Line
+	for _, p := range b.pendingLocked() {
+		if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
+			initial = append(initial, sessions.Line{JSON: line})
+		}
+	}
+	return sub, initial
 }
 
 // Errors of Decide.
@@ -411,14 +497,13 @@ var (
 	ErrBadDecision = errors.New("decision does not fit the request")
 )
 
-// Decide answers the pending request id, for the API and the tray alike.
+// decide answers the pending request id, for the API and the tray alike.
 // The error wraps ErrNoRequest, ErrClosed or ErrBadDecision and says why
 // in words a person can act on.
-func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionView, error) {
-	b := s.perms
+func (b *broker) decide(id string, body client.DecisionBody) (client.PermissionView, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	p := s.lookupLocked(id)
+	p := b.lookupLocked(id)
 	if p == nil {
 		return client.PermissionView{}, fmt.Errorf("%w: %s", ErrNoRequest, id)
 	}
@@ -432,7 +517,7 @@ func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionV
 		}
 		return p.view, &decideError{ErrClosed, msg}
 	}
-	ans, reason, state, problem := decide(p, &body)
+	ans, reason, state, problem := decision(p, &body)
 	if problem != "" {
 		return p.view, &decideError{ErrBadDecision, problem}
 	}
@@ -443,10 +528,10 @@ func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionV
 	if body.Behavior == client.AnswerQuestions {
 		by.answers = answeredQuestions(body.Answers)
 	}
-	s.closeLocked(p, ans, state, reason, by)
+	b.closeLocked(p, ans, state, reason, by)
 	// Neither the answers nor a message: they may be the person's own
 	// words (see client.AnsweredQuestion).
-	s.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
+	b.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
 	return p.view, nil
 }
 
@@ -459,9 +544,9 @@ type decideError struct {
 func (e *decideError) Error() string { return e.msg }
 func (e *decideError) Unwrap() error { return e.kind }
 
-// decide turns a client's decision into the hook's answer, or says why it
-// does not fit the request.
-func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reason, state, problem string) {
+// decision turns a client's decision into the hook's answer, or says why
+// it does not fit the request.
+func decision(p *permRequest, body *client.DecisionBody) (ans client.Answer, reason, state, problem string) {
 	if body.Suggestion != 0 && body.Behavior != client.Allow {
 		return ans, "", "", fmt.Sprintf("a suggestion is applied with behavior %q only", client.Allow)
 	}

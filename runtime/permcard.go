@@ -39,6 +39,13 @@ func (s *Server) cardOf(body *client.RequestBody) requestCard {
 	return requestCard{folder: oneLine(folder, maxLabel), diff: card.Diff(body.Change, cmp.Or(root, cwd))}
 }
 
+// card works out body's card and returns what fills a request's view
+// with it (see brokerConfig).
+func (s *Server) card(body *client.RequestBody) func(*client.PermissionView) {
+	c := s.cardOf(body)
+	return func(v *client.PermissionView) { c.fill(v, body) }
+}
+
 // fill puts the card, and what the agent said of the call, into v.
 func (c requestCard) fill(v *client.PermissionView, body *client.RequestBody) {
 	v.Folder = c.folder

@@ -27,6 +27,36 @@ const (
 	maxDecisionBody = 1 << 20
 )
 
+// The permission broker's side of the Server: the hooks, the API, the
+// tray and the channels reach the broker through these.
+
+// register takes a checked request in (see broker.register), unless its
+// agent is off: then no session shows it either.
+func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
+	if s.ignored(&body.Event) {
+		return nil, client.ReasonAgentOff
+	}
+	return s.perms.register(body)
+}
+
+// Permissions returns the pending requests, oldest first.
+func (s *Server) Permissions() []client.PermissionView { return s.perms.permissions() }
+
+// Decide answers the pending request id, for the API and the tray alike.
+// The error wraps ErrNoRequest, ErrClosed or ErrBadDecision and says why
+// in words a person can act on.
+func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionView, error) {
+	return s.perms.decide(id, body)
+}
+
+// SetDND turns do-not-disturb on or off. Turning it on answers every
+// pending request with no decision at once: the agents ask in their own
+// terminals, nothing is allowed or denied silently.
+func (s *Server) SetDND(on bool) { s.perms.setDND(on) }
+
+// DND reports whether do-not-disturb is on.
+func (s *Server) DND() bool { return s.perms.dndOn() }
+
 // handlePermissionRequest is the hook's POST /api/v1/permissions: it
 // registers the request and holds the connection open until the answer.
 // Closing the connection withdraws the request: Claude Code kills the
@@ -114,7 +144,7 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, 
 		return rc.Flush()
 	}
 	if beat() != nil {
-		s.closeNoDecision(req, client.ReasonWithdrawn)
+		s.perms.closeNoDecision(req, client.ReasonWithdrawn)
 		return
 	}
 	ans, ok := s.await(r.Context(), req, timeout, beat)
@@ -141,17 +171,17 @@ func (s *Server) await(ctx context.Context, req *permRequest, timeout time.Durat
 		case <-expired:
 			// Closed by someone else meanwhile or not: req.answer has
 			// the answer now.
-			s.closeNoDecision(req, client.ReasonTimeout)
+			s.perms.closeNoDecision(req, client.ReasonTimeout)
 			return <-req.answer, true
 		case <-s.done:
-			s.closeNoDecision(req, client.ReasonShutdown)
+			s.perms.closeNoDecision(req, client.ReasonShutdown)
 			return <-req.answer, true
 		case <-ctx.Done():
-			s.closeNoDecision(req, client.ReasonWithdrawn)
+			s.perms.closeNoDecision(req, client.ReasonWithdrawn)
 			return client.Answer{}, false
 		case <-heartbeat.C:
 			if beat() != nil {
-				s.closeNoDecision(req, client.ReasonWithdrawn)
+				s.perms.closeNoDecision(req, client.ReasonWithdrawn)
 				return client.Answer{}, false
 			}
 		}
@@ -167,14 +197,8 @@ func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
 // handlePermissionGet is GET /api/v1/permissions/{id}.
 func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s.perms.mu.Lock()
-	p := s.lookupLocked(id)
-	var d client.PermissionDetail
-	if p != nil {
-		d = p.detail()
-	}
-	s.perms.mu.Unlock()
-	if p == nil {
+	d, ok := s.perms.detail(id)
+	if !ok {
 		writeError(w, http.StatusNotFound, "no permission request "+id)
 		return
 	}
@@ -216,19 +240,7 @@ func (s *Server) permissionDecision(w http.ResponseWriter, r *http.Request, via 
 // default, Server-Sent Events when the client accepts text/event-stream,
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
-	b := s.perms
 	s.stream(w, r, "type", func() (*sessions.Subscription[sessions.Line], []sessions.Line) {
-		// Subscribe and take the pending list under one lock: no change
-		// is missed or seen twice.
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		sub := b.stream.Subscribe(1024)
-		var initial []sessions.Line
-		for _, p := range b.pendingLocked() {
-			if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
-				initial = append(initial, sessions.Line{JSON: line})
-			}
-		}
-		return sub, initial
+		return s.perms.follow(1024)
 	})
 }

@@ -250,7 +250,11 @@ func New(cfg Config) *Server {
 		Gone: s.titles.forget, Stale: s.titles.again,
 		HistoryFailing: s.historyFailing, HistoryWritten: s.historyWritten, JournalFailing: s.journalFailing,
 	})
-	s.perms = newBroker(cfg, s.sessions.Announce)
+	s.perms = newBroker(brokerConfig{
+		store: s.sessions, now: cfg.Now, after: cfg.After, log: cfg.Logger,
+		timeout: cfg.PermissionTimeout, policy: cfg.HeadlessPolicy,
+		rules: s.immediateRule, card: s.card,
+	})
 	s.dash = s.newDashAPI()
 	s.table = s.routes()
 	if cfg.Automations != nil {
@@ -710,7 +714,7 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 	if !ok {
 		return rec, false
 	}
-	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	s.perms.settle(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
 	s.titles.want(&e)
 	if a := s.auto.Load(); a != nil {
 		a.Record(context.Background(), automations.Fact{Event: e, Title: res.Session.Title, Cwd: res.Session.Cwd, Response: response})
@@ -720,8 +724,8 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 
 // apply is the one way an event gets in (see sessions.Store.Apply). It
 // does not settle the session's permission requests (ingest does; the
-// broker, which holds its own lock, registers requests through apply
-// directly).
+// broker, which holds its own lock, registers requests through the
+// store's Apply directly).
 func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
 	return s.sessions.Apply(e, stateOnly)
 }
