@@ -21,9 +21,9 @@ func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()
 }
 
 // View returns everything a UI shows, at one moment (see client.View):
-// the requests and the sessions agree (see broker.view).
+// the requests and the sessions agree (see sessions.Broker.View).
 func (s *Server) View() client.View {
-	v := s.perms.view()
+	v := s.perms.View()
 	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
 	v.Integrations = s.integrations()
 	v.Remotes = s.links()

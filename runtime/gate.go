@@ -24,7 +24,7 @@ func (s *Server) subagentLeft(e *agents.Event) bool {
 }
 
 // immediateRule says which of the person's settings answers e with no
-// decision at once, "" for none: the broker's rules (see brokerConfig).
+// decision at once, "" for none: the broker's rules (sessions.BrokerConfig.Rules).
 func (s *Server) immediateRule(e *agents.Event) string {
 	switch {
 	case s.cfg.PermissionsDisabled[e.Agent]:

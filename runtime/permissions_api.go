@@ -27,36 +27,6 @@ const (
 	maxDecisionBody = 1 << 20
 )
 
-// The permission broker's side of the Server: the hooks, the API, the
-// tray and the channels reach the broker through these.
-
-// register takes a checked request in (see broker.register), unless its
-// agent is off: then no session shows it either.
-func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
-	if s.ignored(&body.Event) {
-		return nil, client.ReasonAgentOff
-	}
-	return s.perms.register(body)
-}
-
-// Permissions returns the pending requests, oldest first.
-func (s *Server) Permissions() []client.PermissionView { return s.perms.permissions() }
-
-// Decide answers the pending request id, for the API and the tray alike.
-// The error wraps ErrNoRequest, ErrClosed or ErrBadDecision and says why
-// in words a person can act on.
-func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionView, error) {
-	return s.perms.decide(id, body)
-}
-
-// SetDND turns do-not-disturb on or off. Turning it on answers every
-// pending request with no decision at once: the agents ask in their own
-// terminals, nothing is allowed or denied silently.
-func (s *Server) SetDND(on bool) { s.perms.setDND(on) }
-
-// DND reports whether do-not-disturb is on.
-func (s *Server) DND() bool { return s.perms.dndOn() }
-
 // handlePermissionRequest is the hook's POST /api/v1/permissions: it
 // registers the request and holds the connection open until the answer.
 // Closing the connection withdraws the request: Claude Code kills the
@@ -87,12 +57,13 @@ func (s *Server) permissionRequest(w http.ResponseWriter, r *http.Request, from 
 		writeJSON(w, http.StatusOK, client.Answer{Reason: reason})
 		return
 	}
+	v := req.Added()
 	if a := s.auto.Load(); a != nil {
-		a.Requested(r.Context(), req.added)
+		a.Requested(r.Context(), v)
 	}
-	s.log.Info("permission pending", "id", req.added.ID, "agent", e.Agent, "session", e.SessionID,
-		"tool", e.ToolName, "kind", req.added.Kind)
-	s.hold(w, r, req, s.perms.waitFor(body.WaitSeconds))
+	s.log.Info("permission pending", "id", v.ID, "agent", e.Agent, "session", e.SessionID,
+		"tool", e.ToolName, "kind", v.Kind)
+	s.hold(w, r, req, s.perms.WaitFor(body.WaitSeconds))
 }
 
 // readPermissionRequest reads a hook's registration and checks it,
@@ -131,7 +102,7 @@ func (s *Server) readPermissionRequest(w http.ResponseWriter, r *http.Request, f
 // no acknowledgement within client.AckTimeout, or no byte within
 // client.HeartbeatLoss, takes the runtime for stopped and answers "no
 // decision" so the agent's own prompt takes over.
-func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, timeout time.Duration) {
+func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *sessions.Request, timeout time.Duration) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
@@ -144,7 +115,7 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, 
 		return rc.Flush()
 	}
 	if beat() != nil {
-		s.perms.closeNoDecision(req, client.ReasonWithdrawn)
+		s.perms.NoDecision(req, client.ReasonWithdrawn)
 		return
 	}
 	ans, ok := s.await(r.Context(), req, timeout, beat)
@@ -160,28 +131,28 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, 
 // the runtime stops, it closes req with no decision and returns that. When
 // the hook is gone (ctx ends, a heartbeat fails) it withdraws req and
 // reports false: there is nobody to answer.
-func (s *Server) await(ctx context.Context, req *permRequest, timeout time.Duration, beat func() error) (client.Answer, bool) {
+func (s *Server) await(ctx context.Context, req *sessions.Request, timeout time.Duration, beat func() error) (client.Answer, bool) {
 	heartbeat := time.NewTicker(s.cfg.PermissionHeartbeat)
 	defer heartbeat.Stop()
-	expired := s.perms.after(timeout)
+	expired := s.cfg.After(timeout)
 	for {
 		select {
-		case ans := <-req.answer:
+		case ans := <-req.Answer():
 			return ans, true
 		case <-expired:
-			// Closed by someone else meanwhile or not: req.answer has
+			// Closed by someone else meanwhile or not: req.Answer() has
 			// the answer now.
-			s.perms.closeNoDecision(req, client.ReasonTimeout)
-			return <-req.answer, true
+			s.perms.NoDecision(req, client.ReasonTimeout)
+			return <-req.Answer(), true
 		case <-s.done:
-			s.perms.closeNoDecision(req, client.ReasonShutdown)
-			return <-req.answer, true
+			s.perms.NoDecision(req, client.ReasonShutdown)
+			return <-req.Answer(), true
 		case <-ctx.Done():
-			s.perms.closeNoDecision(req, client.ReasonWithdrawn)
+			s.perms.NoDecision(req, client.ReasonWithdrawn)
 			return client.Answer{}, false
 		case <-heartbeat.C:
 			if beat() != nil {
-				s.perms.closeNoDecision(req, client.ReasonWithdrawn)
+				s.perms.NoDecision(req, client.ReasonWithdrawn)
 				return client.Answer{}, false
 			}
 		}
@@ -197,7 +168,7 @@ func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
 // handlePermissionGet is GET /api/v1/permissions/{id}.
 func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	d, ok := s.perms.detail(id)
+	d, ok := s.perms.Detail(id)
 	if !ok {
 		writeError(w, http.StatusNotFound, "no permission request "+id)
 		return
@@ -241,6 +212,6 @@ func (s *Server) permissionDecision(w http.ResponseWriter, r *http.Request, via 
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, r, "type", func() (*sessions.Subscription[sessions.Line], []sessions.Line) {
-		return s.perms.follow(1024)
+		return s.perms.Follow(1024)
 	})
 }

@@ -159,7 +159,8 @@ type Server struct {
 
 	done chan struct{} // closed when shutting down: ends streams
 
-	perms *broker
+	// perms is the permission broker, beside the store.
+	perms *sessions.Broker
 
 	settingsMu  sync.Mutex
 	pausedUntil time.Time
@@ -250,11 +251,7 @@ func New(cfg Config) *Server {
 		Gone: s.titles.forget, Stale: s.titles.again,
 		HistoryFailing: s.historyFailing, HistoryWritten: s.historyWritten, JournalFailing: s.journalFailing,
 	})
-	s.perms = newBroker(brokerConfig{
-		store: s.sessions, now: cfg.Now, after: cfg.After, log: cfg.Logger,
-		timeout: cfg.PermissionTimeout, policy: cfg.HeadlessPolicy,
-		rules: s.immediateRule, card: s.card,
-	})
+	s.perms = s.newBroker()
 	s.dash = s.newDashAPI()
 	s.table = s.routes()
 	if cfg.Automations != nil {
@@ -714,7 +711,7 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 	if !ok {
 		return rec, false
 	}
-	s.perms.settle(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	s.perms.Settle(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
 	s.titles.want(&e)
 	if a := s.auto.Load(); a != nil {
 		a.Record(context.Background(), automations.Fact{Event: e, Title: res.Session.Title, Cwd: res.Session.Cwd, Response: response})
