@@ -203,7 +203,11 @@ func TestDashboard(t *testing.T) {
 		t.Error("the page reloaded to show the session")
 	}
 	goView(t, tab, "sessions")
-	row := pageEval[string](t, tab, `(() => { const li = document.querySelector('#session-list li[data-key="claude/`+sid+`"]'); return li.innerText + " | " + li.querySelector(".repo").title; })()`)
+	// The rows are content-visibility: auto, so a row reads "" until the
+	// first frame after its view shows has laid it out.
+	rowSel := `document.querySelector('#session-list li[data-key="claude/` + sid + `"]')`
+	waitPage(t, tab, "the session row laid out", rowSel+`.innerText.trim() !== ""`, 5*time.Second)
+	row := pageEval[string](t, tab, `(() => { const li = `+rowSel+`; return li.innerText + " | " + li.querySelector(".repo").title; })()`)
 	if !strings.Contains(row, "Claude Code") || !strings.Contains(row, "clawd") || !strings.Contains(row, project) {
 		t.Errorf("the session row reads %q, want Claude Code, its repository clawd and its folder %s on hover", row, project)
 	}

@@ -1,38 +1,21 @@
 package runtime
 
 import (
-	"cmp"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
-	"sync"
 	"time"
 
-	"github.com/clawdhq/clawd/agents"
 	"github.com/clawdhq/clawd/runtime/client"
 	"github.com/clawdhq/clawd/runtime/sessions"
-	"github.com/clawdhq/clawd/statemachine"
 )
 
-// Permission broker defaults and limits.
+// Permission broker defaults (the broker itself is sessions.Broker).
 const (
 	// DefaultPermissionTimeout is how long a request waits for the person
-	// when Config.PermissionTimeout is zero. After it the agent gets "no
-	// decision" and asks in its own terminal, where its dialog has been
-	// open all along, so a short wait loses nothing; ten minutes matches
-	// Claude Code's own default hook timeout.
-	DefaultPermissionTimeout = 10 * time.Minute
+	// when Config.PermissionTimeout is zero (sessions.DefaultRequestTimeout).
+	DefaultPermissionTimeout = sessions.DefaultRequestTimeout
 	// DefaultPermissionHeartbeat is Config.PermissionHeartbeat's default:
 	// a third of client.HeartbeatLoss, so a hook gives up only on a
 	// runtime that missed three heartbeats.
 	DefaultPermissionHeartbeat = time.Second
-	// hookMargin is kept free of the hook's own wait (RequestBody.WaitSeconds)
-	// so the runtime's answer reaches the hook before it gives up.
-	hookMargin = 5 * time.Second
-	// closedKeep is how long a closed request can still be read by id, so
-	// a client that loses a race sees what happened to it.
-	closedKeep = time.Minute
 )
 
 // Headless policies (Config.HeadlessPolicy).
@@ -41,470 +24,52 @@ const (
 	HeadlessAsk  = "ask"  // show the request like any other
 )
 
-// Request states (client.PermissionView.State).
-const (
-	statePending   = "pending"
-	stateAnswered  = "answered"
-	stateWithdrawn = "withdrawn"
-	stateExpired   = "expired"
+// Errors of Decide (the broker's).
+var (
+	// ErrNoRequest: no pending or recently closed request has the id.
+	ErrNoRequest = sessions.ErrNoRequest
+	// ErrClosed: the request was already answered, withdrawn or expired.
+	ErrClosed = sessions.ErrClosed
+	// ErrBadDecision: the decision does not fit the request.
+	ErrBadDecision = sessions.ErrBadDecision
 )
 
-// reasonAnswered is the close reason of an allow or deny decision.
-const reasonAnswered = "answered"
-
-// broker holds the open permission requests. Lock order: broker.mu before
-// the session store's lock, never the other way round (see
-// sessions.Store); holding broker.mu across ingest and registration, and
-// across close and Resolve, keeps the state machine's pending entries and
-// the broker's requests in step.
-type broker struct {
-	after   func(time.Duration) <-chan time.Time
-	timeout time.Duration
-	policy  string
-
-	mu      sync.Mutex
-	seq     uint64
-	dnd     bool
-	pending map[string]*permRequest
-	closed  map[string]*permRequest
-	// stream is the permission stream's hub; announce tells the
-	// in-process feeds (sessions.Store.Announce).
-	stream   *sessions.Hub[sessions.Line]
-	announce func(client.Change)
-}
-
-func newBroker(cfg Config, announce func(client.Change)) *broker {
-	b := &broker{
-		after:    cfg.After,
-		timeout:  cfg.PermissionTimeout,
-		policy:   cfg.HeadlessPolicy,
-		pending:  map[string]*permRequest{},
-		closed:   map[string]*permRequest{},
-		stream:   sessions.NewLineHub(),
-		announce: announce,
-	}
-	if b.after == nil {
-		b.after = time.After
-	}
-	if b.timeout <= 0 {
-		b.timeout = DefaultPermissionTimeout
-	}
-	if b.policy != HeadlessAsk {
-		b.policy = HeadlessNone
-	}
-	return b
-}
-
-// immediateReason says why a request is answered with no decision at once,
-// or "" when it is to be shown. The caller holds broker.mu.
-func (s *Server) immediateReason(e *agents.Event, headless bool) string {
-	switch {
-	case s.perms.dnd:
-		return client.ReasonDND
-	case s.cfg.PermissionsDisabled[e.Agent]:
-		return client.ReasonDisabled
-	case s.cfg.Native != nil && s.cfg.Native(e.Agent, s.sessionKind(e)):
-		return client.ReasonNative
-	case s.subagentLeft(e):
-		return client.ReasonSubagent
-	case bypasses(e):
-		return client.ReasonBypass
-	case headless && s.perms.policy == HeadlessNone:
-		return client.ReasonHeadless
-	}
-	return ""
-}
-
-// immediateSource is who answers a request at once for reason (see
-// immediateReason).
-func immediateSource(reason string) string {
-	switch reason {
-	case client.ReasonDND:
-		return client.SourceDND
-	case client.ReasonBypass:
-		return client.SourceAgent
-	}
-	return client.SourceConfig
-}
-
-// bypasses reports whether e's agent proceeds without asking in e's
-// permission mode, though it fired the request.
-func bypasses(e *agents.Event) bool {
-	a := agents.Lookup(e.Agent)
-	return a != nil && e.PermissionMode != "" && slices.Contains(a.BypassModes, e.PermissionMode)
-}
-
-// resolves reports whether closing a request for reason ends the session's
-// wait. An allow or deny closes the agent's dialog, a withdrawal means the
-// person answered there, and bypass or headless sessions have no dialog.
-// Every other no-decision answer (dnd, timeout, terminal, disabled,
-// native, subagent) hands the request to the agent's own dialog, which is
-// still open: the session keeps waiting until the agent reports what the
-// person did.
-func resolves(reason string, headless bool) bool {
-	switch reason {
-	case client.ReasonDND, client.ReasonTimeout, client.ReasonTerminal, client.ReasonDisabled, client.ReasonNative, client.ReasonSubagent:
-		return headless
-	}
-	return true
-}
-
-// resolveLocked closes the state machine's pending entry of r, unless
-// another open request shares it (two identical calls in one session
-// fingerprint alike). The caller holds broker.mu.
-func (s *Server) resolveLocked(key statemachine.Key, pendingKey string) {
-	if pendingKey == "" {
-		return
-	}
-	for _, o := range s.perms.pending {
-		if o.key == key && o.pendingKey == pendingKey {
-			return
-		}
-	}
-	s.sessions.Resolve(key, pendingKey)
-}
-
-// answeredBy is who closed a request (a client.Source constant) and, for
-// an "always", the label of the suggestion applied; for a question, what
-// was answered.
-type answeredBy struct {
-	source, rule string
-	answers      []client.AnsweredQuestion
-}
-
-// closeLocked closes a pending request with ans, tells every follower,
-// hands ans to the waiting hook and records on the event stream how it
-// closed and who closed it (by). It reports false when r was closed
-// already: every request is closed, and recorded, exactly once. The
-// caller holds broker.mu.
-func (s *Server) closeLocked(r *permRequest, ans client.Answer, state, reason string, by answeredBy) bool {
-	b := s.perms
-	if r.view.State != statePending {
-		return false
-	}
-	now := s.cfg.Now()
-	r.view.State = state
-	r.closedAt = now
-	delete(b.pending, r.view.ID)
-	for id, c := range b.closed {
-		if now.Sub(c.closedAt) > closedKeep {
-			delete(b.closed, id)
-		}
-	}
-	b.closed[r.view.ID] = r
-	b.publishLocked(client.ChangeClosed, r.view, reason)
-	if resolves(reason, r.view.Headless) {
-		s.resolveLocked(r.key, r.pendingKey)
-	}
-	s.recordAnswer(r, ans, reason, by)
-	ans.ID = r.view.ID
-	r.answer <- ans
-	s.log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
-		"tool", r.view.Tool, "reason", reason)
-	return true
-}
-
-// settlePermissions closes the open requests of session k whose pending
-// entry the agent's own events have closed: the tool ran or failed, the
-// turn ended, the session is gone. That is how clawd learns that the
-// person answered in the terminal: Claude Code 2.1.328 SIGTERMs the hook
-// when the person picks No or Esc, but after a Yes the hook keeps running
-// until the session ends, and the request would stay listed as pending
-// (and a late allow or deny would claim to decide what was already done).
-func (s *Server) settlePermissions(k statemachine.Key) {
-	b := s.perms
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, r := range b.pending {
-		if r.key != k || r.pendingKey == "" {
-			continue
-		}
-		if !s.sessions.HasPending(k, r.pendingKey) {
-			s.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
-				answeredBy{source: client.SourceTerminal})
-		}
-	}
-}
-
-// closeNoDecision closes r with no decision, if it is still pending:
-// the hook is gone (withdrawn: the agent killed it, its prompt was
-// answered first), the wait is over (timeout) or the runtime stops
-// (shutdown).
-func (s *Server) closeNoDecision(r *permRequest, reason string) {
-	state, by := stateWithdrawn, answeredBy{source: client.SourceTerminal}
-	switch reason {
-	case client.ReasonTimeout:
-		state, by.source = stateExpired, client.SourceTimeout
-	case client.ReasonShutdown:
-		by.source = client.SourceRuntime
-	}
-	s.perms.mu.Lock()
-	s.closeLocked(r, client.Answer{Reason: reason}, state, reason, by)
-	s.perms.mu.Unlock()
-}
-
-// recordAnswer numbers and publishes the permission.answered record of r,
-// closed with ans for reason by by, in order with the agents' events (see
-// sessions.Store.Record). The caller holds broker.mu.
-func (s *Server) recordAnswer(r *permRequest, ans client.Answer, reason string, by answeredBy) {
-	a := &client.PermissionAnswer{ID: r.view.ID, Request: r.view.Kind, Decision: client.DecisionNone, Reason: reason,
-		Source: by.source, Summary: r.view.Summary}
-	if d := ans.Decision; d != nil {
-		a.Reason = ""
-		switch {
-		case !d.Allow:
-			a.Decision = client.DecisionDeny
-		case by.answers != nil:
-			a.Decision, a.Answers = client.DecisionAnswer, by.answers
-		case by.rule != "":
-			a.Decision, a.Rule = client.DecisionAlways, by.rule
-		default:
-			a.Decision = client.DecisionAllow
-		}
-	}
-	s.sessions.Record(r.key, client.EventRecord{
-		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
-			Time: s.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
-		Answer: a,
+// newBroker is the runtime's permission broker: the session store's, with
+// the person's rules for an immediate answer and the requests' cards.
+func (s *Server) newBroker() *sessions.Broker {
+	return sessions.NewBroker(sessions.BrokerConfig{
+		Store: s.sessions, Now: s.cfg.Now, Log: s.log,
+		Timeout: s.cfg.PermissionTimeout, AskHeadless: s.cfg.HeadlessPolicy == HeadlessAsk,
+		Rules: s.immediateRule, Card: s.card,
 	})
 }
 
-// publishLocked tells the feeds and the permission stream that the request
-// v was added or closed. The caller holds broker.mu, which keeps the
-// changes in the order they happened.
-func (b *broker) publishLocked(typ string, v client.PermissionView, reason string) {
-	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
-	b.announce(client.Change{Permission: &c})
-	sessions.PublishJSON(b.stream, c)
-}
+// The broker's side of the Server: the hooks, the API, the tray and the
+// channels reach the broker through these.
 
-// SetDND turns do-not-disturb on or off. Turning it on answers every
-// pending request with no decision at once: the agents ask in their own
-// terminals, nothing is allowed or denied silently.
-func (s *Server) SetDND(on bool) {
-	b := s.perms
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dnd == on {
-		return
+// register takes a checked request in (see sessions.Broker.Register),
+// unless its agent is off: then no session shows it either.
+func (s *Server) register(body *client.RequestBody) (*sessions.Request, string) {
+	if s.ignored(&body.Event) {
+		return nil, client.ReasonAgentOff
 	}
-	b.dnd = on
-	s.log.Info("do not disturb", "on", on)
-	b.announce(client.Change{Settings: true})
-	if !on {
-		return
-	}
-	for _, r := range b.pendingLocked() {
-		s.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND, answeredBy{source: client.SourceDND})
-	}
-}
-
-// DND reports whether do-not-disturb is on.
-func (s *Server) DND() bool {
-	s.perms.mu.Lock()
-	defer s.perms.mu.Unlock()
-	return s.perms.dnd
-}
-
-// pendingLocked returns the pending requests, oldest first.
-func (b *broker) pendingLocked() []*permRequest {
-	rs := make([]*permRequest, 0, len(b.pending))
-	for _, r := range b.pending {
-		rs = append(rs, r)
-	}
-	slices.SortFunc(rs, func(x, y *permRequest) int { return cmp.Compare(x.seq, y.seq) })
-	return rs
-}
-
-// register takes a checked request in, all under broker.mu: the state
-// machine shows its session waiting, then the broker lists the request and
-// announces it, so no reader sees one without the other. A request that is
-// answered at once instead (see immediateReason) is never listed: register
-// returns nil and the reason for the no decision.
-func (s *Server) register(body *client.RequestBody) (*permRequest, string) {
-	e := &body.Event
-	if s.ignored(e) {
-		return nil, client.ReasonAgentOff // and no session shows it
-	}
-	card := s.cardOf(body)
-	b := s.perms
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	// apply, not Ingest: the state machine's Result has the PendingKey
-	// that closes exactly this request's entry later.
-	res, _, _ := s.apply(*e, false)
-	headless := e.Headless || res.Session.Headless
-	req := newPermRequest(e, body, res, headless, s.cfg.Now())
-	card.fill(&req.view, body)
-	if reason := s.immediateReason(e, headless); reason != "" {
-		// Never shown, so never announced on the API: no "added", no
-		// "closed". In process, a request left to the agent's own dialog
-		// because clawd does not answer this agent is "unshown": the
-		// person still wants to hear that a terminal waits for them.
-		if resolves(reason, headless) {
-			s.resolveLocked(req.key, req.pendingKey)
-		}
-		if reason == client.ReasonDisabled || reason == client.ReasonNative || reason == client.ReasonSubagent {
-			b.announce(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
-		}
-		// The stream showed its permission.request: it shows the answer.
-		s.recordAnswer(req, client.Answer{Reason: reason}, reason, answeredBy{source: immediateSource(reason)})
-		return nil, reason
-	}
-	b.seq++
-	req.seq = b.seq
-	b.pending[req.view.ID] = req
-	b.publishLocked(client.ChangeAdded, req.view, "")
-	return req, ""
-}
-
-// waitFor is how long a request may wait for the person: the broker's
-// timeout, cut to leave hookMargin of the hook's own wait of waitSeconds
-// (half of a wait too short for that), so the answer reaches the hook
-// before it gives up.
-func (b *broker) waitFor(waitSeconds int) time.Duration {
-	if waitSeconds <= 0 {
-		return b.timeout
-	}
-	wait := time.Duration(waitSeconds) * time.Second
-	if wait > 2*hookMargin {
-		wait -= hookMargin
-	} else {
-		wait /= 2
-	}
-	return min(b.timeout, wait)
+	return s.perms.Register(body)
 }
 
 // Permissions returns the pending requests, oldest first.
-func (s *Server) Permissions() []client.PermissionView {
-	b := s.perms
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	views := []client.PermissionView{}
-	for _, p := range b.pendingLocked() {
-		views = append(views, p.view)
-	}
-	return views
-}
-
-// lookupLocked finds a pending or recently closed request. The caller
-// holds broker.mu.
-func (s *Server) lookupLocked(id string) *permRequest {
-	b := s.perms
-	if p := b.pending[id]; p != nil {
-		return p
-	}
-	if p := b.closed[id]; p != nil && s.cfg.Now().Sub(p.closedAt) <= closedKeep {
-		return p
-	}
-	return nil
-}
-
-// Errors of Decide.
-var (
-	// ErrNoRequest: no pending or recently closed request has the id.
-	ErrNoRequest = errors.New("no such permission request")
-	// ErrClosed: the request was already answered, withdrawn or expired.
-	ErrClosed = errors.New("permission request already closed")
-	// ErrBadDecision: the decision does not fit the request.
-	ErrBadDecision = errors.New("decision does not fit the request")
-)
+func (s *Server) Permissions() []client.PermissionView { return s.perms.Permissions() }
 
 // Decide answers the pending request id, for the API and the tray alike.
 // The error wraps ErrNoRequest, ErrClosed or ErrBadDecision and says why
 // in words a person can act on.
 func (s *Server) Decide(id string, body client.DecisionBody) (client.PermissionView, error) {
-	b := s.perms
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p := s.lookupLocked(id)
-	if p == nil {
-		return client.PermissionView{}, fmt.Errorf("%w: %s", ErrNoRequest, id)
-	}
-	if p.view.State != statePending {
-		msg := "permission request " + id + " was already answered"
-		switch p.view.State {
-		case stateWithdrawn:
-			msg = "permission request " + id + " was withdrawn"
-		case stateExpired:
-			msg = "permission request " + id + " expired"
-		}
-		return p.view, &decideError{ErrClosed, msg}
-	}
-	ans, reason, state, problem := decide(p, &body)
-	if problem != "" {
-		return p.view, &decideError{ErrBadDecision, problem}
-	}
-	by := answeredBy{source: client.ClientSource(body.Via)}
-	if n := body.Suggestion; n > 0 && n <= len(p.view.Suggestions) {
-		by.rule = p.view.Suggestions[n-1]
-	}
-	if body.Behavior == client.AnswerQuestions {
-		by.answers = answeredQuestions(body.Answers)
-	}
-	s.closeLocked(p, ans, state, reason, by)
-	// Neither the answers nor a message: they may be the person's own
-	// words (see client.AnsweredQuestion).
-	s.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
-	return p.view, nil
+	return s.perms.Decide(id, body)
 }
 
-// decideError keeps the sentinel for errors.Is and the message as is.
-type decideError struct {
-	kind error
-	msg  string
-}
+// SetDND turns do-not-disturb on or off. Turning it on answers every
+// pending request with no decision at once: the agents ask in their own
+// terminals, nothing is allowed or denied silently.
+func (s *Server) SetDND(on bool) { s.perms.SetDND(on) }
 
-func (e *decideError) Error() string { return e.msg }
-func (e *decideError) Unwrap() error { return e.kind }
-
-// decide turns a client's decision into the hook's answer, or says why it
-// does not fit the request.
-func decide(p *permRequest, body *client.DecisionBody) (ans client.Answer, reason, state, problem string) {
-	if body.Suggestion != 0 && body.Behavior != client.Allow {
-		return ans, "", "", fmt.Sprintf("a suggestion is applied with behavior %q only", client.Allow)
-	}
-	switch body.Behavior {
-	case client.Terminal:
-		return client.Answer{Reason: client.ReasonTerminal}, client.ReasonTerminal, stateAnswered, ""
-	case client.AnswerQuestions:
-		if ans, problem = decideQuestion(p, body); problem != "" {
-			return ans, "", "", problem
-		}
-		return ans, reasonAnswered, stateAnswered, ""
-	case client.Allow, client.Deny:
-	default:
-		return ans, "", "", fmt.Sprintf("behavior %q: want %q, %q, %q or %q", body.Behavior, client.Allow, client.Deny,
-			client.AnswerQuestions, client.Terminal)
-	}
-	if len(body.Answers) > 0 {
-		return ans, "", "", fmt.Sprintf("answers go with behavior %q", client.AnswerQuestions)
-	}
-	if p.view.Kind == client.KindQuestion {
-		if p.view.Answerable {
-			return ans, "", "", fmt.Sprintf("this is a question: answer it with behavior %q and its options (clawd answer ID OPTION...), or in the agent's terminal (behavior %q)",
-				client.AnswerQuestions, client.Terminal)
-		}
-		return ans, "", "", cannotAnswer(p)
-	}
-	d := &agents.Decision{Allow: body.Behavior == client.Allow}
-	if !d.Allow {
-		d.Message, d.Interrupt = body.Message, body.Interrupt
-	}
-	if n := body.Suggestion; n != 0 {
-		switch k := len(p.rawSuggestions); {
-		case k == 0:
-			return ans, "", "", fmt.Sprintf("suggestion %d: this request offers no suggestions", n)
-		case n < 1 || n > k:
-			return ans, "", "", fmt.Sprintf("suggestion %d out of range: this request offers 1-%d", n, k)
-		}
-		d.UpdatedPermissions = []json.RawMessage{p.rawSuggestions[n-1]}
-	}
-	if p.view.Kind == client.KindPlan {
-		if ans, problem = decidePlan(p, d); problem != "" {
-			return ans, "", "", problem
-		}
-		return ans, reasonAnswered, stateAnswered, ""
-	}
-	return client.Answer{Decision: d}, reasonAnswered, stateAnswered, ""
-}
+// DND reports whether do-not-disturb is on.
+func (s *Server) DND() bool { return s.perms.DND() }

@@ -20,25 +20,10 @@ func (s *Server) Subscribe(buf int) (changes <-chan client.Change, cancel func()
 	return sub.C, sub.Close
 }
 
-// View returns everything a UI shows, at one moment (see client.View). It
-// takes the broker's lock and then the sessions', the order in which a
-// request is registered: a request is listed only while its session has
-// it pending, so no reader sees a request before its session waits, nor
-// after the agent's own events closed it and before the broker caught up.
+// View returns everything a UI shows, at one moment (see client.View):
+// the requests and the sessions agree (see sessions.Broker.View).
 func (s *Server) View() client.View {
-	b := s.perms
-	b.mu.Lock()
-	v := client.View{Permissions: []client.PermissionView{}, DND: b.dnd}
-	v.Snapshot = s.sessions.Snapshot(func(hasPending func(statemachine.Key, string) bool) {
-		for _, p := range b.pendingLocked() {
-			// A request whose session was never tracked (no room in
-			// the state machine) has no pending entry to agree with.
-			if p.pendingKey == "" || hasPending(p.key, p.pendingKey) {
-				v.Permissions = append(v.Permissions, p.view)
-			}
-		}
-	})
-	b.mu.Unlock()
+	v := s.perms.View()
 	v.NotificationsPausedUntil = s.NotificationsPausedUntil()
 	v.Integrations = s.integrations()
 	v.Remotes = s.links()

@@ -82,7 +82,7 @@ func TestFeedPermissionChangesAndDecide(t *testing.T) {
 		t.Fatalf("Decide(unknown id) error = %v, want ErrNoRequest", err)
 	}
 	v, err := env.s.Decide(added.ID, client.DecisionBody{Behavior: "allow", Via: "tray"})
-	if err != nil || v.State != stateAnswered {
+	if err != nil || v.State != "answered" {
 		t.Fatalf("Decide(allow) = %+v, %v", v, err)
 	}
 	r := wait(t, res)
@@ -95,7 +95,7 @@ func TestFeedPermissionChangesAndDecide(t *testing.T) {
 	for {
 		c := nextChange(t, f)
 		if c.Permission != nil && c.Permission.Type == client.ChangeClosed {
-			if c.Permission.Permission.ID != added.ID || c.Permission.Reason != reasonAnswered {
+			if c.Permission.Permission.ID != added.ID || c.Permission.Reason != "answered" {
 				t.Fatalf("closed change = %+v, want %s answered", c.Permission, added.ID)
 			}
 			break

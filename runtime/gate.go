@@ -23,6 +23,20 @@ func (s *Server) subagentLeft(e *agents.Event) bool {
 	return e.SubagentID != "" && s.cfg.SubagentPermissionsOff[e.Agent]
 }
 
+// immediateRule says which of the person's settings answers e with no
+// decision at once, "" for none: the broker's rules (sessions.BrokerConfig.Rules).
+func (s *Server) immediateRule(e *agents.Event) string {
+	switch {
+	case s.cfg.PermissionsDisabled[e.Agent]:
+		return client.ReasonDisabled
+	case s.cfg.Native != nil && s.cfg.Native(e.Agent, s.sessionKind(e)):
+		return client.ReasonNative
+	case s.subagentLeft(e):
+		return client.ReasonSubagent
+	}
+	return ""
+}
+
 // notShownLevel is the log level of a request answered with no decision
 // at once for reason: the gates the person set in config.toml fire on
 // every request of the agent or subagent, so they log at debug.

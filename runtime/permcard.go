@@ -4,8 +4,10 @@ import (
 	"cmp"
 
 	"github.com/clawdhq/clawd/internal/repo"
+	"github.com/clawdhq/clawd/internal/text"
 	"github.com/clawdhq/clawd/runtime/card"
 	"github.com/clawdhq/clawd/runtime/client"
+	"github.com/clawdhq/clawd/runtime/sessions"
 	"github.com/clawdhq/clawd/statemachine"
 )
 
@@ -36,19 +38,26 @@ func (s *Server) cardOf(body *client.RequestBody) requestCard {
 		}
 	}
 	folder, root := card.Where(cwd, host == "")
-	return requestCard{folder: oneLine(folder, maxLabel), diff: card.Diff(body.Change, cmp.Or(root, cwd))}
+	return requestCard{folder: text.Line(folder, sessions.MaxLabel), diff: card.Diff(body.Change, cmp.Or(root, cwd))}
+}
+
+// card works out body's card and returns what fills a request's view
+// with it (sessions.BrokerConfig.Card).
+func (s *Server) card(body *client.RequestBody) func(*client.PermissionView) {
+	c := s.cardOf(body)
+	return func(v *client.PermissionView) { c.fill(v, body) }
 }
 
 // fill puts the card, and what the agent said of the call, into v.
 func (c requestCard) fill(v *client.PermissionView, body *client.RequestBody) {
 	v.Folder = c.folder
 	if v.Folder == "" {
-		v.Folder = oneLine(repo.Name(v.Cwd, ""), maxLabel) // the session's folder, known only now
+		v.Folder = text.Line(repo.Name(v.Cwd, ""), sessions.MaxLabel) // the session's folder, known only now
 	}
-	v.Description = oneLine(body.Description, maxDescription)
-	v.URL = oneLine(body.URL, maxURL)
-	v.Prompt = oneLine(body.Prompt, maxPrompt)
-	v.MCPServer, v.MCPTool = oneLine(body.MCPServer, maxLabel), oneLine(body.MCPTool, maxLabel)
+	v.Description = text.Line(body.Description, maxDescription)
+	v.URL = text.Line(body.URL, maxURL)
+	v.Prompt = text.Line(body.Prompt, maxPrompt)
+	v.MCPServer, v.MCPTool = text.Line(body.MCPServer, sessions.MaxLabel), text.Line(body.MCPTool, sessions.MaxLabel)
 	if v.MCPServer == "" || v.MCPTool == "" {
 		v.MCPServer, v.MCPTool = "", ""
 	}

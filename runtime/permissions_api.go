@@ -57,12 +57,13 @@ func (s *Server) permissionRequest(w http.ResponseWriter, r *http.Request, from 
 		writeJSON(w, http.StatusOK, client.Answer{Reason: reason})
 		return
 	}
+	v := req.Added()
 	if a := s.auto.Load(); a != nil {
-		a.Requested(r.Context(), req.view)
+		a.Requested(r.Context(), v)
 	}
-	s.log.Info("permission pending", "id", req.view.ID, "agent", e.Agent, "session", e.SessionID,
-		"tool", e.ToolName, "kind", req.view.Kind)
-	s.hold(w, r, req, s.perms.waitFor(body.WaitSeconds))
+	s.log.Info("permission pending", "id", v.ID, "agent", e.Agent, "session", e.SessionID,
+		"tool", e.ToolName, "kind", v.Kind)
+	s.hold(w, r, req, s.perms.WaitFor(body.WaitSeconds))
 }
 
 // readPermissionRequest reads a hook's registration and checks it,
@@ -101,7 +102,7 @@ func (s *Server) readPermissionRequest(w http.ResponseWriter, r *http.Request, f
 // no acknowledgement within client.AckTimeout, or no byte within
 // client.HeartbeatLoss, takes the runtime for stopped and answers "no
 // decision" so the agent's own prompt takes over.
-func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, timeout time.Duration) {
+func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *sessions.Request, timeout time.Duration) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
@@ -114,7 +115,7 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, 
 		return rc.Flush()
 	}
 	if beat() != nil {
-		s.closeNoDecision(req, client.ReasonWithdrawn)
+		s.perms.NoDecision(req, client.ReasonWithdrawn)
 		return
 	}
 	ans, ok := s.await(r.Context(), req, timeout, beat)
@@ -130,28 +131,28 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, req *permRequest, 
 // the runtime stops, it closes req with no decision and returns that. When
 // the hook is gone (ctx ends, a heartbeat fails) it withdraws req and
 // reports false: there is nobody to answer.
-func (s *Server) await(ctx context.Context, req *permRequest, timeout time.Duration, beat func() error) (client.Answer, bool) {
+func (s *Server) await(ctx context.Context, req *sessions.Request, timeout time.Duration, beat func() error) (client.Answer, bool) {
 	heartbeat := time.NewTicker(s.cfg.PermissionHeartbeat)
 	defer heartbeat.Stop()
-	expired := s.perms.after(timeout)
+	expired := s.cfg.After(timeout)
 	for {
 		select {
-		case ans := <-req.answer:
+		case ans := <-req.Answer():
 			return ans, true
 		case <-expired:
-			// Closed by someone else meanwhile or not: req.answer has
+			// Closed by someone else meanwhile or not: req.Answer() has
 			// the answer now.
-			s.closeNoDecision(req, client.ReasonTimeout)
-			return <-req.answer, true
+			s.perms.NoDecision(req, client.ReasonTimeout)
+			return <-req.Answer(), true
 		case <-s.done:
-			s.closeNoDecision(req, client.ReasonShutdown)
-			return <-req.answer, true
+			s.perms.NoDecision(req, client.ReasonShutdown)
+			return <-req.Answer(), true
 		case <-ctx.Done():
-			s.closeNoDecision(req, client.ReasonWithdrawn)
+			s.perms.NoDecision(req, client.ReasonWithdrawn)
 			return client.Answer{}, false
 		case <-heartbeat.C:
 			if beat() != nil {
-				s.closeNoDecision(req, client.ReasonWithdrawn)
+				s.perms.NoDecision(req, client.ReasonWithdrawn)
 				return client.Answer{}, false
 			}
 		}
@@ -167,14 +168,8 @@ func (s *Server) handlePermissionList(w http.ResponseWriter, r *http.Request) {
 // handlePermissionGet is GET /api/v1/permissions/{id}.
 func (s *Server) handlePermissionGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s.perms.mu.Lock()
-	p := s.lookupLocked(id)
-	var d client.PermissionDetail
-	if p != nil {
-		d = p.detail()
-	}
-	s.perms.mu.Unlock()
-	if p == nil {
+	d, ok := s.perms.Detail(id)
+	if !ok {
 		writeError(w, http.StatusNotFound, "no permission request "+id)
 		return
 	}
@@ -216,19 +211,7 @@ func (s *Server) permissionDecision(w http.ResponseWriter, r *http.Request, via 
 // default, Server-Sent Events when the client accepts text/event-stream,
 // with a heartbeat every 15 s as on the event stream.
 func (s *Server) handlePermissionStream(w http.ResponseWriter, r *http.Request) {
-	b := s.perms
 	s.stream(w, r, "type", func() (*sessions.Subscription[sessions.Line], []sessions.Line) {
-		// Subscribe and take the pending list under one lock: no change
-		// is missed or seen twice.
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		sub := b.stream.Subscribe(1024)
-		var initial []sessions.Line
-		for _, p := range b.pendingLocked() {
-			if line, err := json.Marshal(client.PermissionChange{Type: client.ChangeAdded, Permission: p.view}); err == nil {
-				initial = append(initial, sessions.Line{JSON: line})
-			}
-		}
-		return sub, initial
+		return s.perms.Follow(1024)
 	})
 }

@@ -240,8 +240,8 @@ func TestPlanDecisions(t *testing.T) {
 	if code, b := env.decide(t, p.ID, client.DecisionBody{Behavior: client.Deny, Via: "tray"}); code != http.StatusOK {
 		t.Fatalf("keep planning without a message = %d %s", code, b)
 	}
-	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Allow || r.ans.Decision.Message != keepPlanningMessage {
-		t.Errorf("keep planning without a message: answer %s, want a deny with %q", r.raw, keepPlanningMessage)
+	if r := wait(t, res); r.ans.Decision == nil || r.ans.Decision.Allow || !strings.Contains(r.ans.Decision.Message, "keep planning") {
+		t.Errorf("keep planning without a message: answer %s, want a deny that says to keep planning", r.raw)
 	}
 
 	for _, sid := range []string{"s1", "s2"} {
@@ -253,21 +253,6 @@ func TestPlanDecisions(t *testing.T) {
 		if a := recs[0].Answer; a.Decision != client.DecisionDeny || a.Request != client.KindPlan || strings.Contains(string(line), "rollback") {
 			t.Errorf("%s: the record %s, want a deny on a plan without the message", sid, line)
 		}
-	}
-}
-
-// TestAnswerFits: an answer the hook could not read whole
-// (client.MaxAnswerLine) is refused rather than sent.
-func TestAnswerFits(t *testing.T) {
-	input := func(n int) json.RawMessage {
-		b, _ := json.Marshal(map[string]string{"x": strings.Repeat("a", n)})
-		return b
-	}
-	if p := fits(client.Answer{Decision: &agents.Decision{Allow: true, UpdatedInput: input(agents.MaxRequestInput + 8*agents.MaxAnswerText*6)}}); p != "" {
-		t.Errorf("fits(the largest answer an AskUserQuestion allows) = %q, want it to fit", p)
-	}
-	if p := fits(client.Answer{Decision: &agents.Decision{Allow: true, UpdatedInput: input(client.MaxAnswerLine)}}); !strings.Contains(p, "more than") {
-		t.Errorf("fits(an answer of MaxAnswerLine bytes of input) = %q, want it refused", p)
 	}
 }
 

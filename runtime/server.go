@@ -159,7 +159,8 @@ type Server struct {
 
 	done chan struct{} // closed when shutting down: ends streams
 
-	perms *broker
+	// perms is the permission broker, beside the store.
+	perms *sessions.Broker
 
 	settingsMu  sync.Mutex
 	pausedUntil time.Time
@@ -250,7 +251,7 @@ func New(cfg Config) *Server {
 		Gone: s.titles.forget, Stale: s.titles.again,
 		HistoryFailing: s.historyFailing, HistoryWritten: s.historyWritten, JournalFailing: s.journalFailing,
 	})
-	s.perms = newBroker(cfg, s.sessions.Announce)
+	s.perms = s.newBroker()
 	s.dash = s.newDashAPI()
 	s.table = s.routes()
 	if cfg.Automations != nil {
@@ -710,7 +711,7 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 	if !ok {
 		return rec, false
 	}
-	s.settlePermissions(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
+	s.perms.Settle(statemachine.Key{Agent: e.Agent, ID: e.SessionID})
 	s.titles.want(&e)
 	if a := s.auto.Load(); a != nil {
 		a.Record(context.Background(), automations.Fact{Event: e, Title: res.Session.Title, Cwd: res.Session.Cwd, Response: response})
@@ -720,8 +721,8 @@ func (s *Server) ingestWith(e agents.Event, response string, stateOnly bool) (re
 
 // apply is the one way an event gets in (see sessions.Store.Apply). It
 // does not settle the session's permission requests (ingest does; the
-// broker, which holds its own lock, registers requests through apply
-// directly).
+// broker, which holds its own lock, registers requests through the
+// store's Apply directly).
 func (s *Server) apply(e agents.Event, stateOnly bool) (res statemachine.Result, rec client.EventRecord, ok bool) {
 	return s.sessions.Apply(e, stateOnly)
 }

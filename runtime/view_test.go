@@ -36,7 +36,7 @@ func consistent(v client.View) error {
 // the tray could show when it read sessions and requests one after the
 // other.
 func TestConsistentFires(t *testing.T) {
-	p := client.PermissionView{ID: "p1", Agent: "claude", SessionID: "s1", State: statePending}
+	p := client.PermissionView{ID: "p1", Agent: "claude", SessionID: "s1", State: "pending"}
 	for _, sessions := range [][]client.SessionView{
 		nil, // registered between the two reads
 		{{Agent: "claude", SessionID: "s1", State: string(statemachine.Working)}}, // settled between them

@@ -1,7 +1,9 @@
-// Package sessions is the runtime's session store: the state machine fed
-// with the agents' events, the numbers of the records, the history's
-// journal, and the backlog and hubs the streams and the in-process feeds
-// fan out from (see Store).
+// Package sessions is the runtime's session store and its permission
+// broker: the state machine fed with the agents' events, the numbers of
+// the records, the history's journal, the backlog and hubs the streams
+// and the in-process feeds fan out from (see Store), and the open
+// permission requests with their answers (see Broker). The lock order of
+// both is on Store.
 package sessions
 
 import (
@@ -20,20 +22,26 @@ import (
 // hubs the event stream and the in-process feeds fan out from. It is the
 // one way an event gets in (Apply: the state machine, the number, the
 // journal, the publishing); the rest of the runtime, the permission broker
-// and the dashboard included, uses its methods.
+// (Broker) and the dashboard included, uses its methods.
 //
-// Lock order, outermost first:
+// Lock order of the store, the broker and the runtime's locks around
+// them, outermost first (this is the one place it is written down):
 //
-//	runtime: sources.ingest → broker.mu → Store.mu → the Gone/Stale hooks' locks (titleFiles.mu)
-//	                                        Store.mu → pubMu → Hub.mu
+//	runtime's sources.ingest → Broker.mu → Store.mu → the Gone/Stale hooks' locks (the runtime's titleFiles.mu)
+//	                           Broker.mu → the Rules' locks (the runtime's sources.mu)
+//	                                       Store.mu → pubMu → Hub.mu
+//	                           Broker.mu → Hub.mu (the permission stream's; the feeds' through Announce)
 //
 // The broker takes its lock before the store's (it registers, settles and
 // answers requests through the store's methods while it holds it), never
 // after: no method of Store calls out while it holds mu but the hooks,
-// which take only their own lock. pubMu is taken before mu is released,
-// so the records go out in Seq order while the encoding and the fan-out
-// run outside mu; the hubs' own locks are innermost (the broker publishes
-// under its lock alone too).
+// which take only their own lock, and no method of Broker is called under
+// Store.mu. The broker asks BrokerConfig.Rules under its lock, which may
+// take only a lock of its own; it works out a request's Card before it
+// takes it. pubMu is taken before mu is released, so the records go out
+// in Seq order while the encoding and the fan-out run outside mu; the
+// hubs' own locks are innermost (the broker publishes under its lock
+// alone too).
 type Store struct {
 	now   func() time.Time
 	after func(time.Duration) <-chan time.Time

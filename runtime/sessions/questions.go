@@ -1,4 +1,4 @@
-package runtime
+package sessions
 
 import (
 	"encoding/json"
@@ -44,7 +44,7 @@ func answerer(agent string, asked *agents.Request) func(agents.Request, []agents
 
 // decideQuestion turns a client's answers to question p into the hook's
 // answer through the agent's Answer, or says why they do not fit.
-func decideQuestion(p *permRequest, body *client.DecisionBody) (client.Answer, string) {
+func decideQuestion(p *Request, body *client.DecisionBody) (client.Answer, string) {
 	switch {
 	case p.view.Kind != client.KindQuestion:
 		return client.Answer{}, fmt.Sprintf("behavior %q answers a question; this request is a %s", client.AnswerQuestions, p.view.Kind)
@@ -70,7 +70,7 @@ func decideQuestion(p *permRequest, body *client.DecisionBody) (client.Answer, s
 }
 
 // cannotAnswer says why question p is answered in the agent's terminal.
-func cannotAnswer(p *permRequest) string {
+func cannotAnswer(p *Request) string {
 	why := "clawd did not read its questions whole"
 	if a := agents.Lookup(p.view.Agent); a != nil && !a.Supports.AnswersQuestions {
 		why = a.Supports.QuestionsInTerminal
@@ -86,7 +86,7 @@ func cannotAnswer(p *permRequest) string {
 // already checked: an approval as the agent takes one (its Approve; a
 // bare allow leaves Claude Code's plan dialog open), or a deny that sends
 // the plan back with the person's message ("keep planning").
-func decidePlan(p *permRequest, d *agents.Decision) (client.Answer, string) {
+func decidePlan(p *Request, d *agents.Decision) (client.Answer, string) {
 	if d.Allow {
 		if a := agents.Lookup(p.view.Agent); a != nil && a.Approve != nil {
 			approved := a.Approve(p.asked)

@@ -1,4 +1,4 @@
-package runtime
+package sessions
 
 import (
 	"bytes"
@@ -14,17 +14,27 @@ import (
 	"github.com/clawdhq/clawd/statemachine"
 )
 
-// Limits of the one-line texts lists show of a request.
+// Limits of the one-line texts lists show of a request, in runes (and
+// options).
 const (
 	maxSummary = 120
-	maxLabel   = 80
+	// MaxLabel is the most a name or a label of a request shows: a
+	// suggestion's, a subagent's, the folder and the MCP server and tool
+	// of its card.
+	MaxLabel   = 80
 	maxOptions = 32
 )
 
-// permRequest is one request registered by a hook.
-type permRequest struct {
-	seq            uint64
-	view           client.PermissionView
+// Request is one request registered by a hook: a permission, a question
+// or a plan.
+type Request struct {
+	seq uint64
+	// view is the request as clients see it; guarded by Broker.mu.
+	view client.PermissionView
+	// added is view as the request was added, never changed after: the
+	// hook's handler reads it without Broker.mu (Added), while a client
+	// may be closing the request.
+	added          client.PermissionView
 	toolInput      json.RawMessage
 	inputTruncated bool
 	rawSuggestions []json.RawMessage
@@ -43,7 +53,15 @@ type permRequest struct {
 	answer chan client.Answer
 }
 
-func (r *permRequest) detail() client.PermissionDetail {
+// Added is the request as it was listed, which its hook's handler may
+// read while a client closes it.
+func (r *Request) Added() client.PermissionView { return r.added }
+
+// Answer delivers the request's one answer, from whoever closes it.
+func (r *Request) Answer() <-chan client.Answer { return r.answer }
+
+// detail is the request in full. The caller holds Broker.mu.
+func (r *Request) detail() client.PermissionDetail {
 	v := r.view
 	if v.Kind == client.KindPlan {
 		v.Plan, v.PlanTruncated = r.asked.Plan, false
@@ -57,9 +75,9 @@ func (r *permRequest) detail() client.PermissionDetail {
 	}
 }
 
-// newPermRequest is the request a hook registers with body, whose event
+// newRequest is the request a hook registers with body, whose event
 // e the state machine applied with res.
-func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *permRequest {
+func newRequest(e *agents.Event, body *client.RequestBody, res statemachine.Result, headless bool, now time.Time) *Request {
 	kind := client.KindPermission
 	switch {
 	case e.Kind == agents.KindQuestion || body.Kind == agents.RequestQuestion:
@@ -67,7 +85,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 	case body.Kind == agents.RequestPlan:
 		kind = client.KindPlan
 	}
-	req := &permRequest{
+	req := &Request{
 		view: client.PermissionView{
 			ID:          newPermID(),
 			Kind:        kind,
@@ -80,7 +98,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 			Suggestions: labels(body.SuggestionLabels, len(body.Suggestions)),
 			Options:     options(body.Options),
 			Headless:    headless,
-			SubagentID:  oneLine(e.SubagentID, maxLabel),
+			SubagentID:  oneLine(e.SubagentID, MaxLabel),
 			CreatedAt:   now.UTC(),
 			State:       statePending,
 		},
@@ -99,7 +117,7 @@ func newPermRequest(e *agents.Event, body *client.RequestBody, res statemachine.
 	if req.view.SubagentID != "" {
 		// A type alone is no subagent: Claude Code names one on the main
 		// thread of an --agent session too.
-		req.view.SubagentType = oneLine(e.SubagentType, maxLabel)
+		req.view.SubagentType = oneLine(e.SubagentType, MaxLabel)
 	}
 	return req
 }
@@ -200,7 +218,7 @@ func labels(given []string, n int) []string {
 	for i := range n {
 		l := ""
 		if i < len(given) {
-			l = oneLine(given[i], maxLabel)
+			l = oneLine(given[i], MaxLabel)
 		}
 		if l == "" {
 			l = fmt.Sprintf("Apply suggestion %d", i+1)
