@@ -77,17 +77,17 @@ func runDoctor(ctx context.Context, e *env, o *doctorOptions) error {
 			}
 			r, err := doctor.Fix(opts, a, o.dryRun)
 			if err != nil {
-				fmt.Fprintf(out.stdout, "%s: cannot fix: %v\n", a.ID, err)
+				printWrapped(out.stdout, out.columns(), 2, out.t("doctor.cannot_fix", a.ID, err.Error()))
 				continue
 			}
 			fixed = true
 			report(out, r, true, o.dryRun)
 		}
 		if !fixed {
-			fmt.Fprintln(out.stdout, "nothing for --fix to repair")
+			fmt.Fprintln(out.stdout, out.t("doctor.nothing_to_fix"))
 		}
 		if !o.dryRun && fixed {
-			fmt.Fprintln(out.stdout, "\nchecking again:")
+			fmt.Fprintln(out.stdout, "\n"+out.t("doctor.checking_again"))
 			rep = doctor.Run(ctx, opts, list)
 		}
 		fmt.Fprintln(out.stdout)
