@@ -138,9 +138,19 @@ type PermissionView struct {
 	SubagentID   string    `json:"subagent_id,omitempty"`
 	SubagentType string    `json:"subagent_type,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
-	// State is pending, answered, withdrawn or expired.
+	// State is one of the Request states.
 	State string `json:"state"`
 }
+
+// The states of a request (PermissionView.State): waiting for the
+// person, answered (by a decision or a rule), withdrawn by the agent (its
+// hook went away: answered in the terminal), or expired unanswered.
+const (
+	RequestPending   = "pending"
+	RequestAnswered  = "answered"
+	RequestWithdrawn = "withdrawn"
+	RequestExpired   = "expired"
+)
 
 // QuestionView is what a question request asks, structured, and a plan
 // request's plan: enough for a client to show them and to answer.

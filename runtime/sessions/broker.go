@@ -31,14 +31,6 @@ const (
 	ClosedKeep = time.Minute
 )
 
-// Request states (client.PermissionView.State).
-const (
-	statePending   = "pending"
-	stateAnswered  = "answered"
-	stateWithdrawn = "withdrawn"
-	stateExpired   = "expired"
-)
-
 // reasonAnswered is the close reason of an allow or deny decision.
 const reasonAnswered = "answered"
 
@@ -209,7 +201,7 @@ type answeredBy struct {
 // already: every request is closed, and recorded, exactly once. The
 // caller holds mu.
 func (b *Broker) closeLocked(r *Request, ans client.Answer, state, reason string, by answeredBy) bool {
-	if r.view.State != statePending {
+	if r.view.State != client.RequestPending {
 		return false
 	}
 	now := b.now()
@@ -249,7 +241,7 @@ func (b *Broker) Settle(k statemachine.Key) {
 			continue
 		}
 		if !b.store.HasPending(k, r.pendingKey) {
-			b.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, stateWithdrawn, client.ReasonWithdrawn,
+			b.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, client.RequestWithdrawn, client.ReasonWithdrawn,
 				answeredBy{source: client.SourceTerminal})
 		}
 	}
@@ -260,10 +252,10 @@ func (b *Broker) Settle(k statemachine.Key) {
 // was answered first), the wait is over (timeout) or the runtime stops
 // (shutdown).
 func (b *Broker) NoDecision(r *Request, reason string) {
-	state, by := stateWithdrawn, answeredBy{source: client.SourceTerminal}
+	state, by := client.RequestWithdrawn, answeredBy{source: client.SourceTerminal}
 	switch reason {
 	case client.ReasonTimeout:
-		state, by.source = stateExpired, client.SourceTimeout
+		state, by.source = client.RequestExpired, client.SourceTimeout
 	case client.ReasonShutdown:
 		by.source = client.SourceRuntime
 	}
@@ -323,7 +315,7 @@ func (b *Broker) SetDND(on bool) {
 		return
 	}
 	for _, r := range b.pendingLocked() {
-		b.closeLocked(r, client.Answer{Reason: client.ReasonDND}, stateWithdrawn, client.ReasonDND, answeredBy{source: client.SourceDND})
+		b.closeLocked(r, client.Answer{Reason: client.ReasonDND}, client.RequestWithdrawn, client.ReasonDND, answeredBy{source: client.SourceDND})
 	}
 }
 
@@ -493,12 +485,12 @@ func (b *Broker) Decide(id string, body client.DecisionBody) (client.PermissionV
 	if p == nil {
 		return client.PermissionView{}, fmt.Errorf("%w: %s", ErrNoRequest, id)
 	}
-	if p.view.State != statePending {
+	if p.view.State != client.RequestPending {
 		msg := "permission request " + id + " was already answered"
 		switch p.view.State {
-		case stateWithdrawn:
+		case client.RequestWithdrawn:
 			msg = "permission request " + id + " was withdrawn"
-		case stateExpired:
+		case client.RequestExpired:
 			msg = "permission request " + id + " expired"
 		}
 		return p.view, &decideError{ErrClosed, msg}
@@ -538,12 +530,12 @@ func decision(p *Request, body *client.DecisionBody) (ans client.Answer, reason,
 	}
 	switch body.Behavior {
 	case client.Terminal:
-		return client.Answer{Reason: client.ReasonTerminal}, client.ReasonTerminal, stateAnswered, ""
+		return client.Answer{Reason: client.ReasonTerminal}, client.ReasonTerminal, client.RequestAnswered, ""
 	case client.AnswerQuestions:
 		if ans, problem = decideQuestion(p, body); problem != "" {
 			return ans, "", "", problem
 		}
-		return ans, reasonAnswered, stateAnswered, ""
+		return ans, reasonAnswered, client.RequestAnswered, ""
 	case client.Allow, client.Deny:
 	default:
 		return ans, "", "", fmt.Sprintf("behavior %q: want %q, %q, %q or %q", body.Behavior, client.Allow, client.Deny,
@@ -576,7 +568,7 @@ func decision(p *Request, body *client.DecisionBody) (ans client.Answer, reason,
 		if ans, problem = decidePlan(p, d); problem != "" {
 			return ans, "", "", problem
 		}
-		return ans, reasonAnswered, stateAnswered, ""
+		return ans, reasonAnswered, client.RequestAnswered, ""
 	}
-	return client.Answer{Decision: d}, reasonAnswered, stateAnswered, ""
+	return client.Answer{Decision: d}, reasonAnswered, client.RequestAnswered, ""
 }

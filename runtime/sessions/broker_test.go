@@ -92,7 +92,7 @@ func TestBrokerDecides(t *testing.T) {
 		t.Errorf("Decide(unknown) = %v, want ErrNoRequest", err)
 	}
 	r.advance(ClosedKeep)
-	if d, ok := r.b.Detail(id); !ok || d.State != stateAnswered {
+	if d, ok := r.b.Detail(id); !ok || d.State != client.RequestAnswered {
 		t.Errorf("Detail after ClosedKeep = %+v, %v; want it answered", d.State, ok)
 	}
 	r.advance(time.Second)
@@ -155,7 +155,7 @@ func TestBrokerSettles(t *testing.T) {
 	default:
 		t.Fatal("no answer for the hook after Settle")
 	}
-	if d, _ := r.b.Detail(req.Added().ID); d.State != stateWithdrawn {
+	if d, _ := r.b.Detail(req.Added().ID); d.State != client.RequestWithdrawn {
 		t.Errorf("state = %q, want withdrawn", d.State)
 	}
 }

@@ -100,7 +100,7 @@ func newRequest(e *agents.Event, body *client.RequestBody, res statemachine.Resu
 			Headless:    headless,
 			SubagentID:  oneLine(e.SubagentID, MaxLabel),
 			CreatedAt:   now.UTC(),
-			State:       statePending,
+			State:       client.RequestPending,
 		},
 		toolInput:      body.ToolInput,
 		inputTruncated: body.InputTruncated,
