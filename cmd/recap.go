@@ -166,25 +166,49 @@ func renderRecap(w io.Writer, p i18n.Printer, s recap.Summary, home string, widt
 		maxBusy = max(maxBusy, d.BusySeconds)
 	}
 	// Narrow, the tool calls, the failures and the time waited go
-	// before anything is cut; then what was seen, the widest, is.
-	days := func(cells int) *table {
-		tw := newTable(w).Fit(width).Drop(5, 7, 6)
-		tw.Row(p.T("recap.header"))
-		for _, d := range s.Days {
-			seen := percent(d.CoveredSeconds, d.Seconds)
-			if h := d.LengthSeconds / 3600; d.LengthSeconds%3600 == 0 && h != 24 {
-				seen = p.T("recap.short_day", seen, h)
+	// before anything is cut; then what a day's SEEN says of it (not
+	// running, a short day) goes under the table, a line each, and only
+	// then is anything cut.
+	const seenColumn = 8
+	var notes []string
+	days := func(beside bool) func(cells int) *table {
+		return func(cells int) *table {
+			notes = notes[:0]
+			tw := newTable(w).Fit(width).Drop(5, 7, 6)
+			tw.Row(p.T("recap.header"))
+			for _, d := range s.Days {
+				seen := percent(d.CoveredSeconds, d.Seconds)
+				h := d.LengthSeconds / 3600
+				short := d.LengthSeconds%3600 == 0 && h != 24
+				switch {
+				case !beside && d.CoveredSeconds == 0:
+					notes = append(notes, p.T("recap.day_note", dayLabel(p, d.Day), p.T("recap.was_not_running")))
+				case !beside && short:
+					notes = append(notes, p.T("recap.day_note", dayLabel(p, d.Day), p.T("recap.hour_day", h)))
+				case short:
+					seen = p.T("recap.short_day", seen, h)
+				}
+				if d.CoveredSeconds == 0 {
+					if beside {
+						seen = p.T("recap.not_running", seen)
+					}
+					tw.Row(dayLabel(p, d.Day), "", "", "", "", "", "", "", seen)
+					continue
+				}
+				tw.Row(dayLabel(p, d.Day), bar(d.BusySeconds, maxBusy, cells), span(p, d.BusySeconds), strconv.Itoa(d.Sessions),
+					strconv.Itoa(d.Turns), strconv.Itoa(d.ToolCalls), span(p, d.WaitingSeconds), strconv.Itoa(d.FailedTurns), seen)
 			}
-			if d.CoveredSeconds == 0 {
-				tw.Row(dayLabel(p, d.Day), "", "", "", "", "", "", "", p.T("recap.not_running", seen))
-				continue
-			}
-			tw.Row(dayLabel(p, d.Day), bar(d.BusySeconds, maxBusy, cells), span(p, d.BusySeconds), strconv.Itoa(d.Sessions),
-				strconv.Itoa(d.Turns), strconv.Itoa(d.ToolCalls), span(p, d.WaitingSeconds), strconv.Itoa(d.FailedTurns), seen)
+			return tw
 		}
-		return tw
 	}
-	barFit(width, days).Flush()
+	dt := barFit(width, days(true))
+	if dt.Cuts(seenColumn) {
+		dt = barFit(width, days(false))
+	}
+	dt.Flush()
+	for _, n := range notes {
+		printWrapped(w, width, 2, n)
+	}
 	if s.Totals.Sessions == 0 && s.Totals.Turns == 0 {
 		fmt.Fprintln(w)
 		printWrapped(w, width, 2, p.T("recap.no_activity"))

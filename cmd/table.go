@@ -94,6 +94,22 @@ func (t *table) Row(cells ...string) {
 	t.rows = append(t.rows, row)
 }
 
+// Cuts reports whether Fit cuts a cell of column col (one dropped is not
+// cut): a caller that would rather move a long cell elsewhere than cut it
+// asks.
+func (t *table) Cuts(col int) bool {
+	w := t.fitted()
+	if col >= len(w) || w[col] < 0 {
+		return false
+	}
+	for _, r := range t.rows {
+		if col < len(r) && text.Width(r[col]) > w[col] {
+			return true
+		}
+	}
+	return false
+}
+
 // fitted is the width of each column once fitted, -1 for one dropped.
 func (t *table) fitted() []int {
 	var widths []int

@@ -538,6 +538,28 @@ func TestTableWidth(t *testing.T) {
 	}
 }
 
+// TestTableCuts: Cuts says which columns Fit cuts a cell of: none
+// unlimited, the Give columns first when narrow, and never a dropped one.
+func TestTableCuts(t *testing.T) {
+	for _, tt := range []struct {
+		width int
+		drop  []int
+		cut   []bool // by column
+	}{
+		{0, nil, []bool{false, false, false, false, false}},
+		{200, nil, []bool{false, false, false, false, false}},
+		{60, nil, []bool{false, false, true, false, false}},
+		{40, []int{4}, []bool{false, false, true, true, false}},
+	} {
+		tw, _ := drawGiveDrop(tt.width, tt.drop...)
+		for col, want := range tt.cut {
+			if got := tw.Cuts(col); got != want {
+				t.Errorf("Fit(%d).Give(2, 3).Drop(%v).Cuts(%d) = %v, want %v", tt.width, tt.drop, col, got, want)
+			}
+		}
+	}
+}
+
 // TestRemoteListAt80: in an 80-column terminal, the most common, the
 // generation and the port give their room to the link, which is whole.
 func TestRemoteListAt80(t *testing.T) {
