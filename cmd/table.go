@@ -14,8 +14,9 @@ import (
 // character takes two. Every table clawd prints for people is one
 // (TestNoTabwriter keeps it so). Given a width (Fit), it cuts columns to
 // fit in it, those named by Give first, and leaves out those named by
-// Drop when that is not enough; given a paint (Paint), it colours cells
-// after the layout, so that escapes never count as columns.
+// Drop when that is not enough (a column blank in every row goes before
+// anything is cut); given a paint (Paint), it colours cells after the
+// layout, so that escapes never count as columns.
 type table struct {
 	w      io.Writer
 	indent string
@@ -126,7 +127,30 @@ func (t *table) fitted() []int {
 		// A width narrower than the indent still fits what it can.
 		limit = max(1, t.width-text.Width(t.indent))
 	}
+	if limit > 0 && lineWidth(widths) > limit {
+		// Too wide: a column that says nothing in any row ("" or "-"
+		// under its header) goes before anything is cut.
+		for col := 1; col < len(widths); col++ {
+			if t.blank(col) {
+				widths[col] = -1
+			}
+		}
+	}
 	return fitColumns(widths, limit, t.give, t.drop)
+}
+
+// blank reports whether column col is empty or "-" in every row under
+// the header (and there is at least one).
+func (t *table) blank(col int) bool {
+	if len(t.rows) < 2 {
+		return false
+	}
+	for _, r := range t.rows[1:] {
+		if col < len(r) && r[col] != "" && r[col] != "-" {
+			return false
+		}
+	}
+	return true
 }
 
 // Flush writes the table.

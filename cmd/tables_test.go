@@ -560,6 +560,36 @@ func TestTableCuts(t *testing.T) {
 	}
 }
 
+// TestTableDropsBlankColumns: too wide, a column that is "" or "-" in
+// every row goes before any cell is cut; one with something in a row
+// stays, and with room enough nothing goes.
+func TestTableDropsBlankColumns(t *testing.T) {
+	rows := [][]string{
+		{"ID", "SESSION", "SUMMARY", "OFFERS"},
+		{"k3ab12", "-", "rm -rf build && npm run build", ""},
+		{"k3cd34", "-", "src/login.ts", "-"},
+	}
+	draw := func(width int) string {
+		var b strings.Builder
+		tw := newTable(&b).Fit(width)
+		for _, r := range rows {
+			tw.Row(r...)
+		}
+		tw.Flush()
+		return b.String()
+	}
+	if got, want := draw(40), "ID      SUMMARY\nk3ab12  rm -rf build && npm run build\nk3cd34  src/login.ts\n"; got != want {
+		t.Errorf("in 40 columns:\n%s\nwant:\n%s", got, want)
+	}
+	if got := draw(0); !strings.HasPrefix(got, "ID      SESSION  SUMMARY                        OFFERS\n") {
+		t.Errorf("with no limit, the blank columns stay:\n%s", got)
+	}
+	rows[2][1] = "Fix the login"
+	if got := draw(40); !strings.Contains(got, "SESSION") || strings.Contains(got, "OFFERS") {
+		t.Errorf("in 40 columns, a column with one cell kept, the blank one gone:\n%s", got)
+	}
+}
+
 // TestRemoteListAt80: in an 80-column terminal, the most common, the
 // generation and the port give their room to the link, which is whole.
 func TestRemoteListAt80(t *testing.T) {
