@@ -63,7 +63,7 @@ func runAnswer(ctx context.Context, e *env, o *answerOptions, args []string) err
 	if _, err := c.Decide(ctx, id, client.DecisionBody{Behavior: client.AnswerQuestions, Answers: answers, Via: client.SourceCLI}); err != nil {
 		return permissionError(err, id)
 	}
-	fmt.Fprintf(e.stdout, "answered %s (%s): %s\n", id, cell(d.Summary), answerWords(answers))
+	printWrapped(e.stdout, e.columns(), 2, e.t("permissions.done.answered", id, cell(d.Summary), answerWords(e.printer(), answers)))
 	return nil
 }
 
@@ -94,7 +94,7 @@ func requestOfKind(ctx context.Context, e *env, typed string, kind client.Reques
 
 // answerWords is what was answered, in one line: the labels picked, and
 // "your own text" where text was typed, questions apart by "; ".
-func answerWords(answers []agents.Answer) string {
+func answerWords(p i18n.Printer, answers []agents.Answer) string {
 	var qs []string
 	for _, a := range answers {
 		items := make([]string, 0, len(a.Labels)+1)
@@ -102,13 +102,13 @@ func answerWords(answers []agents.Answer) string {
 			items = append(items, text.Line(l, 40))
 		}
 		if strings.TrimSpace(a.Text) != "" {
-			items = append(items, "your own text")
+			items = append(items, p.T("permissions.done.own_text"))
 		}
 		if len(items) > 0 {
-			qs = append(qs, strings.Join(items, ", "))
+			qs = append(qs, strings.Join(items, p.T("list.sep")))
 		}
 	}
-	return strings.Join(qs, "; ")
+	return strings.Join(qs, p.T("permissions.done.questions_sep"))
 }
 
 var (

@@ -54,10 +54,10 @@ func runDND(ctx context.Context, e *env, o *dndOptions, args []string) error {
 	if o.json {
 		return printJSON(e.stdout, client.DND{On: on}, false)
 	}
-	state := "off"
+	state := e.t("dnd.off")
 	if on {
-		state = "on"
+		state = e.t("dnd.on")
 	}
-	fmt.Fprintf(e.stdout, "do not disturb: %s\n", state)
+	fmt.Fprintln(e.stdout, e.t("dnd.state", state))
 	return nil
 }

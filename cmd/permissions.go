@@ -272,20 +272,22 @@ func runPermissionAnswer(ctx context.Context, e *env, o *permissionAnswerOptions
 		what += ": " + v.Summary
 	}
 	what = cell(what)
+	var line string
 	switch o.verb {
 	case "allow":
-		fmt.Fprintf(e.stdout, "allowed %s (%s)\n", id, what)
+		line = e.t("permissions.done.allowed", id, what)
 	case "deny":
-		fmt.Fprintf(e.stdout, "denied %s (%s)\n", id, what)
+		line = e.t("permissions.done.denied", id, what)
 	case "always":
-		label := "suggestion " + strconv.Itoa(body.Suggestion)
+		label := e.t("permissions.done.suggestion", body.Suggestion)
 		if n := body.Suggestion; n <= len(v.Suggestions) {
-			label += " \"" + cell(v.Suggestions[n-1]) + "\""
+			label = e.t("permissions.done.suggestion_named", n, cell(v.Suggestions[n-1]))
 		}
-		fmt.Fprintf(e.stdout, "allowed %s (%s) and applied %s\n", id, what, label)
+		line = e.t("permissions.done.always", id, what, label)
 	case "terminal":
-		fmt.Fprintf(e.stdout, "closed %s here: answer it in the agent's terminal (%s)\n", id, what)
+		line = e.t("permissions.done.terminal", id, what)
 	}
+	printWrapped(e.stdout, e.columns(), 2, line)
 	return nil
 }
 

@@ -531,3 +531,38 @@ func TestPermissionsMarkSubagent(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersChinese: what an answer given on the command line did is
+// said in the person's language (allow, deny, always, terminal, answer,
+// plan, dnd), and in a narrow terminal wraps under its start.
+func TestAnswersChinese(t *testing.T) {
+	question := pendingView("q7c0ffee")
+	question.Kind, question.Summary = client.KindQuestion, "Which language?"
+	question.Questions = []agents.Question{{Text: "Which?", Options: []agents.QuestionOption{{Label: "Go"}, {Label: "Zig"}}}}
+	plan := pendingView("pl4n99")
+	plan.Kind, plan.Plan = client.KindPlan, "1. do it"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"permissions", "allow", "k3ab12"}, "已允许 k3ab12（Bash: echo hello > out.txt）\n"},
+		{[]string{"permissions", "deny", "k3ab12"}, "已拒绝 k3ab12（Bash: echo hello > out.txt）\n"},
+		{[]string{"permissions", "always", "k3ab12", "1"}, "已允许 k3ab12（Bash: echo hello > out.txt），并应用了建议 1“Add /home/user/project (session)”\n"},
+		{[]string{"permissions", "terminal", "k3ab12"}, "已在这里关闭 k3ab12：请在智能体的终端里回答（Bash: echo hello > out.txt）\n"},
+		{[]string{"answer", "q7c0ffee", "Zig"}, "已回答 q7c0ffee（Which language?）：Zig\n"},
+		{[]string{"plan", "approve", "pl4n99"}, "已批准 pl4n99 的计划（Claude Code）\n"},
+		{[]string{"plan", "keep", "pl4n99"}, "已把 pl4n99 的计划退回给 Claude Code，让它继续规划\n"},
+		{[]string{"dnd", "on"}, "免打扰：开\n"},
+	} {
+		f := newFakeAPI(t, pendingView("k3ab12"), question, plan)
+		if got := chinese(t, f, c.args...); got != c.want {
+			t.Errorf("clawd %v in Chinese = %q, want %q", c.args, got, c.want)
+		}
+	}
+	f := newFakeAPI(t, pendingView("k3ab12"))
+	got := inEnv(t, f.home, map[string]string{"LANG": "C.UTF-8", "COLUMNS": "40"}, nil, "permissions", "always", "k3ab12", "1")
+	want := "allowed k3ab12 (Bash: echo hello >\n  out.txt) and applied suggestion 1 \"Add\n  /home/user/project (session)\"\n"
+	if got != want {
+		t.Errorf("in 40 columns = %q, want %q", got, want)
+	}
+}

@@ -81,10 +81,10 @@ func runPlan(ctx context.Context, e *env, verb string, args []string, message st
 		return permissionError(err, id)
 	}
 	who := cell(present.AgentName(d.Agent))
+	key := "permissions.done.plan_kept"
 	if verb == "approve" {
-		fmt.Fprintf(e.stdout, "approved the plan of %s (%s)\n", id, who)
-	} else {
-		fmt.Fprintf(e.stdout, "sent the plan of %s back to %s to keep planning\n", id, who)
+		key = "permissions.done.plan_approved"
 	}
+	printWrapped(e.stdout, e.columns(), 2, e.t(key, id, who))
 	return nil
 }

@@ -58,9 +58,9 @@ func runRename(ctx context.Context, e *env, session, title string, clear bool) e
 	}
 	name := text.Line(got.Agent+":"+got.SessionID, 0)
 	if clear {
-		fmt.Fprintf(e.stdout, "%s: your title is gone; it shows %q\n", name, text.Line(got.Title, 0))
+		fmt.Fprintln(e.stdout, e.t("rename.gone", name, text.Line(got.Title, 0)))
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "%s is now %q\n", name, text.Line(got.Title, 0))
+	fmt.Fprintln(e.stdout, e.t("rename.now", name, text.Line(got.Title, 0)))
 	return nil
 }
