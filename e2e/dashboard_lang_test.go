@@ -49,7 +49,7 @@ func TestDashboardChinese(t *testing.T) {
 	if len(buttons) < 3 || buttons[0] != "允许" || buttons[1] != "拒绝" || buttons[len(buttons)-1] != "在终端中回答" {
 		t.Errorf("the request's buttons read %q, want 允许, 拒绝, …, 在终端中回答", buttons)
 	}
-	if row := pageEval[string](t, tab, `document.querySelector("#session-list li").innerText`); !strings.Contains(row, "等你处理") {
+	if row := pageEval[string](t, tab, `document.querySelector("#session-list li").textContent`); !strings.Contains(row, "等你处理") {
 		t.Errorf("the session row reads %q, want its state in Chinese (等你处理)", row)
 	}
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#needs-list li button.allow"))); err != nil {
