@@ -360,6 +360,17 @@ func TestAutomationsCommandsChinese(t *testing.T) {
 	}
 }
 
+// fitRows lays rows out in a table fitted to width.
+func fitRows(rows [][]string, width int) string {
+	var b strings.Builder
+	tw := newTable(&b).Fit(width)
+	for _, r := range rows {
+		tw.Row(r...)
+	}
+	tw.Flush()
+	return b.String()
+}
+
 // TestTableFit: a table given a width cuts its widest columns, with an
 // ellipsis, until every line fits; without one, or when it fits, nothing
 // is cut; no column is cut below minCut.
@@ -369,15 +380,7 @@ func TestTableFit(t *testing.T) {
 		{"claude", "needs you", "Fix the login bug in the shop's checkout page", "~/shop"},
 		{"codex", "working (Bash)", "修复登录页面的错误并且添加测试", "~/srv/api"},
 	}
-	draw := func(width int) string {
-		var b strings.Builder
-		tw := newTable(&b).Fit(width)
-		for _, r := range rows {
-			tw.Row(r...)
-		}
-		tw.Flush()
-		return b.String()
-	}
+	draw := func(width int) string { return fitRows(rows, width) }
 	whole := draw(0)
 	if !strings.Contains(whole, rows[1][2]) || !strings.Contains(whole, rows[2][2]) || strings.Contains(whole, text.Ellipsis) {
 		t.Errorf("Fit(0) cut a cell:\n%s", whole)
@@ -569,15 +572,7 @@ func TestTableDropsBlankColumns(t *testing.T) {
 		{"k3ab12", "-", "rm -rf build && npm run build", ""},
 		{"k3cd34", "-", "src/login.ts", "-"},
 	}
-	draw := func(width int) string {
-		var b strings.Builder
-		tw := newTable(&b).Fit(width)
-		for _, r := range rows {
-			tw.Row(r...)
-		}
-		tw.Flush()
-		return b.String()
-	}
+	draw := func(width int) string { return fitRows(rows, width) }
 	if got, want := draw(40), "ID      SUMMARY\nk3ab12  rm -rf build && npm run build\nk3cd34  src/login.ts\n"; got != want {
 		t.Errorf("in 40 columns:\n%s\nwant:\n%s", got, want)
 	}

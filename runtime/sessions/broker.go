@@ -44,13 +44,8 @@ const reasonAnswered = "answered"
 // across its close and Resolve, keeps the state machine's pending entries
 // and the broker's requests in step.
 type Broker struct {
-	store       *Store
-	now         func() time.Time
-	log         *slog.Logger
-	timeout     time.Duration
-	askHeadless bool
-	rules       func(e *agents.Event) string
-	card        func(body *client.RequestBody) func(*client.PermissionView)
+	// cfg is NewBroker's BrokerConfig with its defaults filled in.
+	cfg BrokerConfig
 
 	mu      sync.Mutex
 	seq     uint64
@@ -90,34 +85,22 @@ type BrokerConfig struct {
 
 // NewBroker returns a broker with no requests.
 func NewBroker(cfg BrokerConfig) *Broker {
-	b := &Broker{
-		store:       cfg.Store,
-		now:         cfg.Now,
-		log:         cfg.Log,
-		timeout:     cfg.Timeout,
-		askHeadless: cfg.AskHeadless,
-		rules:       cfg.Rules,
-		card:        cfg.Card,
-		pending:     map[string]*Request{},
-		closed:      map[string]*Request{},
-		stream:      NewLineHub(),
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	if b.now == nil {
-		b.now = time.Now
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	if b.log == nil {
-		b.log = slog.New(slog.DiscardHandler)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultRequestTimeout
 	}
-	if b.timeout <= 0 {
-		b.timeout = DefaultRequestTimeout
+	if cfg.Rules == nil {
+		cfg.Rules = func(*agents.Event) string { return "" }
 	}
-	if b.rules == nil {
-		b.rules = func(*agents.Event) string { return "" }
+	if cfg.Card == nil {
+		cfg.Card = func(*client.RequestBody) func(*client.PermissionView) { return func(*client.PermissionView) {} }
 	}
-	if b.card == nil {
-		b.card = func(*client.RequestBody) func(*client.PermissionView) { return func(*client.PermissionView) {} }
-	}
-	return b
+	return &Broker{cfg: cfg, pending: map[string]*Request{}, closed: map[string]*Request{}, stream: NewLineHub()}
 }
 
 // immediateReason says why a request is answered with no decision at once,
@@ -126,13 +109,13 @@ func (b *Broker) immediateReason(e *agents.Event, headless bool) string {
 	if b.dnd {
 		return client.ReasonDND
 	}
-	if reason := b.rules(e); reason != "" {
+	if reason := b.cfg.Rules(e); reason != "" {
 		return reason
 	}
 	switch {
 	case bypasses(e):
 		return client.ReasonBypass
-	case headless && !b.askHeadless:
+	case headless && !b.cfg.AskHeadless:
 		return client.ReasonHeadless
 	}
 	return ""
@@ -184,7 +167,7 @@ func (b *Broker) resolveLocked(key statemachine.Key, pendingKey string) {
 			return
 		}
 	}
-	b.store.Resolve(key, pendingKey)
+	b.cfg.Store.Resolve(key, pendingKey)
 }
 
 // answeredBy is who closed a request (a client.Source constant) and, for
@@ -204,7 +187,7 @@ func (b *Broker) closeLocked(r *Request, ans client.Answer, state, reason string
 	if r.view.State != client.RequestPending {
 		return false
 	}
-	now := b.now()
+	now := b.cfg.Now()
 	r.view.State = state
 	r.closedAt = now
 	delete(b.pending, r.view.ID)
@@ -221,7 +204,7 @@ func (b *Broker) closeLocked(r *Request, ans client.Answer, state, reason string
 	b.recordAnswer(r, ans, reason, by)
 	ans.ID = r.view.ID
 	r.answer <- ans
-	b.log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
+	b.cfg.Log.Info("permission closed", "id", r.view.ID, "agent", r.view.Agent, "session", r.view.SessionID,
 		"tool", r.view.Tool, "reason", reason)
 	return true
 }
@@ -240,7 +223,7 @@ func (b *Broker) Settle(k statemachine.Key) {
 		if r.key != k || r.pendingKey == "" {
 			continue
 		}
-		if !b.store.HasPending(k, r.pendingKey) {
+		if !b.cfg.Store.HasPending(k, r.pendingKey) {
 			b.closeLocked(r, client.Answer{Reason: client.ReasonWithdrawn}, client.RequestWithdrawn, client.ReasonWithdrawn,
 				answeredBy{source: client.SourceTerminal})
 		}
@@ -283,9 +266,9 @@ func (b *Broker) recordAnswer(r *Request, ans client.Answer, reason string, by a
 			a.Decision = client.DecisionAllow
 		}
 	}
-	b.store.Record(r.key, client.EventRecord{
+	b.cfg.Store.Record(r.key, client.EventRecord{
 		Event: agents.Event{Agent: r.view.Agent, Kind: client.KindPermissionAnswered, SessionID: r.view.SessionID,
-			Time: b.now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
+			Time: b.cfg.Now().UTC(), HookEvent: r.hookEvent, ToolName: r.view.Tool, Cwd: r.view.Cwd, Headless: r.view.Headless},
 		Answer: a,
 	})
 }
@@ -295,7 +278,7 @@ func (b *Broker) recordAnswer(r *Request, ans client.Answer, reason string, by a
 // changes in the order they happened.
 func (b *Broker) publishLocked(typ string, v client.PermissionView, reason string) {
 	c := client.PermissionChange{Type: typ, Permission: v, Reason: reason}
-	b.store.Announce(client.Change{Permission: &c})
+	b.cfg.Store.Announce(client.Change{Permission: &c})
 	PublishJSON(b.stream, c)
 }
 
@@ -309,8 +292,8 @@ func (b *Broker) SetDND(on bool) {
 		return
 	}
 	b.dnd = on
-	b.log.Info("do not disturb", "on", on)
-	b.store.Announce(client.Change{Settings: true})
+	b.cfg.Log.Info("do not disturb", "on", on)
+	b.cfg.Store.Announce(client.Change{Settings: true})
 	if !on {
 		return
 	}
@@ -344,14 +327,14 @@ func (b *Broker) pendingLocked() []*Request {
 // decision.
 func (b *Broker) Register(body *client.RequestBody) (*Request, string) {
 	e := &body.Event
-	fill := b.card(body)
+	fill := b.cfg.Card(body)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	// Apply, not the runtime's ingest: the state machine's Result has the
 	// PendingKey that closes exactly this request's entry later.
-	res, _, _ := b.store.Apply(*e, false)
+	res, _, _ := b.cfg.Store.Apply(*e, false)
 	headless := e.Headless || res.Session.Headless
-	req := newRequest(e, body, res, headless, b.now())
+	req := newRequest(e, body, res, headless, b.cfg.Now())
 	fill(&req.view)
 	if reason := b.immediateReason(e, headless); reason != "" {
 		// Never shown, so never announced on the API: no "added", no
@@ -362,7 +345,7 @@ func (b *Broker) Register(body *client.RequestBody) (*Request, string) {
 			b.resolveLocked(req.key, req.pendingKey)
 		}
 		if reason == client.ReasonDisabled || reason == client.ReasonNative || reason == client.ReasonSubagent {
-			b.store.Announce(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
+			b.cfg.Store.Announce(client.Change{Permission: &client.PermissionChange{Type: client.ChangeUnshown, Permission: req.view, Reason: reason}})
 		}
 		// The stream showed its permission.request: it shows the answer.
 		b.recordAnswer(req, client.Answer{Reason: reason}, reason, answeredBy{source: immediateSource(reason)})
@@ -382,7 +365,7 @@ func (b *Broker) Register(body *client.RequestBody) (*Request, string) {
 // before it gives up.
 func (b *Broker) WaitFor(waitSeconds int) time.Duration {
 	if waitSeconds <= 0 {
-		return b.timeout
+		return b.cfg.Timeout
 	}
 	wait := time.Duration(waitSeconds) * time.Second
 	if wait > 2*hookMargin {
@@ -390,7 +373,7 @@ func (b *Broker) WaitFor(waitSeconds int) time.Duration {
 	} else {
 		wait /= 2
 	}
-	return min(b.timeout, wait)
+	return min(b.cfg.Timeout, wait)
 }
 
 // Permissions returns the pending requests, oldest first.
@@ -410,7 +393,7 @@ func (b *Broker) lookupLocked(id string) *Request {
 	if p := b.pending[id]; p != nil {
 		return p
 	}
-	if p := b.closed[id]; p != nil && b.now().Sub(p.closedAt) <= ClosedKeep {
+	if p := b.closed[id]; p != nil && b.cfg.Now().Sub(p.closedAt) <= ClosedKeep {
 		return p
 	}
 	return nil
@@ -426,7 +409,7 @@ func (b *Broker) View() client.View {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	v := client.View{Permissions: []client.PermissionView{}, DND: b.dnd}
-	v.Snapshot = b.store.Snapshot(func(hasPending func(statemachine.Key, string) bool) {
+	v.Snapshot = b.cfg.Store.Snapshot(func(hasPending func(statemachine.Key, string) bool) {
 		for _, p := range b.pendingLocked() {
 			// A request whose session was never tracked (no room in
 			// the state machine) has no pending entry to agree with.
@@ -509,7 +492,7 @@ func (b *Broker) Decide(id string, body client.DecisionBody) (client.PermissionV
 	b.closeLocked(p, ans, state, reason, by)
 	// Neither the answers nor a message: they may be the person's own
 	// words (see client.AnsweredQuestion).
-	b.log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
+	b.cfg.Log.Info("permission decided", "id", id, "behavior", body.Behavior, "suggestion", body.Suggestion, "via", body.Via)
 	return p.view, nil
 }
 

@@ -96,11 +96,11 @@ func (st *Store) History() *history.Store {
 // observeLocked follows what an applied event did; the caller holds mu.
 func (st *Store) observeLocked(e *agents.Event, res *statemachine.Result, now time.Time) {
 	if res.Evicted != nil {
-		st.gone(res.Evicted.Key())
+		st.cfg.Gone(res.Evicted.Key())
 	}
 	k := res.Session.Key()
 	if res.Removed {
-		st.gone(k)
+		st.cfg.Gone(k)
 	}
 	j := st.j
 	if j == nil {
@@ -133,10 +133,10 @@ func (st *Store) observeTickLocked(res []statemachine.Result, now time.Time) {
 			continue
 		}
 		if r.Removed {
-			st.gone(r.Session.Key())
+			st.cfg.Gone(r.Session.Key())
 		}
 		if r.Stale {
-			st.stale(r.Session.Key())
+			st.cfg.Stale(r.Session.Key())
 		}
 		if st.j == nil {
 			continue
@@ -195,8 +195,8 @@ func (st *Store) RunJournal(ctx context.Context) {
 	for {
 		// While writes fail, the next try comes in RetryEvery.
 		var retry <-chan time.Time
-		if st.journalFailing() {
-			retry = st.after(RetryEvery)
+		if st.cfg.JournalFailing() {
+			retry = st.cfg.After(RetryEvery)
 		}
 		select {
 		case <-ctx.Done():
@@ -232,7 +232,7 @@ func (st *Store) JournalWriter() *JournalWriter {
 	if j == nil {
 		return nil
 	}
-	return &JournalWriter{st: st, j: j, cov: coverage{from: st.now()}, every: st.recapEvery}
+	return &JournalWriter{st: st, j: j, cov: coverage{from: st.cfg.Now()}, every: st.cfg.RecapEvery}
 }
 
 // Write writes the history entries waiting, the recap tallied and the
@@ -264,7 +264,7 @@ const pruneEvery = time.Hour
 // running landed first. A gap between two notes much longer than every
 // (the machine slept) is no coverage: a new span starts after it.
 func (st *Store) writeJournal(ctx context.Context, j *journal, cov *coverage, every time.Duration, last bool) {
-	now := st.now()
+	now := st.cfg.Now()
 	st.mu.Lock()
 	if last {
 		for _, ss := range st.m.Sessions() {
@@ -279,7 +279,7 @@ func (st *Store) writeJournal(ctx context.Context, j *journal, cov *coverage, ev
 	st.writeRecaps(ctx, j)
 	if now.Sub(cov.pruned) >= pruneEvery {
 		if err := h.Prune(ctx); err != nil {
-			st.log.Warn("history retention", "err", err)
+			st.cfg.Log.Warn("history retention", "err", err)
 		}
 		cov.pruned = now
 	}
@@ -294,7 +294,7 @@ func (st *Store) writeJournal(ctx context.Context, j *journal, cov *coverage, ev
 	st.mu.Unlock()
 	id, err := h.Cover(ctx, cov.id, cov.from, now)
 	if err != nil {
-		st.log.Warn("recap coverage", "err", err)
+		st.cfg.Log.Warn("recap coverage", "err", err)
 		return
 	}
 	cov.id, cov.lastNote = id, now
@@ -311,21 +311,21 @@ func (st *Store) writeHistory(ctx context.Context, j *journal) {
 	err := j.store.Record(ctx, entries)
 	switch {
 	case err == nil:
-		st.historyWritten()
+		st.cfg.HistoryWritten()
 		return
 	case !sqlitedb.Retryable(err):
-		st.log.Warn("history", "err", err)
+		st.cfg.Log.Warn("history", "err", err)
 		return
 	}
 	st.mu.Lock()
 	j.entries = append(entries, j.entries...)
 	if n := len(j.entries) - maxWaitingEntries; n > 0 {
-		st.log.Warn("history: sessions lost while it cannot be written", "lost", n)
+		st.cfg.Log.Warn("history: sessions lost while it cannot be written", "lost", n)
 		j.entries = append([]history.Entry(nil), j.entries[n:]...)
 	}
 	waiting := len(j.entries)
 	st.mu.Unlock()
-	st.historyFailing(err, waiting)
+	st.cfg.HistoryFailing(err, waiting)
 }
 
 // writeRecaps writes the recap tallies waiting; while the disk is full
@@ -335,17 +335,17 @@ func (st *Store) writeRecaps(ctx context.Context, j *journal) {
 		err := j.store.AddRecap(ctx, j.recaps[0])
 		if err != nil && sqlitedb.Retryable(err) {
 			if n := len(j.recaps) - maxWaitingRecaps; n > 0 {
-				st.log.Warn("recap: counts lost while it cannot be written", "minutes", n)
+				st.cfg.Log.Warn("recap: counts lost while it cannot be written", "minutes", n)
 				j.recaps = j.recaps[n:]
 			}
 			st.mu.Lock()
 			waiting := len(j.entries)
 			st.mu.Unlock()
-			st.historyFailing(err, waiting)
+			st.cfg.HistoryFailing(err, waiting)
 			return
 		}
 		if err != nil {
-			st.log.Warn("recap", "err", err)
+			st.cfg.Log.Warn("recap", "err", err)
 		}
 		j.recaps = j.recaps[1:]
 	}

@@ -43,18 +43,8 @@ import (
 // hubs' own locks are innermost (the broker publishes under its lock
 // alone too).
 type Store struct {
-	now   func() time.Time
-	after func(time.Duration) <-chan time.Time
-	log   *slog.Logger
-	// recapEvery is how often the journal writes the recap.
-	recapEvery time.Duration
-	// gone and stale hear, under mu, of a session that left the state
-	// machine or went stale.
-	gone, stale func(statemachine.Key)
-	// historyFailing, historyWritten and journalFailing are Config's.
-	historyFailing func(err error, waiting int)
-	historyWritten func()
-	journalFailing func() bool
+	// cfg is New's Config with its defaults filled in.
+	cfg Config
 
 	mu  sync.Mutex
 	m   *statemachine.Machine
@@ -105,43 +95,40 @@ type Config struct {
 
 // New returns an empty store.
 func New(cfg Config) *Store {
-	st := &Store{
-		now: cfg.Now, after: cfg.After, log: cfg.Log, recapEvery: cfg.RecapEvery,
-		gone: cfg.Gone, stale: cfg.Stale,
-		historyFailing: cfg.HistoryFailing, historyWritten: cfg.HistoryWritten, journalFailing: cfg.JournalFailing,
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.After == nil {
+		cfg.After = time.After
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Gone == nil {
+		cfg.Gone = func(statemachine.Key) {}
+	}
+	if cfg.Stale == nil {
+		cfg.Stale = func(statemachine.Key) {}
+	}
+	if cfg.HistoryFailing == nil {
+		cfg.HistoryFailing = func(error, int) {}
+	}
+	if cfg.HistoryWritten == nil {
+		cfg.HistoryWritten = func() {}
+	}
+	if cfg.JournalFailing == nil {
+		cfg.JournalFailing = func() bool { return false }
+	}
+	if cfg.RecapEvery <= 0 {
+		cfg.RecapEvery = DefaultRecapEvery
+	}
+	return &Store{
+		cfg:    cfg,
 		m:      statemachine.New(cfg.Machine),
 		events: NewLineHub(),
 		feeds:  newFeedHub(),
 		wake:   make(chan struct{}, 1),
 	}
-	if st.now == nil {
-		st.now = time.Now
-	}
-	if st.after == nil {
-		st.after = time.After
-	}
-	if st.log == nil {
-		st.log = slog.New(slog.DiscardHandler)
-	}
-	if st.gone == nil {
-		st.gone = func(statemachine.Key) {}
-	}
-	if st.stale == nil {
-		st.stale = func(statemachine.Key) {}
-	}
-	if st.historyFailing == nil {
-		st.historyFailing = func(error, int) {}
-	}
-	if st.historyWritten == nil {
-		st.historyWritten = func() {}
-	}
-	if st.journalFailing == nil {
-		st.journalFailing = func() bool { return false }
-	}
-	if st.recapEvery <= 0 {
-		st.recapEvery = DefaultRecapEvery
-	}
-	return st
 }
 
 // Seq is the number of the latest record.
@@ -278,7 +265,7 @@ func (st *Store) RunClock(ctx context.Context, liveEvery time.Duration, alive fu
 		st.mu.Unlock()
 		d := time.Hour
 		if !next.IsZero() {
-			d = max(next.Sub(st.now()), 0)
+			d = max(next.Sub(st.cfg.Now()), 0)
 		}
 		timer.Reset(d)
 		select {
@@ -302,7 +289,7 @@ func (st *Store) Tick(alive func(int) bool) {
 	st.observeTickLocked(res, now)
 	for _, r := range res {
 		if r.Removed {
-			st.log.Info("session gone", "agent", r.Session.Agent, "session", r.Session.ID)
+			st.cfg.Log.Info("session gone", "agent", r.Session.Agent, "session", r.Session.ID)
 		}
 	}
 	st.mu.Unlock()
@@ -330,7 +317,7 @@ func (st *Store) nowLocked() time.Time {
 	if !st.replayAt.IsZero() {
 		return st.replayAt
 	}
-	return st.now()
+	return st.cfg.Now()
 }
 
 // Session returns session k.
@@ -374,7 +361,7 @@ func (st *Store) HasPending(k statemachine.Key, pendingKey string) bool {
 // Resolve closes session k's pending entry pendingKey.
 func (st *Store) Resolve(k statemachine.Key, pendingKey string) {
 	st.mu.Lock()
-	now := st.now()
+	now := st.cfg.Now()
 	res := st.m.Resolve(k, pendingKey, now)
 	if !res.Ignored {
 		st.observeSessionLocked(res.Session, now)
