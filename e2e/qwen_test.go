@@ -97,7 +97,9 @@ func (w *qwenWorld) startQwenAPI(script fakeopenai.Script) {
 // qwenUserSettings is a user's ~/.qwen/settings.json with an
 // OpenAI-compatible provider at baseURL (its key in the environment), and
 // Qwen kept offline and quiet: no usage statistics, telemetry or update
-// checks. "$version" is Qwen's current one, as Qwen writes it at its first
+// checks, no feedback dialog, and no follow-up suggestion (Qwen asks the
+// model for one after a turn and puts it in the input line, where it hides
+// the placeholder the tests wait for). "$version" is Qwen's current one, as Qwen writes it at its first
 // start: else it rewrites the file as it starts.
 func qwenUserSettings(baseURL string) map[string]any {
 	return map[string]any{
@@ -108,6 +110,7 @@ func qwenUserSettings(baseURL string) map[string]any {
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},
 		"telemetry": map[string]any{"enabled": false},
 		"general":   map[string]any{"enableAutoUpdate": false, "disableAutoUpdate": true, "disableUpdateNag": true},
+		"ui":        map[string]any{"enableFollowupSuggestions": false, "enableUserFeedback": false},
 		"$version":  4,
 	}
 }
